@@ -1,0 +1,339 @@
+"""The privacy ledger: every noise draw is recorded and composed (book chapter 3).
+
+A :class:`PrivacyLedger` holds a tree of composition scopes. Entries inside a sequential
+scope add up (basic sequential composition); the parts of a parallel scope touch disjoint
+subsets of the records, so a parallel scope costs the most expensive part (parallel
+composition). Post-processing is recorded at zero cost, for the record.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .errors import BudgetExceededError
+from .validation import check_delta, check_epsilon, check_sensitivity
+
+__all__ = [
+    "NEIGHBOUR_RELATIONS",
+    "PrivacyCost",
+    "LedgerEntry",
+    "PrivacyLedger",
+]
+
+#: The two neighbour relations of the book (chapter 1): add/remove one record (unbounded DP,
+#: the default) and replace one record (bounded DP, used by differential identifiability).
+NEIGHBOUR_RELATIONS = ("add/remove", "replace")
+
+#: Relative slack allowed when comparing a composed total with the declared budget, so that
+#: a budget split into floating-point shares (e.g. eps/3 three times) still fits.
+BUDGET_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class PrivacyCost:
+    """An (epsilon, delta) pair; delta = 0 means pure epsilon-DP."""
+
+    epsilon: float
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        if math.isnan(self.epsilon) or self.epsilon < 0 or math.isinf(self.epsilon):
+            raise ValueError(f"epsilon must be finite and >= 0, got {self.epsilon}")
+        if math.isnan(self.delta) or not 0.0 <= self.delta <= 1.0:
+            raise ValueError(f"delta must lie in [0, 1], got {self.delta}")
+
+    @property
+    def is_pure(self) -> bool:
+        return self.delta == 0.0
+
+    def then(self, other: PrivacyCost) -> PrivacyCost:
+        """Sequential composition: epsilons and deltas add."""
+        return PrivacyCost(self.epsilon + other.epsilon, min(self.delta + other.delta, 1.0))
+
+    def alongside(self, other: PrivacyCost) -> PrivacyCost:
+        """Parallel composition over disjoint records: the worse of the two, per coordinate."""
+        return PrivacyCost(max(self.epsilon, other.epsilon), max(self.delta, other.delta))
+
+    def fits_within(self, budget: PrivacyCost) -> bool:
+        slack_eps = BUDGET_RTOL * max(budget.epsilon, 1.0)
+        slack_delta = BUDGET_RTOL * max(budget.delta, 1e-300)
+        return (
+            self.epsilon <= budget.epsilon + slack_eps
+            and self.delta <= budget.delta + slack_delta
+        )
+
+    def __str__(self) -> str:
+        if self.is_pure:
+            return f"epsilon={self.epsilon:.6g}"
+        return f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})"
+
+
+ZERO = PrivacyCost(0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One recorded mechanism call (or a zero-cost post-processing note)."""
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    sensitivity: float
+    scale: float
+    scope: str
+    label: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def cost(self) -> PrivacyCost:
+        return PrivacyCost(self.epsilon, self.delta)
+
+
+class _Sequential:
+    kind = "sequential"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.children: list[LedgerEntry | _Sequential | _Parallel] = []
+
+    def cost(self) -> PrivacyCost:
+        total = ZERO
+        for child in self.children:
+            total = total.then(child.cost if isinstance(child, LedgerEntry) else child.cost())
+        return total
+
+
+class _Parallel:
+    kind = "parallel"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parts: list[_Sequential] = []
+
+    def cost(self) -> PrivacyCost:
+        total = ZERO
+        for part in self.parts:
+            total = total.alongside(part.cost())
+        return total
+
+
+class PrivacyLedger:
+    """Records every noise draw and composes them; optionally enforces a declared budget.
+
+    Parameters
+    ----------
+    budget:
+        The declared total, as a number (pure epsilon), an ``(epsilon, delta)`` pair or a
+        :class:`PrivacyCost`. ``None`` records without enforcing.
+    neighbour:
+        The neighbour relation every sensitivity in this ledger refers to:
+        ``"add/remove"`` (default) or ``"replace"``.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger(budget=1.0)
+    >>> with ledger.parallel("clusters"):
+    ...     for j in range(3):
+    ...         with ledger.part(f"cluster {j}"):
+    ...             _ = ledger.charge("Laplace", epsilon=0.5, sensitivity=2.0, scale=4.0)
+    >>> ledger.total()
+    PrivacyCost(epsilon=0.5, delta=0.0)
+    """
+
+    def __init__(
+        self,
+        budget: PrivacyCost | float | tuple[float, float] | None = None,
+        *,
+        neighbour: str = "add/remove",
+    ) -> None:
+        if neighbour not in NEIGHBOUR_RELATIONS:
+            raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
+        self.neighbour = neighbour
+        self.budget = _as_budget(budget)
+        self._root = _Sequential("total")
+        self._stack: list[_Sequential | _Parallel] = [self._root]
+        self._entries: list[LedgerEntry] = []
+
+    # -- scopes ---------------------------------------------------------------------------
+    def _scope_path(self) -> str:
+        names = []
+        for node in self._stack[1:]:
+            names.append(f"{node.name}[parallel]" if isinstance(node, _Parallel) else node.name)
+        return " > ".join(names) if names else "total"
+
+    def _current_sequential(self, action: str) -> _Sequential:
+        node = self._stack[-1]
+        if isinstance(node, _Parallel):
+            raise RuntimeError(
+                f"cannot {action} directly inside parallel scope {node.name!r}: "
+                "open a `ledger.part(...)` for each disjoint subset first"
+            )
+        return node
+
+    @contextmanager
+    def sequential(self, name: str) -> Iterator[PrivacyLedger]:
+        """A named scope whose contents compose sequentially (e.g. one iteration)."""
+        node = _Sequential(str(name))
+        self._current_sequential("open a sequential scope").children.append(node)
+        self._stack.append(node)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    @contextmanager
+    def parallel(self, name: str) -> Iterator[PrivacyLedger]:
+        """A scope over disjoint subsets of the records; open one ``part`` per subset.
+
+        The caller asserts disjointness: under add/remove adjacency one record lies in at
+        most one part, so the scope costs the maximum over parts (book ch. 3, parallel
+        composition). Under replace adjacency one record can touch two parts; use
+        sequential scopes there, or double the sensitivity.
+        """
+        node = _Parallel(str(name))
+        self._current_sequential("open a parallel scope").children.append(node)
+        self._stack.append(node)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    @contextmanager
+    def part(self, name: str) -> Iterator[PrivacyLedger]:
+        """One disjoint subset inside the innermost ``parallel`` scope."""
+        parent = self._stack[-1]
+        if not isinstance(parent, _Parallel):
+            raise RuntimeError("ledger.part(...) is only allowed directly inside ledger.parallel(...)")
+        node = _Sequential(str(name))
+        parent.parts.append(node)
+        self._stack.append(node)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    # -- recording ------------------------------------------------------------------------
+    def charge(
+        self,
+        mechanism: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        sensitivity: float,
+        scale: float,
+        label: str = "",
+        details: Mapping[str, Any] | None = None,
+    ) -> LedgerEntry:
+        """Record a draw *before* it is made; refuse it if it would exceed the budget.
+
+        Raises :class:`~dpkmeans.errors.BudgetExceededError` (nothing is recorded then).
+        """
+        eps = check_epsilon(epsilon)
+        dlt = check_delta(delta, allow_zero=True)
+        sens = check_sensitivity(sensitivity)
+        entry = LedgerEntry(
+            mechanism=str(mechanism),
+            epsilon=eps,
+            delta=dlt,
+            sensitivity=sens,
+            scale=float(scale),
+            scope=self._scope_path(),
+            label=str(label),
+            details=MappingProxyType(dict(details or {})),
+        )
+        node = self._current_sequential("record a draw")
+        node.children.append(entry)
+        if self.budget is not None:
+            total = self.total()
+            if not total.fits_within(self.budget):
+                node.children.pop()
+                raise BudgetExceededError(
+                    f"{mechanism} draw{f' ({label})' if label else ''} with epsilon={eps:.6g}, "
+                    f"delta={dlt:.3g} would raise the composed total to {total}, which exceeds "
+                    f"the declared budget {self.budget}; already spent: {self.total()}"
+                )
+        self._entries.append(entry)
+        return entry
+
+    def post_process(self, description: str) -> LedgerEntry:
+        """Record a post-processing step (costs nothing; kept so the ledger tells the whole story)."""
+        entry = LedgerEntry(
+            mechanism="post-processing",
+            epsilon=0.0,
+            delta=0.0,
+            sensitivity=0.0,
+            scale=0.0,
+            scope=self._scope_path(),
+            label=str(description),
+        )
+        self._current_sequential("record post-processing").children.append(entry)
+        self._entries.append(entry)
+        return entry
+
+    # -- reporting ------------------------------------------------------------------------
+    @property
+    def entries(self) -> tuple[LedgerEntry, ...]:
+        """All entries in the order they were recorded."""
+        return tuple(self._entries)
+
+    def total(self) -> PrivacyCost:
+        """The composed cost of everything recorded so far."""
+        return self._root.cost()
+
+    def remaining(self) -> PrivacyCost | None:
+        """What is left of the declared budget (``None`` without a budget)."""
+        if self.budget is None:
+            return None
+        spent = self.total()
+        return PrivacyCost(
+            max(self.budget.epsilon - spent.epsilon, 0.0), max(self.budget.delta - spent.delta, 0.0)
+        )
+
+    def is_fully_spent(self) -> bool:
+        """True when the composed total equals the declared budget (within rounding)."""
+        if self.budget is None:
+            raise ValueError("this ledger has no declared budget")
+        spent = self.total()
+        return spent.fits_within(self.budget) and self.budget.fits_within(spent)
+
+    def to_frame(self):  # -> pandas.DataFrame
+        """The entries as a table (one row per draw or post-processing note)."""
+        import pandas as pd
+
+        rows = [
+            {
+                "scope": e.scope,
+                "mechanism": e.mechanism,
+                "label": e.label,
+                "epsilon": e.epsilon,
+                "delta": e.delta,
+                "sensitivity": e.sensitivity,
+                "scale": e.scale,
+                **{f"details.{k}": v for k, v in e.details.items()},
+            }
+            for e in self._entries
+        ]
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        budget = "none" if self.budget is None else str(self.budget)
+        return (
+            f"PrivacyLedger(neighbour={self.neighbour!r}, entries={len(self._entries)}, "
+            f"total={self.total()}, budget={budget})"
+        )
+
+
+def _as_budget(budget: PrivacyCost | float | tuple[float, float] | None) -> PrivacyCost | None:
+    if budget is None or isinstance(budget, PrivacyCost):
+        return budget
+    if isinstance(budget, tuple):
+        if len(budget) != 2:
+            raise ValueError("budget must be epsilon or an (epsilon, delta) pair")
+        return PrivacyCost(check_epsilon(budget[0], "budget epsilon"),
+                           check_delta(budget[1], "budget delta", allow_zero=True))
+    return PrivacyCost(check_epsilon(budget, "budget"))

@@ -1,0 +1,13 @@
+"""The project's own exception and warning types."""
+
+
+class DPKMeansError(Exception):
+    """Base class of the errors raised by dpkmeans."""
+
+
+class BudgetExceededError(DPKMeansError, ValueError):
+    """A draw would spend more privacy budget than the ledger declares (book ch. 3)."""
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Something data-dependent was used without paying privacy budget (DESIGN.md section 3)."""

@@ -1,0 +1,264 @@
+"""Noise mechanisms: Laplace, Gaussian (classic and analytic calibration), exponential.
+
+These are the only functions in dpkmeans that draw privacy noise (DESIGN.md section 2).
+Each takes an explicit ``numpy.random.Generator`` and a keyword-only ``ledger``: pass a
+:class:`~dpkmeans.accounting.PrivacyLedger` to record the draw (it is charged *before* the
+noise is drawn, so an over-budget draw never happens), or ``ledger=None`` to say, in the
+code, that this call is a demonstration that is not accounted.
+
+Book: chapter 1 (Laplace), chapter 2 (Gaussian), chapter 3 (accounting).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import log_ndtr
+
+from .accounting import PrivacyLedger
+from .validation import (
+    check_delta,
+    check_epsilon,
+    check_finite_vector,
+    check_generator,
+    check_positive_int,
+    check_sensitivity,
+)
+
+__all__ = [
+    "laplace_scale",
+    "laplace_mechanism",
+    "gaussian_sigma_classic",
+    "gaussian_sigma_analytic",
+    "gaussian_delta",
+    "gaussian_mechanism",
+    "exponential_probabilities",
+    "exponential_mechanism",
+]
+
+
+def _as_value(value: ArrayLike) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("value must be a real number or an array of real numbers") from exc
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("value must contain only finite numbers")
+    return arr
+
+
+def _output_shape(value: np.ndarray, repeats: int | None) -> tuple[int, ...]:
+    if repeats is None:
+        return value.shape
+    return (check_positive_int(repeats, "repeats"), *value.shape)
+
+
+def _repeat_factor(repeats: int | None) -> int:
+    return 1 if repeats is None else int(repeats)
+
+
+def _entry_details(details: Mapping[str, Any] | None, repeats: int | None) -> dict[str, Any]:
+    out = dict(details or {})
+    if repeats is not None:
+        out["repeats"] = int(repeats)
+    return out
+
+
+# --- Laplace ----------------------------------------------------------------------------
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """The Laplace scale b = Delta_1 / epsilon of the Laplace mechanism (book Thm. 1.1)."""
+    return check_sensitivity(sensitivity) / check_epsilon(epsilon)
+
+
+def laplace_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    ledger: PrivacyLedger | None,
+    label: str = "",
+    repeats: int | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> np.ndarray:
+    """Release ``value + Lap(sensitivity / epsilon)`` noise on every coordinate.
+
+    ``sensitivity`` is the L1 sensitivity of the whole vector ``value`` under the ledger's
+    neighbour relation; the release is epsilon-DP (book chapter 1). With ``repeats=R`` the
+    result has a leading axis of R independent releases, and the ledger is charged for
+    their sequential composition, R * epsilon. ``details`` are stored with the ledger entry.
+    """
+    arr = _as_value(value)
+    b = laplace_scale(sensitivity, epsilon)
+    rng = check_generator(rng)
+    shape = _output_shape(arr, repeats)
+    if ledger is not None:
+        r = _repeat_factor(repeats)
+        ledger.charge("Laplace", epsilon=r * epsilon, sensitivity=sensitivity, scale=b,
+                      label=label, details=_entry_details(details, repeats))
+    return arr + rng.laplace(0.0, b, size=shape) if b > 0 else np.broadcast_to(arr, shape).copy()
+
+
+# --- Gaussian ---------------------------------------------------------------------------
+def gaussian_sigma_classic(sensitivity: float, epsilon: float, delta: float) -> float:
+    """Classic calibration sigma = Delta_2 sqrt(2 ln(1.25/delta)) / epsilon (Dwork-Roth Thm A.1).
+
+    The theorem holds only for epsilon < 1, so larger epsilon raises a ValueError
+    (book chapter 2 shows where the formula stops being private).
+    """
+    sens = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta)
+    if eps >= 1:
+        raise ValueError(
+            f"epsilon must be < 1 for the classic Gaussian calibration, got {eps}; "
+            "use calibration='analytic' (Balle & Wang 2018), which is exact for any epsilon"
+        )
+    return sens * math.sqrt(2.0 * math.log(1.25 / dlt)) / eps
+
+
+def _log_gaussian_delta(epsilon: float, s: float) -> float:
+    """log of the exact delta(epsilon) of a Gaussian mechanism with Delta_2 / sigma = s."""
+    a = s / 2.0 - epsilon / s
+    b = -s / 2.0 - epsilon / s
+    log_pa = float(log_ndtr(a))
+    log_ratio = epsilon + float(log_ndtr(b)) - log_pa
+    if log_ratio >= 0.0:  # rounding: delta is below what doubles can resolve
+        return -math.inf
+    return log_pa + math.log1p(-math.exp(log_ratio))
+
+
+def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """Exact smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP.
+
+    delta = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
+    (Balle & Wang 2018, Thm. 8; book chapter 2). Equals P[L > eps] - e^eps P[L < -eps] for the
+    privacy loss L ~ N(s^2/2, s^2), s = Delta/sigma.
+    """
+    eps = check_epsilon(epsilon)
+    sens = check_sensitivity(sensitivity)
+    if not (sigma > 0 and math.isfinite(sigma)):
+        raise ValueError(f"sigma must be finite and > 0, got {sigma}")
+    if sens == 0:
+        return 0.0
+    return math.exp(_log_gaussian_delta(eps, sens / sigma))
+
+
+def _bisect_increasing(fn: Callable[[float], float], target: float, lo: float, hi: float) -> float:
+    """Largest x in [lo, hi] (up to float resolution) with fn(x) <= target, fn increasing."""
+    if fn(lo) > target or fn(hi) <= target:
+        raise ValueError("calibration target is outside the bracketing interval")
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if fn(mid) <= target:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def calibrate_noise_multiplier(log_tail: Callable[[float], float], delta: float) -> float:
+    """Largest s = Delta/sigma whose log-tail ``log_tail(s)`` stays <= log(delta).
+
+    Shared by the analytic Gaussian (DP) and the probabilistic-DP calibrations.
+    """
+    log_s = _bisect_increasing(lambda u: log_tail(math.exp(u)), math.log(delta), -40.0, 40.0)
+    return math.exp(log_s)
+
+
+def gaussian_sigma_analytic(sensitivity: float, epsilon: float, delta: float) -> float:
+    """Smallest sigma that makes the Gaussian mechanism (epsilon, delta)-DP, for any epsilon.
+
+    Analytic Gaussian mechanism of Balle & Wang (2018): solve gaussian_delta(eps, sigma) =
+    delta numerically (book chapter 2). Always <= the classic sigma where that one applies.
+    """
+    sens = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta)
+    if sens == 0:
+        return 0.0
+    s = calibrate_noise_multiplier(lambda s: _log_gaussian_delta(eps, s), dlt)
+    return sens / s
+
+
+def gaussian_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    rng: np.random.Generator,
+    *,
+    ledger: PrivacyLedger | None,
+    calibration: str = "analytic",
+    label: str = "",
+    repeats: int | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> np.ndarray:
+    """Release ``value + N(0, sigma^2 I)``, (epsilon, delta)-DP for L2 ``sensitivity``.
+
+    ``calibration`` is ``"analytic"`` (Balle & Wang, exact, any epsilon; the default) or
+    ``"classic"`` (Dwork-Roth, epsilon < 1 only). ``repeats`` as in :func:`laplace_mechanism`.
+    """
+    if calibration == "analytic":
+        sigma = gaussian_sigma_analytic(sensitivity, epsilon, delta)
+    elif calibration == "classic":
+        sigma = gaussian_sigma_classic(sensitivity, epsilon, delta)
+    else:
+        raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
+    arr = _as_value(value)
+    rng = check_generator(rng)
+    shape = _output_shape(arr, repeats)
+    if ledger is not None:
+        r = _repeat_factor(repeats)
+        ledger.charge(f"Gaussian ({calibration})", epsilon=r * epsilon, delta=min(r * delta, 1.0),
+                      sensitivity=sensitivity, scale=sigma, label=label,
+                      details=_entry_details(details, repeats))
+    return arr + rng.normal(0.0, sigma, size=shape) if sigma > 0 else np.broadcast_to(arr, shape).copy()
+
+
+# --- Exponential ------------------------------------------------------------------------
+def exponential_probabilities(utility: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
+    """P[r] proportional to exp(epsilon * u(r) / (2 Delta u)) (McSherry-Talwar 2007; book ch. 1)."""
+    u = check_finite_vector(utility, "utility")
+    sens = check_sensitivity(sensitivity)
+    if sens == 0:
+        raise ValueError("sensitivity of the utility must be > 0 for the exponential mechanism")
+    eps = check_epsilon(epsilon)
+    logits = eps * u / (2.0 * sens)
+    logits -= logits.max()
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+def exponential_mechanism(
+    utility: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    ledger: PrivacyLedger | None,
+    label: str = "",
+    repeats: int | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> int | np.ndarray:
+    """Pick an index of ``utility`` with the exponential mechanism; epsilon-DP.
+
+    Returns one index, or an array of ``repeats`` independent picks.
+    """
+    probs = exponential_probabilities(utility, sensitivity, epsilon)
+    rng = check_generator(rng)
+    if repeats is not None:
+        check_positive_int(repeats, "repeats")
+    if ledger is not None:
+        r = _repeat_factor(repeats)
+        ledger.charge("exponential", epsilon=r * epsilon, sensitivity=sensitivity,
+                      scale=2.0 * sensitivity / epsilon, label=label,
+                      details={"range_size": probs.size, **_entry_details(details, repeats)})
+    picks = rng.choice(probs.size, size=repeats, p=probs)
+    return picks if repeats is not None else int(picks)
