@@ -1,0 +1,80 @@
+"""Sensitivity of the per-iteration DP-Lloyd query (book chapter 1, reference §1.2).
+
+With the assignment fixed by already-public centroids, one DP-Lloyd iteration asks for
+f(D) = (S_1, n_1, ..., S_k, n_k): the sum and the count of the records in each cluster.
+Records lie in a public box [lower, upper] (clipped to it), so one record moves f by a
+bounded amount that depends on the neighbour relation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .accounting import NEIGHBOUR_RELATIONS
+
+__all__ = ["LloydSensitivity", "check_bounds", "lloyd_query_sensitivity"]
+
+
+@dataclass(frozen=True)
+class LloydSensitivity:
+    """L1 sensitivities of the DP-Lloyd query under one neighbour relation.
+
+    Attributes
+    ----------
+    per_cluster:
+        Largest L1 change of a single cluster's (S_j, n_j).
+    joint:
+        Largest L1 change of all k clusters' (S, n) together.
+    clusters_touched:
+        How many clusters one neighbouring change can touch (1 for add/remove, 2 for replace).
+    """
+
+    neighbour: str
+    per_cluster: float
+    joint: float
+    clusters_touched: int
+
+
+def check_bounds(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
+    """Validate public bounds ``(lower, upper)``: finite 1-D arrays with lower <= upper."""
+    if not isinstance(bounds, tuple | list) or len(bounds) != 2:
+        raise TypeError("bounds must be a pair (lower, upper) of arrays or numbers")
+    lower = np.atleast_1d(np.asarray(bounds[0], dtype=float))
+    upper = np.atleast_1d(np.asarray(bounds[1], dtype=float))
+    if lower.ndim != 1 or upper.ndim != 1:
+        raise ValueError("bounds must be one-dimensional (one lower and one upper per feature)")
+    lower, upper = np.broadcast_arrays(lower, upper)
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError("bounds must be finite")
+    if np.any(lower > upper):
+        raise ValueError("bounds must satisfy lower <= upper in every feature")
+    return lower.copy(), upper.copy()
+
+
+def lloyd_query_sensitivity(
+    bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove"
+) -> LloydSensitivity:
+    """L1 sensitivity of (S_j, n_j)_j for records in the box ``bounds`` (book Thm. 1.3).
+
+    Let M = sum_i max(|l_i|, |u_i|) be the largest L1 norm of a record and
+    W = sum_i (u_i - l_i) the largest L1 distance between two records.
+
+    * add/remove: one record changes one cluster's sum by at most M and its count by 1,
+      so per-cluster = joint = M + 1 (on [-r, r]^d: d r + 1).
+    * replace: a record that stays in its cluster changes that sum by at most W; one that
+      moves leaves cluster a and joins cluster b, changing both: joint = max(W, 2 (M + 1))
+      (on [-r, r]^d: 2 (d r + 1)), per-cluster = max(W, M + 1).
+    """
+    if neighbour not in NEIGHBOUR_RELATIONS:
+        raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
+    lower, upper = check_bounds(bounds)
+    max_norm = float(np.sum(np.maximum(np.abs(lower), np.abs(upper))))
+    width = float(np.sum(upper - lower))
+    if neighbour == "add/remove":
+        return LloydSensitivity(neighbour, max_norm + 1.0, max_norm + 1.0, 1)
+    return LloydSensitivity(
+        neighbour, max(width, max_norm + 1.0), max(width, 2.0 * (max_norm + 1.0)), 2
+    )

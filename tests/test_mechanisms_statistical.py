@@ -1,0 +1,94 @@
+"""Monte-Carlo tests of the noise distributions, each with fixed seeds.
+
+Every check is also run against a deliberately mis-scaled sampler, and must reject it:
+that is what shows the suite would catch a wrong scale (issue 2, "done when").
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpkmeans import mechanisms as mech
+from dpkmeans import privacy_loss as pl
+from tests.statistics_helpers import ALPHA, chi2_pvalue, ks_pvalue, max_log_ratio_lower_bound
+
+pytestmark = pytest.mark.statistical
+
+N = 200_000
+
+
+def laplace_draws(sens: float, eps: float, seed: int, misscale: float = 1.0) -> np.ndarray:
+    draws = mech.laplace_mechanism(np.zeros(N), sens, eps, np.random.default_rng(seed), ledger=None)
+    return draws * misscale
+
+
+@pytest.mark.parametrize("sens, eps", [(1.0, 1.0), (3.0, 0.1), (0.5, 5.0)])
+def test_laplace_noise_has_the_calibrated_scale(sens, eps):
+    assert ks_pvalue(laplace_draws(sens, eps, 11), stats.laplace(scale=sens / eps)) > ALPHA
+
+
+@pytest.mark.parametrize("misscale", [0.95, 1.05, 0.5])
+def test_laplace_check_rejects_a_wrong_scale(misscale):
+    draws = laplace_draws(1.0, 1.0, 11, misscale)
+    assert ks_pvalue(draws, stats.laplace(scale=1.0)) < ALPHA
+
+
+@pytest.mark.parametrize("sens, eps, delta", [(1.0, 1.0, 1e-5), (2.0, 0.3, 1e-6), (1.0, 8.0, 1e-3)])
+def test_gaussian_noise_has_the_calibrated_scale(sens, eps, delta):
+    sigma = mech.gaussian_sigma_analytic(sens, eps, delta)
+    draws = mech.gaussian_mechanism(np.zeros(N), sens, eps, delta, np.random.default_rng(12),
+                                    ledger=None)
+    assert ks_pvalue(draws, stats.norm(scale=sigma)) > ALPHA
+
+
+def test_gaussian_check_rejects_a_wrong_scale():
+    sigma = mech.gaussian_sigma_analytic(1.0, 1.0, 1e-5)
+    draws = mech.gaussian_mechanism(np.zeros(N), 1.0, 1.0, 1e-5, np.random.default_rng(12),
+                                    ledger=None) * 0.95
+    assert ks_pvalue(draws, stats.norm(scale=sigma)) < ALPHA
+
+
+def test_exponential_mechanism_frequencies():
+    u = np.array([0.0, 1.0, 2.5, 3.0, -1.0])
+    p = mech.exponential_probabilities(u, 1.0, 1.5)
+    picks = mech.exponential_mechanism(u, 1.0, 1.5, np.random.default_rng(13), ledger=None,
+                                       repeats=N)
+    assert chi2_pvalue(picks, p) > ALPHA
+    # The same check rejects the classic mistake of dropping the factor 2 in eps * u / (2 Delta).
+    assert chi2_pvalue(picks, mech.exponential_probabilities(u, 0.5, 1.5)) < ALPHA
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_laplace_observed_privacy_loss_stays_below_epsilon(eps):
+    """Neighbouring counts 0 and 1 (sensitivity 1): no bin may show a log ratio above eps."""
+    rng = np.random.default_rng(14)
+    out0 = mech.laplace_mechanism(np.zeros(N), 1.0, eps, rng, ledger=None)
+    out1 = mech.laplace_mechanism(np.ones(N), 1.0, eps, rng, ledger=None)
+    edges = np.linspace(-3 / eps, 1 + 3 / eps, 25)
+    assert max_log_ratio_lower_bound(out0, out1, edges) <= eps
+
+
+def test_privacy_loss_check_catches_under_noising():
+    """A Laplace release with 30% too little noise shows a log ratio above the claimed eps."""
+    eps = 1.0
+    rng = np.random.default_rng(14)
+    out0 = 0.7 * mech.laplace_mechanism(np.zeros(N), 1.0, eps, rng, ledger=None)
+    out1 = 1 + 0.7 * mech.laplace_mechanism(np.zeros(N), 1.0, eps, rng, ledger=None)
+    edges = np.linspace(-3, 4, 25)
+    assert max_log_ratio_lower_bound(out0, out1, edges) > eps
+
+
+def test_gaussian_privacy_loss_distribution_and_exact_delta():
+    """L ~ N(s^2/2, s^2), and P[L > eps] - e^eps P[L < -eps] equals gaussian_delta."""
+    eps, delta = 1.0, 1e-2
+    sigma = mech.gaussian_sigma_analytic(1.0, eps, delta)
+    s = 1.0 / sigma
+    y = mech.gaussian_mechanism(np.zeros(N), 1.0, eps, delta, np.random.default_rng(15), ledger=None)
+    loss = pl.gaussian_privacy_loss(y, 0.0, 1.0, sigma)
+    assert ks_pvalue(loss, stats.norm(loc=s**2 / 2, scale=s)) > ALPHA
+    empirical = np.mean(loss > eps) - math.exp(eps) * np.mean(loss < -eps)
+    assert empirical == pytest.approx(delta, abs=5 * math.sqrt(delta / N) * math.exp(eps))
