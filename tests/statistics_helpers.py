@@ -24,27 +24,3 @@ def chi2_pvalue(picks: np.ndarray, probs: np.ndarray) -> float:
     observed = np.bincount(picks, minlength=probs.size)
     expected = probs * picks.size
     return float(stats.chisquare(observed, expected).pvalue)
-
-
-def max_log_ratio_lower_bound(
-    samples0: np.ndarray, samples1: np.ndarray, edges: np.ndarray, confidence: float = 1 - 1e-4
-) -> float:
-    """A high-confidence lower bound on max over bins of |ln P0(bin) / P1(bin)|.
-
-    Uses Clopper-Pearson intervals per bin (Bonferroni over bins), so a value above epsilon
-    is evidence of a privacy violation, not sampling noise.
-    """
-    c0, _ = np.histogram(samples0, bins=edges)
-    c1, _ = np.histogram(samples1, bins=edges)
-    n0, n1 = samples0.size, samples1.size
-    alpha = (1 - confidence) / (2 * c0.size)
-    lo0 = stats.beta.ppf(alpha, c0, n0 - c0 + 1)
-    hi0 = stats.beta.ppf(1 - alpha, c0 + 1, n0 - c0)
-    lo1 = stats.beta.ppf(alpha, c1, n1 - c1 + 1)
-    hi1 = stats.beta.ppf(1 - alpha, c1 + 1, n1 - c1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.log(lo0 / hi1)
-        down = np.log(lo1 / hi0)
-    bound = np.nanmax(np.where(np.isfinite(up), up, np.nan).tolist()
-                      + np.where(np.isfinite(down), down, np.nan).tolist())
-    return float(max(bound, 0.0))

@@ -14,7 +14,7 @@ from scipy import stats
 
 from dpkmeans import mechanisms as mech
 from dpkmeans import privacy_loss as pl
-from tests.statistics_helpers import ALPHA, chi2_pvalue, ks_pvalue, max_log_ratio_lower_bound
+from tests.statistics_helpers import ALPHA, chi2_pvalue, ks_pvalue
 
 pytestmark = pytest.mark.statistical
 
@@ -69,7 +69,7 @@ def test_laplace_observed_privacy_loss_stays_below_epsilon(eps):
     out0 = mech.laplace_mechanism(np.zeros(N), 1.0, eps, rng, ledger=None)
     out1 = mech.laplace_mechanism(np.ones(N), 1.0, eps, rng, ledger=None)
     edges = np.linspace(-3 / eps, 1 + 3 / eps, 25)
-    assert max_log_ratio_lower_bound(out0, out1, edges) <= eps
+    assert pl.estimate_log_ratios(out0, out1, edges).epsilon_lower_bound() <= eps
 
 
 def test_privacy_loss_check_catches_under_noising():
@@ -79,7 +79,7 @@ def test_privacy_loss_check_catches_under_noising():
     out0 = 0.7 * mech.laplace_mechanism(np.zeros(N), 1.0, eps, rng, ledger=None)
     out1 = 1 + 0.7 * mech.laplace_mechanism(np.zeros(N), 1.0, eps, rng, ledger=None)
     edges = np.linspace(-3, 4, 25)
-    assert max_log_ratio_lower_bound(out0, out1, edges) > eps
+    assert pl.estimate_log_ratios(out0, out1, edges).epsilon_lower_bound() > eps
 
 
 def test_gaussian_privacy_loss_distribution_and_exact_delta():

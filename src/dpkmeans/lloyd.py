@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["assign", "cluster_stats"]
+__all__ = ["assign", "cluster_stats", "lloyd_query"]
 
 
 def _as_matrix(x: ArrayLike, name: str) -> np.ndarray:
@@ -46,3 +46,10 @@ def cluster_stats(X: ArrayLike, centroids: ArrayLike) -> tuple[np.ndarray, np.nd
     np.add.at(sums, labels, X)
     counts = np.bincount(labels, minlength=k).astype(float)
     return sums, counts
+
+
+def lloyd_query(X: ArrayLike, centroids: ArrayLike) -> np.ndarray:
+    """f(D) as one (k, d + 1) array, row j = (S_j, n_j): the layout whose L1 sensitivity
+    :func:`dpkmeans.sensitivity.lloyd_query_sensitivity` bounds (book Thm. 1.3)."""
+    sums, counts = cluster_stats(X, centroids)
+    return np.hstack([sums, counts[:, None]])

@@ -8,9 +8,11 @@ DP (PDP) asks only that P[|L| > epsilon] <= delta.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import stats
 from scipy.special import log_ndtr
 
 from .mechanisms import calibrate_noise_multiplier
@@ -21,7 +23,8 @@ __all__ = [
     "gaussian_privacy_loss",
     "gaussian_pdp_delta",
     "gaussian_pdp_sigma",
-    "empirical_log_ratios",
+    "LogRatioEstimate",
+    "estimate_log_ratios",
 ]
 
 
@@ -85,23 +88,68 @@ def gaussian_pdp_sigma(sensitivity: float, epsilon: float, delta: float) -> floa
     return sens / calibrate_noise_multiplier(lambda s: _log_pdp_tail(eps, s), dlt)
 
 
-def empirical_log_ratios(
-    samples0: ArrayLike, samples1: ArrayLike, bins: ArrayLike | int, min_count: int = 200
-) -> tuple[np.ndarray, np.ndarray]:
-    """Histogram two samples of a scalar output; return bin centres and ln(p0/p1) per bin.
+@dataclass(frozen=True)
+class LogRatioEstimate:
+    """Bin-by-bin estimate of the privacy loss ln P0(bin) / P1(bin) from two samples.
 
-    Bins where either histogram has fewer than ``min_count`` samples are dropped, since their
-    ratio is dominated by sampling noise. Used in book chapter 1 to compare the observed
-    privacy loss of a mechanism with its epsilon.
+    ``lower`` and ``upper`` are simultaneous Clopper-Pearson confidence bounds (Bonferroni over
+    bins and both samples), so :meth:`epsilon_lower_bound` is a statistically sound lower
+    bound on the epsilon that the mechanism can satisfy: a value above the claimed epsilon is
+    evidence of a violation, not sampling noise.
+    """
+
+    centres: np.ndarray
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    confidence: float
+
+    def max_abs_estimate(self) -> float:
+        """The largest |log ratio| point estimate (noisy: can exceed the true epsilon)."""
+        return float(np.max(np.abs(self.estimate))) if self.estimate.size else 0.0
+
+    def epsilon_lower_bound(self) -> float:
+        """With the stated confidence, the true privacy loss exceeds this value somewhere."""
+        if not self.estimate.size:
+            return 0.0
+        return float(max(np.max(self.lower), np.max(-self.upper), 0.0))
+
+
+def estimate_log_ratios(
+    samples0: ArrayLike,
+    samples1: ArrayLike,
+    edges: ArrayLike,
+    *,
+    confidence: float = 0.999,
+    min_count: int = 1,
+) -> LogRatioEstimate:
+    """Histogram two samples of a scalar output on ``edges`` and estimate ln(p0/p1) per bin.
+
+    Bins where either histogram has fewer than ``min_count`` draws are dropped. Used in
+    book chapters 1 to 3 to compare the observed privacy loss of a mechanism with its epsilon.
     """
     s0 = np.asarray(samples0, dtype=float).ravel()
     s1 = np.asarray(samples1, dtype=float).ravel()
     if s0.size == 0 or s1.size == 0:
         raise ValueError("samples0 and samples1 must not be empty")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     min_count = check_positive_int(min_count, "min_count")
-    c0, edges = np.histogram(s0, bins=bins)
+    edges = np.asarray(edges, dtype=float)
+    c0, _ = np.histogram(s0, bins=edges)
     c1, _ = np.histogram(s1, bins=edges)
     keep = (c0 >= min_count) & (c1 >= min_count)
-    centres = 0.5 * (edges[:-1] + edges[1:])
-    ratio = np.log((c0[keep] / s0.size) / (c1[keep] / s1.size))
-    return centres[keep], ratio
+    c0, c1 = c0[keep], c1[keep]
+    alpha = (1.0 - confidence) / (4.0 * max(int(keep.sum()), 1))
+    lo0, hi0 = _clopper_pearson(c0, s0.size, alpha)
+    lo1, hi1 = _clopper_pearson(c1, s1.size, alpha)
+    centres = 0.5 * (edges[:-1] + edges[1:])[keep]
+    estimate = np.log((c0 / s0.size) / (c1 / s1.size))
+    return LogRatioEstimate(centres, estimate, np.log(lo0 / hi1), np.log(hi0 / lo1), confidence)
+
+
+def _clopper_pearson(count: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact binomial confidence bounds on count / n, each one-sided at level alpha."""
+    lower = stats.beta.ppf(alpha, count, n - count + 1)
+    upper = stats.beta.ppf(1.0 - alpha, count + 1, n - count)
+    return lower, upper
