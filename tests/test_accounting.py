@@ -7,6 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import doctest
+
+from dpkmeans import accounting
 from dpkmeans.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.errors import BudgetExceededError
 
@@ -134,3 +137,7 @@ def test_refused_draw_leaves_the_ledger_unchanged():
     assert ledger.total().epsilon == pytest.approx(1.0)
     assert len(ledger.entries) == 2
     assert np.isclose(ledger.remaining().epsilon, 0.0)
+
+
+def test_docstring_example_runs():
+    assert doctest.testmod(accounting).failed == 0

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from .accounting import PrivacyLedger
 from .mechanisms import exponential_mechanism, laplace_mechanism
-from .validation import check_epsilon, check_positive_int, check_sensitivity
+from .validation import check_epsilon, check_positive_int, check_real, check_sensitivity
 
 __all__ = [
     "check_rho",
@@ -42,9 +42,7 @@ def check_m(m: object) -> int:
 def check_rho(rho: object, m: object) -> float:
     """rho must lie strictly between the prior 1/m and 1 (Lee & Clifton 2012)."""
     mm = check_m(m)
-    if isinstance(rho, bool) or not isinstance(rho, int | float | np.floating | np.integer):
-        raise TypeError(f"rho must be a real number, got {type(rho).__name__}")
-    r = float(rho)
+    r = check_real(rho, "rho")
     if math.isnan(r) or not (1.0 / mm < r < 1.0):
         raise ValueError(f"rho must lie in (1/m, 1) = ({1.0 / mm:.6g}, 1) for m={mm}, got {r}")
     return r

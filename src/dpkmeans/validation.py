@@ -12,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 
 __all__ = [
+    "check_real",
     "check_epsilon",
     "check_delta",
     "check_sensitivity",
@@ -21,7 +22,8 @@ __all__ = [
 ]
 
 
-def _as_real(value: object, name: str) -> float:
+def check_real(value: object, name: str) -> float:
+    """Return ``value`` as a float; booleans, strings and containers are a TypeError."""
     if isinstance(value, bool) or not isinstance(value, Real | np.floating | np.integer):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     return float(value)
@@ -29,7 +31,7 @@ def _as_real(value: object, name: str) -> float:
 
 def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float; it must be finite and strictly positive."""
-    eps = _as_real(epsilon, name)
+    eps = check_real(epsilon, name)
     if math.isnan(eps) or math.isinf(eps):
         raise ValueError(f"{name} must be finite, got {eps}")
     if eps <= 0:
@@ -39,7 +41,7 @@ def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
 
 def check_delta(delta: object, name: str = "delta", *, allow_zero: bool = False) -> float:
     """Return ``delta`` as a float in (0, 1) (or [0, 1) with ``allow_zero``)."""
-    d = _as_real(delta, name)
+    d = check_real(delta, name)
     if math.isnan(d):
         raise ValueError(f"{name} must not be NaN")
     low_ok = d >= 0 if allow_zero else d > 0
@@ -51,7 +53,7 @@ def check_delta(delta: object, name: str = "delta", *, allow_zero: bool = False)
 
 def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
     """Return ``sensitivity`` as a float; it must be finite and >= 0."""
-    s = _as_real(sensitivity, name)
+    s = check_real(sensitivity, name)
     if math.isnan(s) or math.isinf(s):
         raise ValueError(f"{name} must be finite, got {s}")
     if s < 0:
