@@ -283,6 +283,21 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {EPSILON}")
 # outside it is clipped). Bounds computed from the data themselves would leak; this is the
 # normalisation flaw shared by all five papers, which later chapters fix.
 #
+# ```{prf:algorithm} One DP-Lloyd iteration
+# :label: alg-dp-lloyd-iteration
+#
+# **Inputs** records $x_1, \dots, x_N$ clipped to public bounds $[\ell, u]$; public centroids
+# $c_1, \dots, c_k$; a budget $\varepsilon_t$.
+#
+# **Output** new centroids $c'_1, \dots, c'_k$.
+#
+# 1. Assign every record to its nearest centroid, $j(x) = \argmin_j \lVert x - c_j \rVert_2$.
+# 2. For each cluster $j$ compute $S_j = \sum_{j(x) = j} x$ and $n_j = |\{x : j(x) = j\}|$.
+# 3. For each cluster $j$, *including empty ones*, release
+#    $(S'_j, n'_j) = (S_j, n_j) + \Lap(\Delta_1 / \varepsilon_t)^{d+1}$.
+# 4. Set $c'_j = S'_j / \max(n'_j, 1)$, clipped to $[\ell, u]$ (post-processing).
+# ```
+#
 # ```{prf:theorem} Sensitivity of the DP-Lloyd query
 # :label: thm-lloyd-sensitivity
 #
