@@ -129,16 +129,17 @@ rng = np.random.default_rng(SEED)
 # :pyobject: PrivacyLedger.charge
 # ```
 #
-# The composition itself is two small recursive rules:
+# The composition itself is two small rules, re-applied to the open scopes after every draw
+# (a closed scope can no longer change, so its cost is cached):
 #
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python
-# :pyobject: _Sequential.cost
+# :pyobject: _Sequential.refresh
 # ```
 #
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python
-# :pyobject: _Parallel.cost
+# :pyobject: _Parallel.refresh
 # ```
 #
 # Here is the ledger of one DP-Lloyd iteration on $[-1, 1]^2$ with $k = 3$ clusters: each
@@ -380,11 +381,13 @@ glue("ch3_di_vacuous_m2", int(vacuous.get(2)), display=False)
 # ($\Delta_1 = 3$).
 
 # %%
-allocations = {"uniform": schedules.uniform, "halving": schedules.halving,
-               "series-sum": schedules.series_sum}
+allocations = {  # the classic, open-ended forms
+    "uniform": schedules.uniform(EPSILON_TOTAL, ITERATIONS),
+    "halving": schedules.halving(EPSILON_TOTAL, ITERATIONS, normalise=False),
+    "series-sum": schedules.series_sum(EPSILON_TOTAL, ITERATIONS, normalise=False),
+}
 budgets, summary_rows = {}, []
-for name, schedule in allocations.items():
-    eps_t = schedule(EPSILON_TOTAL, ITERATIONS)
+for name, eps_t in allocations.items():
     run_ledger = PrivacyLedger(budget=EPSILON_TOTAL)
     for t, e in enumerate(eps_t, start=1):
         with run_ledger.sequential(f"iteration {t}"), run_ledger.parallel("clusters"):
@@ -417,7 +420,9 @@ plt.show()
 # Halving gives the first iteration half of the budget and leaves the tenth with
 # $1/1024$ of it: its centroids are almost pure noise, and about $0.1\%$ of the budget is never
 # spent. Uniform spends everything evenly. Series-sum sits between, and leaves
-# $\varepsilon/(T+1)$ unspent. Which is best depends on how quickly Lloyd's iterations converge,
+# $\varepsilon/(T+1)$ unspent. With a fixed $T$ there is no reason to leave budget unused, so
+# the library's `halving` and `series_sum` default to `normalise=True`: the same shape,
+# rescaled to spend $\varepsilon$ exactly (the table above uses `normalise=False`). Which is best depends on how quickly Lloyd's iterations converge,
 # which is exactly what the papers' adaptive schedules try to exploit.
 #
 # ## Summary

@@ -95,31 +95,37 @@ class LedgerEntry:
 
 
 class _Sequential:
+    """Children compose sequentially. The cost is cached and refreshed along the open path."""
+
     kind = "sequential"
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.children: list[LedgerEntry | _Sequential | _Parallel] = []
+        self.cost = ZERO
 
-    def cost(self) -> PrivacyCost:
+    def refresh(self) -> None:
         total = ZERO
         for child in self.children:
-            total = total.then(child.cost if isinstance(child, LedgerEntry) else child.cost())
-        return total
+            total = total.then(child.cost)
+        self.cost = total
 
 
 class _Parallel:
+    """Parts touch disjoint records: the cost is the most expensive part."""
+
     kind = "parallel"
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.parts: list[_Sequential] = []
+        self.cost = ZERO
 
-    def cost(self) -> PrivacyCost:
+    def refresh(self) -> None:
         total = ZERO
         for part in self.parts:
-            total = total.alongside(part.cost())
-        return total
+            total = total.alongside(part.cost)
+        self.cost = total
 
 
 class PrivacyLedger:
@@ -248,10 +254,12 @@ class PrivacyLedger:
         )
         node = self._current_sequential("record a draw")
         node.children.append(entry)
+        self._refresh_open_scopes()
         if self.budget is not None:
             total = self.total()
             if not total.fits_within(self.budget):
                 node.children.pop()
+                self._refresh_open_scopes()
                 raise BudgetExceededError(
                     f"{mechanism} draw{f' ({label})' if label else ''} with epsilon={eps:.6g}, "
                     f"delta={dlt:.3g} would raise the composed total to {total}, which exceeds "
@@ -259,6 +267,11 @@ class PrivacyLedger:
                 )
         self._entries.append(entry)
         return entry
+
+    def _refresh_open_scopes(self) -> None:
+        """Re-compose the scopes on the open path, innermost first (closed scopes never change)."""
+        for node in reversed(self._stack):
+            node.refresh()
 
     def post_process(self, description: str) -> LedgerEntry:
         """Record a post-processing step (costs nothing; kept so the ledger tells the whole story)."""
@@ -283,7 +296,7 @@ class PrivacyLedger:
 
     def total(self) -> PrivacyCost:
         """The composed cost of everything recorded so far."""
-        return self._root.cost()
+        return self._root.cost
 
     def remaining(self) -> PrivacyCost | None:
         """What is left of the declared budget (``None`` without a budget)."""

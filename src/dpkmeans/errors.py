@@ -11,3 +11,10 @@ class BudgetExceededError(DPKMeansError, ValueError):
 
 class PrivacyLeakWarning(UserWarning):
     """Something data-dependent was used without paying privacy budget (DESIGN.md section 3)."""
+
+
+class ClippingWarning(UserWarning):
+    """Data outside the public bounds was clipped to them (the count is in the message).
+
+    The count is shown to the data holder only; it is not part of any release.
+    """

@@ -262,3 +262,62 @@ def exponential_mechanism(
                       details={"range_size": probs.size, **_entry_details(details, repeats)})
     picks = rng.choice(probs.size, size=repeats, p=probs)
     return picks if repeats is not None else int(picks)
+
+
+# --- Batched releases for R replicas of one run (the DP-Lloyd engine) --------------------
+NOISE_KINDS = ("laplace", "gaussian")
+
+
+def standard_noise(kind: str, rngs: list[np.random.Generator], shape: tuple[int, ...]) -> np.ndarray:
+    """Unit-scale noise of shape (R, *shape); replica r draws only from ``rngs[r]``.
+
+    Noise does not depend on the data, so a run can draw all of it up front; replica r's
+    numbers then depend only on its own seed, whatever the batch size or backend.
+    """
+    if kind not in NOISE_KINDS:
+        raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
+    if not rngs:
+        raise ValueError("rngs must contain one generator per replica")
+    draws = [
+        check_generator(g).laplace(0.0, 1.0, size=shape) if kind == "laplace"
+        else check_generator(g).standard_normal(size=shape)
+        for g in rngs
+    ]
+    return np.stack(draws)
+
+
+def noise_scale(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0) -> float:
+    """Laplace scale Delta_1/eps, or the analytic Gaussian sigma for (eps, delta) and Delta_2."""
+    if kind == "laplace":
+        return laplace_scale(sensitivity, epsilon)
+    if kind == "gaussian":
+        return gaussian_sigma_analytic(sensitivity, epsilon, delta)
+    raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
+
+
+def release_batch(
+    value: np.ndarray,
+    unit_noise: np.ndarray,
+    *,
+    kind: str,
+    sensitivity: float,
+    epsilon: float,
+    delta: float = 0.0,
+    ledger: PrivacyLedger | None,
+    label: str = "",
+    details: Mapping[str, Any] | None = None,
+) -> np.ndarray:
+    """Release ``value`` for R independent replicas of one run: value + scale * unit_noise.
+
+    ``value`` and ``unit_noise`` have a leading replica axis; ``sensitivity`` refers to one
+    replica's value. The ledger describes one run (every replica spends the same), so it is
+    charged once, before the noise is added.
+    """
+    scale = noise_scale(kind, sensitivity, epsilon, delta)
+    if np.shape(value) != np.shape(unit_noise):
+        raise ValueError(f"value {np.shape(value)} and unit_noise {np.shape(unit_noise)} differ")
+    if ledger is not None:
+        name = "Laplace" if kind == "laplace" else "Gaussian (analytic)"
+        ledger.charge(name, epsilon=epsilon, delta=delta if kind == "gaussian" else 0.0,
+                      sensitivity=sensitivity, scale=scale, label=label, details=details)
+    return value + scale * unit_noise

@@ -1,41 +1,109 @@
 """Budget schedules: how a total epsilon is split over DP-Lloyd iterations (book ch. 3).
 
-Each schedule returns the per-iteration budgets epsilon_1..epsilon_T; their sum never exceeds
-the total (sequential composition). Later chapters add the papers' own schedules.
+Each schedule returns the per-iteration budgets epsilon_1..epsilon_T and, by default, sums
+exactly to epsilon (sequential composition then spends the whole budget). The classic
+open-ended forms of halving and series-sum, which leave budget unspent, are available with
+``normalise=False``. Su et al.'s rule also fixes T and the count/sum split (reference §3.3).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .validation import check_epsilon, check_positive_int
 
-__all__ = ["uniform", "halving", "series_sum"]
+__all__ = [
+    "uniform",
+    "halving",
+    "series_sum",
+    "dpkccm_stepped",
+    "su_epsilon_m",
+    "su_iterations",
+    "su_split",
+    "SU_RHO",
+]
+
+#: Su et al.'s typical |centroid coordinate| factor: 0.225 on [-1, 1]^d, 0.45 on [0, 1]^d.
+SU_RHO = {"[-1,1]": 0.225, "[0,1]": 0.45}
+
+
+def _shaped(epsilon: float, weights: np.ndarray, normalise: bool) -> np.ndarray:
+    eps = check_epsilon(epsilon)
+    return eps * weights / weights.sum() if normalise else eps * weights
 
 
 def uniform(epsilon: float, iterations: int) -> np.ndarray:
-    """epsilon_t = epsilon / T: spends the whole budget, equally."""
-    eps = check_epsilon(epsilon)
+    """epsilon_t = epsilon / T (DPLloyd's baseline schedule)."""
     T = check_positive_int(iterations, "iterations")
-    return np.full(T, eps / T)
+    return _shaped(epsilon, np.ones(T), True)
 
 
-def halving(epsilon: float, iterations: int) -> np.ndarray:
-    """epsilon_t = epsilon / 2^t (Dwork 2011): sums to epsilon (1 - 2^-T) for any T.
+def halving(epsilon: float, iterations: int, *, normalise: bool = True) -> np.ndarray:
+    """epsilon_t proportional to 2^-t (Dwork 2011).
 
-    Useful when T is not fixed in advance; the first iteration gets half of everything.
+    Open-ended (``normalise=False``) it is epsilon / 2^t and sums to epsilon (1 - 2^-T);
+    normalised it is epsilon 2^-t / (1 - 2^-T), which spends epsilon exactly.
     """
-    eps = check_epsilon(epsilon)
     T = check_positive_int(iterations, "iterations")
-    return eps / 2.0 ** np.arange(1, T + 1)
+    return _shaped(epsilon, 2.0 ** -np.arange(1, T + 1), normalise)
 
 
-def series_sum(epsilon: float, iterations: int) -> np.ndarray:
-    """epsilon_t = epsilon / (t (t + 1)): a telescoping series summing to epsilon T / (T + 1).
+def series_sum(epsilon: float, iterations: int, *, normalise: bool = True) -> np.ndarray:
+    """epsilon_t proportional to 1 / (t (t + 1)), a telescoping series.
 
-    Decays polynomially rather than geometrically, so late iterations keep more budget.
+    Open-ended it sums to epsilon T / (T + 1); normalised it is scaled by (T + 1) / T.
+    Decays polynomially, so late iterations keep more budget than under halving.
     """
-    eps = check_epsilon(epsilon)
     T = check_positive_int(iterations, "iterations")
     t = np.arange(1, T + 1, dtype=float)
-    return eps / (t * (t + 1.0))
+    return _shaped(epsilon, 1.0 / (t * (t + 1.0)), normalise)
+
+
+def dpkccm_stepped(epsilon: float, iterations: int = 12) -> np.ndarray:
+    """DP-KCCM's increasing schedule (seed 000 §3.1): three equal blocks of iterations that
+    receive 1/6, 1/3 and 1/2 of epsilon; with T = 12 that is epsilon/24, /12, /8 each."""
+    T = check_positive_int(iterations, "iterations")
+    if T % 3:
+        raise ValueError(f"iterations must be a multiple of 3 for the stepped schedule, got {T}")
+    block = T // 3
+    weights = np.repeat([1.0 / 6.0, 1.0 / 3.0, 1.0 / 2.0], block) / block
+    return _shaped(epsilon, weights, True)
+
+
+def su_epsilon_m(n_records: int, n_clusters: int, d: int, rho: float = SU_RHO["[-1,1]"]) -> float:
+    """Su et al.'s minimum per-iteration budget (reference §3.3b):
+    epsilon_m = sqrt(500 k^3 / N^2 (d + cbrt(4 d rho^2))^3)."""
+    N = check_positive_int(n_records, "n_records")
+    k = check_positive_int(n_clusters, "n_clusters")
+    d = check_positive_int(d, "d")
+    c = (4.0 * d * rho**2) ** (1.0 / 3.0)
+    return math.sqrt(500.0 * k**3 / N**2 * (d + c) ** 3)
+
+
+def su_iterations(epsilon: float, n_records: int, n_clusters: int, d: int,
+                  rho: float = SU_RHO["[-1,1]"]) -> int:
+    """T = floor(clip(epsilon / epsilon_m, 2, 7)) (Su et al.; diffprivlib ``_calc_iters``).
+
+    N enters epsilon_m, so under add/remove adjacency the record count must be public (or
+    noisy); the book treats it as public and says so.
+    """
+    eps = check_epsilon(epsilon)
+    ratio = eps / su_epsilon_m(n_records, n_clusters, d, rho)
+    return int(math.floor(min(max(ratio, 2.0), 7.0)))
+
+
+def su_split(epsilon_t: float, d: int, rho: float = SU_RHO["[-1,1]"]) -> tuple[float, float]:
+    """Split one iteration's budget between the count and each sum dimension.
+
+    Returns ``(epsilon_count, epsilon_per_dimension)`` with
+    epsilon_count : epsilon_per_dimension = cbrt(4 d rho^2) : 1 and
+    epsilon_count + d * epsilon_per_dimension = epsilon_t (reference §3.3c). diffprivlib
+    returns these two the other way round, which overspends for d >= 5.
+    """
+    eps = check_epsilon(epsilon_t, "epsilon_t")
+    d = check_positive_int(d, "d")
+    c = (4.0 * d * rho**2) ** (1.0 / 3.0)
+    per_dimension = eps / (d + c)
+    return eps - d * per_dimension, per_dimension

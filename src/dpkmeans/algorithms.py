@@ -1,0 +1,70 @@
+"""Named DP-Lloyd configurations: the baselines of Su et al. (reference §3.2-3.3).
+
+Each function returns a :class:`~dpkmeans.engine.DPLloydConfig`; run it with
+:func:`dpkmeans.engine.run` or through :class:`dpkmeans.estimators.DPKMeans`.
+"""
+
+from __future__ import annotations
+
+from numpy.typing import ArrayLike
+
+from . import schedules
+from .engine import DPLloydConfig
+from .init import sphere_packing, uniform_box
+from .schedules import SU_RHO
+from .validation import check_epsilon, check_positive_int
+
+__all__ = ["dplloyd", "dplloyd_impr", "ALGORITHMS"]
+
+
+def dplloyd(
+    n_clusters: int,
+    epsilon: float,
+    bounds: tuple[ArrayLike, ArrayLike],
+    *,
+    iterations: int = 5,
+) -> DPLloydConfig:
+    """DPLloyd (Blum et al. 2005; McSherry 2009): uniform budget over a fixed T, one Laplace
+    release of each cluster's (S_j, n_j) with Delta_1 = d r + 1, random initial centroids in
+    the box. T = 5 follows PINQ (reference §3.2, recalled)."""
+    T = check_positive_int(iterations, "iterations")
+    return DPLloydConfig(
+        n_clusters=n_clusters,
+        bounds=bounds,
+        schedule=schedules.uniform(check_epsilon(epsilon), T),
+        initializer=uniform_box,
+        split="joint",
+        name="DPLloyd",
+    )
+
+
+def dplloyd_impr(
+    n_clusters: int,
+    epsilon: float,
+    bounds: tuple[ArrayLike, ArrayLike],
+    *,
+    n_records: int,
+    rho: float = SU_RHO["[-1,1]"],
+) -> DPLloydConfig:
+    """DPLloyd-Impr (Su et al. 2016): sphere-packing initialisation, T from Su's rule
+    (2 <= T <= 7, from epsilon_m), and the count : per-dimension split cbrt(4 d rho^2) : 1.
+
+    ``n_records`` enters epsilon_m; it is treated as public (state so when reporting).
+    """
+    k = check_positive_int(n_clusters, "n_clusters")
+    eps = check_epsilon(epsilon)
+    lower = DPLloydConfig(n_clusters=k, bounds=bounds, schedule=[eps]).bounds[0]
+    T = schedules.su_iterations(eps, n_records, k, lower.size, rho)
+    return DPLloydConfig(
+        n_clusters=k,
+        bounds=bounds,
+        schedule=schedules.uniform(eps, T),
+        initializer=sphere_packing,
+        split="su",
+        rho=rho,
+        name="DPLloyd-Impr",
+    )
+
+
+#: Algorithm names accepted by the estimator and the sweeps.
+ALGORITHMS = {"dplloyd": dplloyd, "dplloyd-impr": dplloyd_impr}
