@@ -1,0 +1,300 @@
+"""Evaluation metrics: SSE, NICV, F-measure, ARI (reference/algorithms.md section 2).
+
+Centroid metrics (:func:`sse`, :func:`nicv`, :func:`nicv_unsquared`, :func:`relative_nicv`)
+accept one centroid set ``(k, d)`` and return a float, or a batch of ``R`` replicas
+``(R, k, d)`` and return an array of shape ``(R,)``. Rows of ``X`` are processed in chunks so
+that the temporary arrays stay under about 64 MB, whatever ``N`` and ``R`` are; there is no
+Python loop over points (DESIGN.md section 4).
+
+Every point is assigned to its nearest centroid with the rule of :func:`dpkmeans.lloyd.assign`
+(squared Euclidean distance, lowest index on ties); the distance to that centroid is then
+computed directly as ``||x - c||`` rather than from the expanded ``|x|^2 - 2 x.c + |c|^2``, so
+no cancellation error enters the metric itself.
+
+Partition metrics (:func:`f_measure`, :func:`adjusted_rand_index`) compare a clustering with a
+reference clustering (the non-private run from the same initial centroids, algorithms.md §2.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import adjusted_rand_score
+
+from dpkmeans.lloyd import assign
+
+__all__ = [
+    "sse",
+    "nicv",
+    "nicv_unsquared",
+    "relative_nicv",
+    "f_measure",
+    "adjusted_rand_index",
+]
+
+#: Upper bound, in bytes, on the temporary arrays of one row chunk (about 64 MB).
+_CHUNK_BYTES = 64 * 2**20
+
+_MATCHINGS = ("hungarian", "larsen-aone")
+_WEIGHTS = ("reference", "predicted")
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks (validation.py has no matrix or label checker; these follow its conventions:
+# a ValueError or TypeError that names the offending argument).
+# --------------------------------------------------------------------------------------------
+
+
+def _as_finite_array(x: ArrayLike, name: str, ndims: tuple[int, ...]) -> np.ndarray:
+    """``x`` as a float array with ``ndim`` in ``ndims``, non-empty, with only finite values."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers") from exc
+    if arr.ndim not in ndims:
+        want = " or ".join(f"{n}-D" for n in ndims)
+        raise ValueError(f"{name} must be a {want} array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return arr
+
+
+def _check_data(X: ArrayLike) -> np.ndarray:
+    return _as_finite_array(X, "X", (2,))
+
+
+def _check_centroids(X: np.ndarray, centroids: ArrayLike, name: str) -> tuple[np.ndarray, bool]:
+    """Centroids as an ``(R, k, d)`` array, and whether the input was batched (3-D)."""
+    C = _as_finite_array(centroids, name, (2, 3))
+    batched = C.ndim == 3
+    C3 = C if batched else C[None]
+    if C3.shape[2] != X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features but {name} have {C3.shape[2]}")
+    return C3, batched
+
+
+def _check_labels(labels_true: ArrayLike, labels_pred: ArrayLike) -> tuple[np.ndarray, ...]:
+    """Integer codes 0..n-1 for two equally long, non-empty 1-D label vectors."""
+    codes = []
+    for name, labels in (("labels_true", labels_true), ("labels_pred", labels_pred)):
+        arr = np.asarray(labels)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        if arr.size == 0:
+            raise ValueError(f"{name} must not be empty")
+        try:
+            code, _ = pd.factorize(arr, use_na_sentinel=True)
+        except TypeError as exc:
+            raise TypeError(f"{name} must contain hashable labels") from exc
+        if np.any(code < 0):
+            raise ValueError(f"{name} must not contain missing labels (NaN or None)")
+        codes.append(code)
+    if codes[0].shape[0] != codes[1].shape[0]:
+        raise ValueError(
+            f"labels_true and labels_pred must have the same length, "
+            f"got {codes[0].shape[0]} and {codes[1].shape[0]}"
+        )
+    return tuple(codes)
+
+
+# --------------------------------------------------------------------------------------------
+# Nearest-centroid distances, chunked over rows, batched over replicas.
+# --------------------------------------------------------------------------------------------
+
+
+def _nearest_sq_distances(X: np.ndarray, C3: np.ndarray) -> Iterator[np.ndarray]:
+    """Yield, chunk by chunk of rows, the ``(R, m)`` squared distances to the nearest centroid.
+
+    ``R = 1`` uses :func:`dpkmeans.lloyd.assign` itself; ``R > 1`` applies the same rule to all
+    replicas at once with one batched matrix product per chunk.
+    """
+    R, k, d = C3.shape
+    n = X.shape[0]
+    # Per row of a chunk: (R, m, k) scores, (R, m) labels and (R, m, d) gathered centroids,
+    # with room for one more (R, m, d) and (R, m) temporary -- all 8-byte values.
+    per_row = 8 * R * (k + 2 * d + 2)
+    m = int(max(1, min(n, _CHUNK_BYTES // per_row)))
+    flat = C3.reshape(R * k, d)
+    offsets = (np.arange(R) * k)[:, None]  # row of replica r's centroid j in flat: r*k + j
+    half_sq_norms = 0.5 * np.einsum("rkd,rkd->rk", C3, C3)[:, None, :]  # (R, 1, k)
+    Ct = np.ascontiguousarray(C3.transpose(0, 2, 1))  # (R, d, k)
+    for start in range(0, n, m):
+        Xc = X[start : start + m]
+        if R == 1:
+            labels = assign(Xc, C3[0])[None, :]
+        else:
+            # argmin_j |x - c_j|^2 = argmin_j (|c_j|^2 / 2 - x.c_j)
+            scores = np.matmul(Xc, Ct)  # (R, m, k)
+            np.subtract(half_sq_norms, scores, out=scores)
+            labels = np.argmin(scores, axis=2)
+            del scores
+        labels += offsets
+        diff = flat[labels.ravel()].reshape(R, Xc.shape[0], d)
+        np.subtract(Xc[None, :, :], diff, out=diff)  # x - c_label, (R, m, d)
+        diff *= diff
+        yield diff.sum(axis=2)
+
+
+def _reduce(X: np.ndarray, C3: np.ndarray, *, squared: bool) -> np.ndarray:
+    """Per-replica sum over rows of the (squared or plain) distance to the nearest centroid."""
+    total = np.zeros(C3.shape[0])
+    for sq in _nearest_sq_distances(X, C3):
+        total += sq.sum(axis=1) if squared else np.sqrt(sq).sum(axis=1)
+    return total
+
+
+def _out(values: np.ndarray, batched: bool) -> float | np.ndarray:
+    return values if batched else float(values[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Centroid metrics.
+# --------------------------------------------------------------------------------------------
+
+
+def sse(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
+    """Sum of squared errors, algorithms.md §2.2 (S4 eq. 4).
+
+    ``SSE = sum_x min_j ||x - c_j||_2^2``: every row of ``X`` (N x d) counts with its squared
+    Euclidean distance to the nearest centroid. ``centroids`` is ``(k, d)`` (returns a float)
+    or ``(R, k, d)`` (returns an array of shape ``(R,)``, one value per replica).
+    """
+    X = _check_data(X)
+    C3, batched = _check_centroids(X, centroids, "centroids")
+    return _out(_reduce(X, C3, squared=True), batched)
+
+
+def nicv(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
+    """Squared NICV = SSE / N, algorithms.md §2.1 (Su et al. 2016). The primary metric.
+
+    ``NICV = (1/N) sum_j sum_{x in C_j} ||x - c_j||_2^2`` where ``C_j`` are the points whose
+    nearest *output* centroid is ``c_j``. Compute it on the normalised data (``[-1, 1]^d``).
+    Accepts ``(k, d)`` (float) or ``(R, k, d)`` centroids (array of shape ``(R,)``).
+    """
+    X = _check_data(X)
+    C3, batched = _check_centroids(X, centroids, "centroids")
+    return _out(_reduce(X, C3, squared=True) / X.shape[0], batched)
+
+
+def nicv_unsquared(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
+    """Unsquared NICV as printed in seed 000 eq. 5: ``(1/N) sum_x min_j ||x - c_j||_2``.
+
+    The paper cites Su et al.'s NICV, which squares the norm; the missing square is almost
+    surely a typesetting slip (the unsquared sum is the k-median objective, algorithms.md
+    §2.1). It is kept only so that seed 000's curves can be compared; report :func:`nicv` as
+    the primary metric. Accepts ``(k, d)`` or ``(R, k, d)`` centroids like :func:`nicv`.
+    """
+    X = _check_data(X)
+    C3, batched = _check_centroids(X, centroids, "centroids")
+    return _out(_reduce(X, C3, squared=False) / X.shape[0], batched)
+
+
+def relative_nicv(
+    X: ArrayLike, centroids: ArrayLike, reference_centroids: ArrayLike
+) -> float | np.ndarray:
+    """Relative squared NICV, ``(NICV_dp - NICV_np) / NICV_np`` (algorithms.md §2.5).
+
+    ``centroids`` are the private output, ``reference_centroids`` the non-private ones (they
+    may have a different number of centroids). Either may be a single ``(k, d)`` set or a
+    batch ``(R, k, d)``; a single set is compared with every replica of a batch, and two
+    batches must have the same ``R``. Returns a float when both are single sets, else an
+    array of shape ``(R,)``. Raises ``ValueError`` if the reference NICV is 0.
+    """
+    X = _check_data(X)
+    C3, batched = _check_centroids(X, centroids, "centroids")
+    ref3, ref_batched = _check_centroids(X, reference_centroids, "reference_centroids")
+    if batched and ref_batched and C3.shape[0] != ref3.shape[0]:
+        raise ValueError(
+            f"centroids and reference_centroids have different numbers of replicas "
+            f"({C3.shape[0]} and {ref3.shape[0]})"
+        )
+    n = X.shape[0]
+    dp = _reduce(X, C3, squared=True) / n
+    ref = _reduce(X, ref3, squared=True) / n
+    if np.any(ref == 0):
+        raise ValueError("the reference NICV is 0, so the relative NICV is undefined")
+    return _out((dp - ref) / ref, batched or ref_batched)
+
+
+# --------------------------------------------------------------------------------------------
+# Partition metrics.
+# --------------------------------------------------------------------------------------------
+
+
+def _contingency(codes_true: np.ndarray, codes_pred: np.ndarray) -> np.ndarray:
+    """``C[i, j] = |U_i intersect V_j|`` for reference clusters ``U_i``, predicted ``V_j``."""
+    n_true = int(codes_true.max()) + 1
+    n_pred = int(codes_pred.max()) + 1
+    flat = np.bincount(codes_true * n_pred + codes_pred, minlength=n_true * n_pred)
+    return flat.reshape(n_true, n_pred)
+
+
+def f_measure(
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    matching: Literal["hungarian", "larsen-aone"] = "hungarian",
+    weights: Literal["reference", "predicted"] = "reference",
+) -> float:
+    """F-measure between a clustering and a reference clustering, algorithms.md §2.3.
+
+    ``labels_true`` is the reference (non-private) clustering ``{U_i}``, ``labels_pred`` the
+    clustering to evaluate ``{V_j}``; labels are any hashable values and need not correspond.
+    The per-pair score is the Dice coefficient
+    ``F(U_i, V_j) = 2 |U_i n V_j| / (|U_i| + |V_j|)``, which equals the harmonic mean of
+    precision and recall used by S1 and S4 (eq. 17).
+
+    ``matching``
+        ``"hungarian"`` (Option A): a one-to-one matching ``pi`` maximising the total overlap
+        ``sum_i |U_i n V_pi(i)|`` (``scipy.optimize.linear_sum_assignment``), then
+        ``F = sum_i w_i F(U_i, V_pi(i))``. When the two clusterings have different numbers of
+        clusters, the clusters left unmatched contribute 0. Ties in total overlap are broken
+        in favour of the larger F, so the value does not depend on the label order.
+        ``"larsen-aone"`` (Option B, the classical clustering F-measure):
+        ``F = sum_i w_i max_j F(U_i, V_j)``. It is never below the Hungarian value; the two
+        differ when clusters are split or merged.
+    ``weights``
+        Which clustering supplies the weights and the outer sum. ``"reference"``:
+        ``w_i = |U_i| / N`` over reference clusters (seed 001, S1). ``"predicted"``: the roles
+        swap, ``F = sum_j |V_j| / N F(V_j, U_match(j))`` over predicted clusters (seed 004, S4).
+
+    Returns a float in ``[0, 1]``; 1 exactly when the two partitions coincide up to relabelling.
+    """
+    if matching not in _MATCHINGS:
+        raise ValueError(f"matching must be one of {_MATCHINGS}, got {matching!r}")
+    if weights not in _WEIGHTS:
+        raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+    codes_true, codes_pred = _check_labels(labels_true, labels_pred)
+    overlap = _contingency(codes_true, codes_pred)
+    if weights == "predicted":
+        overlap = overlap.T  # rows are now the weighted side
+    n = codes_true.shape[0]
+    row_sizes = overlap.sum(axis=1)
+    col_sizes = overlap.sum(axis=0)
+    # term[i, j] = |U_i| F(U_i, V_j) = 2 |U_i| |U_i n V_j| / (|U_i| + |V_j|); F is a sum of
+    # terms divided by N. Dividing once at the end keeps F = 1 exact for equal partitions.
+    term = 2.0 * row_sizes[:, None] * overlap / (row_sizes[:, None] + col_sizes[None, :])
+    if matching == "larsen-aone":
+        total = term.max(axis=1).sum()
+    else:
+        # Lexicographic objective: total overlap (an integer) first; the weighted F, at most
+        # 1 over any matching and halved here, only breaks ties in total overlap.
+        rows, cols = linear_sum_assignment(overlap + 0.5 * term / n, maximize=True)
+        total = term[rows, cols].sum()
+    return float(min(total / n, 1.0))
+
+
+def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+    """Adjusted Rand index (Hubert and Arabie 1985): ``sklearn.metrics.adjusted_rand_score``.
+
+    Labels are any hashable values; 1 for identical partitions, about 0 for independent ones.
+    """
+    codes_true, codes_pred = _check_labels(labels_true, labels_pred)
+    return float(adjusted_rand_score(codes_true, codes_pred))
