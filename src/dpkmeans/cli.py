@@ -1,0 +1,48 @@
+"""Command line of dpkmeans: ``python -m dpkmeans GROUP COMMAND ...`` (or the ``dpkmeans`` script).
+
+Each command group lives with its subject (``dpkmeans.data.commands`` for ``datasets``) and
+registers itself through an ``add_parser(subparsers)`` function listed in ``COMMAND_GROUPS``;
+a later group is added by appending its function there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from dpkmeans import __version__
+from dpkmeans import sweep
+from dpkmeans.data import commands as data_commands
+from dpkmeans.errors import DPKMeansError
+
+__all__ = ["COMMAND_GROUPS", "build_parser", "main"]
+
+COMMAND_GROUPS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
+    data_commands.add_parser,
+    sweep.add_parser,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every command group registered."""
+    parser = argparse.ArgumentParser(
+        prog="python -m dpkmeans",
+        description="Companion library of the book 'Private k-Means, Reproduced'.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpkmeans {__version__}")
+    groups = parser.add_subparsers(dest="group", metavar="GROUP", required=True)
+    for add in COMMAND_GROUPS:
+        add(groups)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for a usage or data error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except DPKMeansError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,166 @@
+"""``python -m dpkmeans datasets list|info NAME|verify|fetch NAME...`` (the data command group)."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+from dpkmeans.data.fetch import DATA_ENV, check_file, dataset_files, default_data_home, ensure_file
+from dpkmeans.data.registry import DatasetSpec, get_registry
+from dpkmeans.data.report import (
+    availability_frame,
+    bounds_frame,
+    file_statuses,
+    format_text,
+    papers_frame,
+    status_label,
+)
+
+__all__ = ["add_parser"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register the ``datasets`` command group on the top-level CLI."""
+    parser = subparsers.add_parser(
+        "datasets",
+        help="list, describe, verify and fetch the papers' datasets",
+        description=f"The dataset registry data/datasets.toml. Files are looked up in "
+        f"--data-home, ${DATA_ENV}, then {default_data_home().label}.",
+    )
+    sub = parser.add_subparsers(dest="datasets_command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("list", help="table of datasets with availability and checksum status")
+    p.add_argument("--data-home", help="extra folder searched first (holds <name>/<file>)")
+    p.set_defaults(func=_cmd_list)
+
+    p = sub.add_parser("info", help="everything the registry records about one dataset")
+    p.add_argument("name")
+    p.add_argument("--data-home")
+    p.set_defaults(func=_cmd_info)
+
+    p = sub.add_parser("verify", help="re-hash every dataset file found")
+    p.add_argument("--data-home")
+    p.add_argument(
+        "--strict", action="store_true", help="also fail (exit 1) when a file is missing"
+    )
+    p.set_defaults(func=_cmd_verify)
+
+    p = sub.add_parser("fetch", help="download datasets into --data-home or the default folder")
+    p.add_argument("names", nargs="+", metavar="NAME")
+    p.add_argument("--data-home", help="download here instead of the default folder")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
+    p.set_defaults(func=_cmd_fetch)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    frame = availability_frame(data_home=args.data_home)
+    reg = get_registry()
+    frame.insert(3, "papers", [", ".join(reg.datasets[n].papers) or "-" for n in frame["dataset"]])
+    print(format_text(frame))
+    print(f"bundled with scikit-learn (no files needed): {', '.join(reg.bundled)}")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    counts = {"verified": 0, "sample": 0, "missing": 0, "mismatch": 0}
+    lines = []
+    for spec, statuses in file_statuses(data_home=args.data_home):
+        main = statuses[0]
+        label = status_label(spec, main)
+        where = f" in {main.location}" if main.location else ""
+        line = f"{spec.name:<20} {label.upper():<18} {main.file.name}{where}"
+        if main.status == "mismatch":
+            line += (
+                f"\n{'':<20} expected {main.file.sha256}\n{'':<20} actual   {main.actual_sha256}"
+            )
+            counts["mismatch"] += 1
+        elif main.status == "missing":
+            counts["missing"] += 1
+        elif spec.sample:
+            counts["sample"] += 1
+            full = statuses[1] if len(statuses) > 1 else None
+            rows = f"{spec.rows} of {full.file.rows}" if full and full.file.rows else str(spec.rows)
+            line += f"\n{'':<20} sample of {rows} rows; the sha256 is the sample's"
+        else:
+            counts["verified"] += 1
+        for extra in statuses[1:]:
+            extra_label = status_label(spec, extra)
+            line += f"\n{'':<20} full file {extra.file.name}: {extra_label}"
+            if extra.status == "mismatch":
+                counts["mismatch"] += 1
+        lines.append(line)
+    print("\n".join(lines))
+    total = len(lines)
+    print(
+        f"{total} entries: {counts['verified']} verified, {counts['sample']} sample (verified), "
+        f"{counts['missing']} missing, {counts['mismatch']} checksum mismatch"
+    )
+    if counts["mismatch"] or (args.strict and counts["missing"]):
+        return 1
+    return 0
+
+
+def _info_text(spec: DatasetSpec, data_home: str | None) -> str:
+    reg = get_registry()
+    out = [f"{spec.name}: {spec.title}", f"  page      {spec.page}"]
+    if spec.doi:
+        out.append(f"  doi       {spec.doi}")
+    out.append(
+        f"  licence   {spec.licence}" + (f" ({spec.licence_note})" if spec.licence_note else "")
+    )
+    out.append(f"  fidelity  {spec.fidelity}; {spec.checksum_evidence}")
+    out.append(f"  target    {spec.target or '-'}")
+    for f in dataset_files(spec):
+        st = check_file(spec.name, f, data_home)
+        out.append(
+            f"  file      {f.name} ({status_label(spec, st)}"
+            + (f", in {st.location})" if st.location else ")")
+        )
+        out.append(f"            sha256 {f.sha256}")
+        out.append(f"            url    {f.url or '(none) ' + f.no_url_reason}")
+    parse = spec.parse
+    header = "none" if parse.header is None else f"row {parse.header}"
+    out.append(
+        f"  parse     sep={parse.sep!r} header={header} encoding={parse.encoding} "
+        f"missing markers={list(parse.na_values) or 'none'}"
+    )
+    out.append("  quirks")
+    out += [
+        textwrap.fill(q, 96, initial_indent="    - ", subsequent_indent="      ")
+        for q in spec.quirks
+    ]
+    out.append("  papers")
+    papers = papers_frame(reg)
+    for _, row in papers[papers["dataset"] == spec.name].iterrows():
+        use = spec.papers[row["paper"].split(" ")[0]]
+        out.append(
+            f"    - {row['paper']}: rows {use.rows} (paper {row['rows (paper)']}), dims {use.dims} "
+            f"(paper {row['dims (paper)']}), {use.match}"
+        )
+        out.append(textwrap.fill(use.how, 96, initial_indent="      ", subsequent_indent="      "))
+    out.append("  columns (public bounds are never computed from the data)")
+    out += ["    " + line for line in format_text(bounds_frame(spec)).splitlines()]
+    return "\n".join(out)
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    print(_info_text(get_registry().dataset(args.name), args.data_home))
+    return 0
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    reg = get_registry()
+    specs = [reg.dataset(n) for n in args.names]
+    for spec in specs:
+        files = [spec.full_file] if spec.full_file is not None else [spec.file]
+        for f in files:
+            before = check_file(spec.name, f, args.data_home)
+            loc, _ = ensure_file(
+                spec, f, data_home=args.data_home, download=True, timeout=args.timeout
+            )
+            verb = "already present" if before.status == "ok" else "downloaded"
+            print(
+                f"{spec.name}: {f.name} {verb} and verified "
+                f"(sha256 {f.sha256[:12]}...) in {loc.label}"
+            )
+    return 0

@@ -1,0 +1,249 @@
+"""Find a dataset's file on disk, verify its sha256, or download it atomically (DESIGN.md 6).
+
+Lookup order for dataset ``name`` (the first folder holding the file wins; a file found with a wrong
+checksum is an error, never skipped):
+
+1. ``data_home/<name>/`` when a ``data_home`` argument is given;
+2. ``$DPKMEANS_DATA/<name>/``;
+3. ``<repo>/data/raw/<name>/`` in a source checkout (ignored by git), else
+   ``~/.cache/dpkmeans/<name>/``;
+4. a download from the registry address into ``data_home`` (or 3.), unless downloads are off
+   (``download=False`` or ``DPKMEANS_OFFLINE=1``).
+
+A download goes to a temporary file in the destination folder and is renamed into place only after
+its length and sha256 check out, so a good file is never replaced by a bad one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from dpkmeans.data.errors import ChecksumMismatchError, DataFileMissingError, DownloadError
+from dpkmeans.data.registry import DatasetSpec, FileSpec, repo_root
+
+__all__ = [
+    "DATA_ENV",
+    "OFFLINE_ENV",
+    "FileStatus",
+    "Location",
+    "check_file",
+    "dataset_files",
+    "default_data_home",
+    "download_file",
+    "downloads_allowed",
+    "ensure_file",
+    "find_file",
+    "search_locations",
+    "sha256_file",
+]
+
+DATA_ENV = "DPKMEANS_DATA"
+OFFLINE_ENV = "DPKMEANS_OFFLINE"
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Location:
+    """A folder searched for a dataset, with a printable label that holds no absolute path."""
+
+    label: str
+    directory: Path
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """Result of looking for one file and hashing it."""
+
+    dataset: str
+    file: FileSpec
+    status: Literal["ok", "missing", "mismatch"]
+    location: str | None = None
+    path: Path | None = None
+    actual_sha256: str | None = None
+
+
+def default_data_home() -> Location:
+    """``<repo>/data/raw`` in a source checkout, else ``~/.cache/dpkmeans``; downloads go there."""
+    root = repo_root()
+    if root is not None:
+        return Location("data/raw", root / "data" / "raw")
+    return Location("~/.cache/dpkmeans", Path.home() / ".cache" / "dpkmeans")
+
+
+def search_locations(name: str, data_home: str | os.PathLike[str] | None = None) -> list[Location]:
+    """The folders searched for dataset ``name``, in order, without duplicates."""
+    candidates: list[Location] = []
+    if data_home is not None:
+        candidates.append(Location("data_home", Path(data_home) / name))
+    env = os.environ.get(DATA_ENV)
+    if env:
+        candidates.append(Location(f"${DATA_ENV}", Path(env) / name))
+    default = default_data_home()
+    candidates.append(Location(default.label, default.directory / name))
+    seen: set[Path] = set()
+    unique = []
+    for loc in candidates:
+        key = loc.directory.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(loc)
+    return unique
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex sha256 of a file, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def find_file(
+    name: str, file: FileSpec, data_home: str | os.PathLike[str] | None = None
+) -> tuple[Location, Path] | None:
+    """The first location holding ``file``, or ``None``."""
+    for loc in search_locations(name, data_home):
+        path = loc.directory / file.name
+        if path.is_file():
+            return loc, path
+    return None
+
+
+def check_file(
+    name: str, file: FileSpec, data_home: str | os.PathLike[str] | None = None
+) -> FileStatus:
+    """Find ``file`` and re-hash it (used by ``datasets list`` and ``datasets verify``)."""
+    found = find_file(name, file, data_home)
+    if found is None:
+        return FileStatus(name, file, "missing")
+    loc, path = found
+    actual = sha256_file(path)
+    status: Literal["ok", "mismatch"] = "ok" if actual == file.sha256 else "mismatch"
+    return FileStatus(name, file, status, loc.label, path, actual)
+
+
+def dataset_files(spec: DatasetSpec) -> tuple[FileSpec, ...]:
+    """The registry's file and, where recorded, the full file that can replace a sample."""
+    return (spec.file,) if spec.full_file is None else (spec.file, spec.full_file)
+
+
+def downloads_allowed(download: bool | None) -> bool:
+    """``download`` if given, else True unless ``$DPKMEANS_OFFLINE`` is set to a true value."""
+    if download is not None:
+        return bool(download)
+    return os.environ.get(OFFLINE_ENV, "").strip().lower() not in ("1", "true", "yes", "on")
+
+
+def _mismatch_message(spec_name: str, file: FileSpec, where: str, actual: str) -> str:
+    return (
+        f"checksum mismatch for {spec_name!r} file {where}: expected sha256 {file.sha256}, "
+        f"got {actual}. The file is corrupt, truncated or a different version. Fix: delete it and "
+        f"run `python -m dpkmeans datasets fetch {spec_name}`, or copy the verified file "
+        f"(e.g. from ../shared/data/{spec_name}/). If you are sure the file is right, the registry "
+        "data/datasets.toml is wrong: report it rather than editing the checksum."
+    )
+
+
+def ensure_file(
+    spec: DatasetSpec,
+    file: FileSpec,
+    *,
+    data_home: str | os.PathLike[str] | None = None,
+    download: bool | None = None,
+    timeout: float = 60.0,
+) -> tuple[Location, Path]:
+    """Return a verified local copy of ``file``, downloading it if allowed and needed."""
+    found = find_file(spec.name, file, data_home)
+    if found is not None:
+        loc, path = found
+        actual = sha256_file(path)
+        if actual != file.sha256:
+            raise ChecksumMismatchError(_mismatch_message(spec.name, file, str(path), actual))
+        return loc, path
+    searched = ", ".join(
+        str(loc.directory / file.name) for loc in search_locations(spec.name, data_home)
+    )
+    if not downloads_allowed(download):
+        raise DataFileMissingError(
+            f"dataset {spec.name!r}: file {file.name!r} not found (searched {searched}) and "
+            f"downloads are off (download=False or ${OFFLINE_ENV}). Fix: set ${DATA_ENV} to a "
+            "folder "
+            f"holding {spec.name}/{file.name} (e.g. ../shared/data), or run "
+            f"`python -m dpkmeans datasets fetch {spec.name}` with network access."
+        )
+    if not file.url:
+        raise DataFileMissingError(
+            f"dataset {spec.name!r}: file {file.name!r} not found (searched {searched}) and it has "
+            f"no download address. {file.no_url_reason}"
+        )
+    target_root = (
+        Location("data_home", Path(data_home)) if data_home is not None else default_data_home()
+    )
+    dest = target_root.directory / spec.name / file.name
+    download_file(file.url, dest, file.sha256, timeout=timeout, dataset=spec.name)
+    return Location(target_root.label, dest.parent), dest
+
+
+def download_file(
+    url: str,
+    dest: str | os.PathLike[str],
+    sha256: str,
+    *,
+    timeout: float = 60.0,
+    dataset: str = "",
+) -> Path:
+    """Download ``url`` to ``dest`` atomically; check the length and the sha256 before renaming."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    label = dataset or dest.name
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+    tmp = Path(tmp_name)
+    try:
+        h = hashlib.sha256()
+        received = 0
+        request = urllib.request.Request(url, headers={"User-Agent": "dpkmeans-data"})
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request, timeout=timeout) as resp:
+            length = resp.headers.get("Content-Length")
+            while chunk := resp.read(_CHUNK):
+                h.update(chunk)
+                out.write(chunk)
+                received += len(chunk)
+        if length is not None and received != int(length):
+            raise DownloadError(
+                f"download of {label!r} from {url} is truncated: received {received} of {length} "
+                "bytes (the connection closed early). Nothing was written; retry the fetch later."
+            )
+        actual = h.hexdigest()
+        if actual != sha256:
+            raise ChecksumMismatchError(
+                f"the file downloaded for {label!r} from {url} is not the registered one: expected "
+                f"sha256 {sha256}, got {actual} ({received} bytes). Nothing was written. "
+                "The server "
+                "may serve a changed or corrupt file: check the address in data/datasets.toml, or "
+                "copy a verified file by hand."
+            )
+        os.replace(tmp, dest)
+        return dest
+    except urllib.error.HTTPError as exc:
+        raise DownloadError(
+            f"download of {label!r} failed: HTTP {exc.code} {exc.reason} for {url}. The address in "
+            "data/datasets.toml may have moved; find the file on the dataset's page and copy it "
+            "by hand."
+        ) from exc
+    except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as exc:
+        raise DownloadError(
+            f"download of {label!r} from {url} failed: {exc}. Check the network (or work "
+            "offline by "
+            f"setting ${DATA_ENV} to a folder with the verified files)."
+        ) from exc
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -1,0 +1,268 @@
+"""Downloads against a real HTTP server on 127.0.0.1: good, corrupted, truncated, 404, offline.
+
+The server runs in a thread and serves a temporary folder; nothing leaves the machine and
+nothing is written outside tmp_path.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.server
+import threading
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dpkmeans.data import fetch, load
+from dpkmeans.data.errors import ChecksumMismatchError, DataFileMissingError, DownloadError
+from dpkmeans.data.fetch import Location, download_file
+from dpkmeans.data.registry import Registry
+
+GOOD = b"x,y\n0.25,a\n0.75,b\n"
+BAD = b"x,y\n0.25,a\n0.99,b\n"
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the folder; ``/truncated/<file>`` promises more bytes than it sends, then closes."""
+
+    hits: list[str]
+
+    def do_GET(self) -> None:
+        self.hits.append(self.path)
+        if self.path.startswith("/truncated/"):
+            body = (Path(self.directory) / self.path.removeprefix("/truncated/")).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body) + 100))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        super().do_GET()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, Path, list[str]]]:
+    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    root = tmp_path / "www"
+    root.mkdir()
+    (root / "good.csv").write_bytes(GOOD)
+    (root / "bad.csv").write_bytes(BAD)
+    hits: list[str] = []
+    handler = type("Handler", (_Handler,), {"hits": hits})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(root)))
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", root, hits
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Downloads land in tmp_path/home; $DPKMEANS_DATA and the repo's data/raw are bypassed."""
+    monkeypatch.delenv("DPKMEANS_DATA", raising=False)
+    monkeypatch.delenv("DPKMEANS_OFFLINE", raising=False)
+    monkeypatch.setattr(fetch, "default_data_home", lambda: Location("data/raw", tmp_path / "raw"))
+    return tmp_path / "home"
+
+
+def _registry(url: str, sha256: str = hashlib.sha256(GOOD).hexdigest()) -> Registry:
+    return Registry.from_dict(
+        {
+            "schema_version": 1,
+            "papers": {},
+            "datasets": {
+                "toy": {
+                    "title": "Toy",
+                    "page": "https://example.org/toy",
+                    "licence": "CC0",
+                    "fidelity": "original",
+                    "rows": 2,
+                    "cols": 2,
+                    "target": "y",
+                    "file": {
+                        "name": "toy.csv",
+                        "sha256": sha256,
+                        "url": url,
+                        "no_url_reason": "test",
+                    },
+                    "parse": {"sep": ",", "header": 0},
+                    "schema": {
+                        "columns": [
+                            {
+                                "name": "x",
+                                "kind": "numeric",
+                                "bounds": [0, 1],
+                                "why": "unit interval",
+                            },
+                            {"name": "y", "kind": "categorical", "levels": ["a", "b"]},
+                        ]
+                    },
+                }
+            },
+        }
+    )
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*")) if folder.exists() else []
+
+
+def test_good_download_is_verified_placed_and_reused(
+    server: tuple[str, Path, list[str]], home: Path
+) -> None:
+    base, _, hits = server
+    reg = _registry(f"{base}/good.csv")
+    ds = load("toy", registry=reg, data_home=home)
+    assert (home / "toy" / "toy.csv").read_bytes() == GOOD
+    assert ds.provenance.verified and ds.provenance.location == "data_home"
+    np.testing.assert_allclose(ds.X[:, 0], [0.25, 0.75])
+    assert ds.target.tolist() == [0, 1] and ds.target_levels == ("a", "b")
+    assert hits == ["/good.csv"]
+    load("toy", registry=reg, data_home=home)  # found on disk: no second request
+    assert hits == ["/good.csv"]
+    assert _leftovers(home) == ["toy", "toy.csv"]
+
+
+def test_corrupted_download_is_refused_and_nothing_is_written(
+    server: tuple[str, Path, list[str]], home: Path
+) -> None:
+    base, _, _ = server
+    with pytest.raises(ChecksumMismatchError) as info:
+        load("toy", registry=_registry(f"{base}/bad.csv"), data_home=home)
+    message = str(info.value)
+    assert (
+        hashlib.sha256(GOOD).hexdigest() in message and hashlib.sha256(BAD).hexdigest() in message
+    )
+    assert "Nothing was written" in message
+    assert _leftovers(home) == ["toy"]  # the folder, no file and no .part left over
+
+
+def test_a_good_file_is_never_replaced_by_a_bad_one(
+    server: tuple[str, Path, list[str]], tmp_path: Path
+) -> None:
+    base, _, _ = server
+    dest = tmp_path / "keep" / "toy.csv"
+    dest.parent.mkdir()
+    dest.write_bytes(GOOD)
+    with pytest.raises(ChecksumMismatchError):
+        download_file(f"{base}/bad.csv", dest, hashlib.sha256(GOOD).hexdigest())
+    assert dest.read_bytes() == GOOD
+    assert _leftovers(dest.parent) == ["toy.csv"]
+
+
+def test_truncated_response_is_an_error(server: tuple[str, Path, list[str]], home: Path) -> None:
+    base, _, _ = server
+    with pytest.raises(DownloadError, match=r"truncated: received \d+ of \d+ bytes"):
+        load("toy", registry=_registry(f"{base}/truncated/good.csv"), data_home=home)
+    assert _leftovers(home) == ["toy"]
+
+
+def test_http_404_is_an_error_that_says_what_to_do(
+    server: tuple[str, Path, list[str]], home: Path
+) -> None:
+    base, _, _ = server
+    with pytest.raises(DownloadError, match="HTTP 404.*copy it by hand"):
+        load("toy", registry=_registry(f"{base}/absent.csv"), data_home=home)
+    assert _leftovers(home) == ["toy"]
+
+
+def test_unreachable_server_is_an_error(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    with pytest.raises(DownloadError, match="failed"):
+        load("toy", registry=_registry("http://127.0.0.1:9/toy.csv"), data_home=home)
+
+
+def test_offline_never_contacts_the_server(
+    server: tuple[str, Path, list[str]], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, _, hits = server
+    monkeypatch.setenv("DPKMEANS_OFFLINE", "1")
+    with pytest.raises(DataFileMissingError, match="downloads are off"):
+        load("toy", registry=_registry(f"{base}/good.csv"), data_home=home)
+    with pytest.raises(DataFileMissingError, match="downloads are off"):
+        load("toy", registry=_registry(f"{base}/good.csv"), data_home=home, download=False)
+    assert hits == []
+    ds = load("toy", registry=_registry(f"{base}/good.csv"), data_home=home, download=True)
+    assert ds.n_samples == 2 and hits == ["/good.csv"]
+
+
+def test_mismatching_local_file_is_reported_not_redownloaded(
+    server: tuple[str, Path, list[str]], home: Path
+) -> None:
+    base, _, hits = server
+    (home / "toy").mkdir(parents=True)
+    (home / "toy" / "toy.csv").write_bytes(BAD)
+    with pytest.raises(ChecksumMismatchError, match="delete it"):
+        load("toy", registry=_registry(f"{base}/good.csv"), data_home=home)
+    assert hits == [] and (home / "toy" / "toy.csv").read_bytes() == BAD
+
+
+def test_full_file_replaces_a_sample_when_present(home: Path) -> None:
+    """The covtype arrangement: a headed CSV sample, and a gzipped headerless full file."""
+    sample = b"x,y\n0.25,a\n"
+    full = gzip.compress(b"0.25,a\n0.75,b\n0.5,a\n", mtime=0)
+    raw = {
+        "schema_version": 1,
+        "papers": {},
+        "datasets": {
+            "toy": {
+                "title": "Toy",
+                "page": "https://example.org/toy",
+                "licence": "CC0",
+                "fidelity": "sample",
+                "sample": True,
+                "rows": 1,
+                "cols": 2,
+                "target": "y",
+                "file": {
+                    "name": "toy_sample.csv",
+                    "sha256": hashlib.sha256(sample).hexdigest(),
+                    "no_url_reason": "not hosted",
+                },
+                "full_file": {
+                    "name": "toy.data.gz",
+                    "sha256": hashlib.sha256(full).hexdigest(),
+                    "url": "http://127.0.0.1:9/toy.data.gz",
+                    "rows": 3,
+                    "header": "none",
+                    "compression": "gzip",
+                },
+                "parse": {"sep": ",", "header": 0},
+                "schema": {
+                    "columns": [
+                        {"name": "x", "kind": "numeric", "bounds": [0, 1], "why": "unit"},
+                        {"name": "y", "kind": "categorical", "levels": ["a", "b"]},
+                    ]
+                },
+            }
+        },
+    }
+    reg = Registry.from_dict(raw)
+    (home / "toy").mkdir(parents=True)
+    (home / "toy" / "toy_sample.csv").write_bytes(sample)
+    ds = load("toy", registry=reg, data_home=home, download=False)
+    assert ds.provenance.sample and ds.n_samples == 1
+    (home / "toy" / "toy.data.gz").write_bytes(full)
+    ds = load("toy", registry=reg, data_home=home, download=False)
+    assert not ds.provenance.sample and ds.metadata["variant"] == "full"
+    np.testing.assert_allclose(ds.X[:, 0], [0.25, 0.75, 0.5])
+    assert load("toy", registry=reg, data_home=home, variant="sample").n_samples == 1
