@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
+from .data.scaling import clip_to_bounds as clip_columns
 from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
 from .lloyd import as_data_matrix, batched_stats
@@ -126,8 +127,8 @@ def clip_to_bounds(X: ArrayLike, bounds: tuple[np.ndarray, np.ndarray]) -> tuple
     lower, upper = check_bounds(bounds)
     if lower.size != X.shape[1]:
         raise ValueError(f"bounds have {lower.size} features but X has {X.shape[1]}")
-    clipped = np.clip(X, lower, upper)
-    return clipped, int(np.count_nonzero(clipped != X))
+    clipped, counts = clip_columns(X, np.column_stack([lower, upper]))
+    return clipped, counts.total
 
 
 def _releases(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, float, float]]:

@@ -1,0 +1,138 @@
+"""One grid cell of an experiment: load a dataset, run R replicas, measure (book Part II).
+
+A sweep (:mod:`dpkmeans.sweep`) calls :func:`evaluate` once per cell through a papermill
+notebook; the rows it returns are tidy, one per replica, with every parameter and metric.
+Replica r depends only on the r-th child of the cell's seed, so any replica of a committed
+result can be recomputed on its own (the spot-check tests do exactly that).
+"""
+
+from __future__ import annotations
+
+import time
+from importlib.metadata import PackageNotFoundError, version
+
+import numpy as np
+import pandas as pd
+
+from . import metrics
+from .algorithms import ALGORITHMS
+from .data import Dataset, gaussian_mixture_dataset, load
+from .engine import run
+from .lloyd import assign, lloyd_reference
+from .schedules import su_split
+
+__all__ = ["prepare_dataset", "evaluate", "diffprivlib_epsilon_factor", "package_versions"]
+
+#: Every dataset is scaled to this box by its public bounds; the algorithms see [-1, 1]^d.
+BOX = (-1.0, 1.0)
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that produce the numbers (recorded with every result row)."""
+    out = {}
+    for name in ("dpkmeans", "numpy", "scipy", "scikit-learn", "diffprivlib"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def prepare_dataset(dataset: str, *, paper: str | None = None, n: int | None = None,
+                    d: int | None = None, k: int | None = None, data_seed: int = 0,
+                    separation: float = 4.0) -> Dataset:
+    """The dataset of a cell, clipped and scaled to [-1, 1]^d by its public bounds.
+
+    ``"synthetic"`` draws a Gaussian mixture (n rows, d dims, k components) from ``data_seed``;
+    any other name goes through :func:`dpkmeans.data.load` with the paper's columns.
+    """
+    if dataset == "synthetic":
+        if n is None or d is None or k is None:
+            raise ValueError("a synthetic dataset needs n, d and k")
+        ds = gaussian_mixture_dataset(n, k, d, rng=np.random.default_rng(data_seed),
+                                      separation=separation)
+    else:
+        ds = load(dataset, paper=paper)
+    return ds.scaled(BOX)
+
+
+def diffprivlib_epsilon_factor(d: int, rho: float = 0.225) -> float:
+    """What diffprivlib's KMeans really spends per declared epsilon: (1 + d c) / (d + c).
+
+    diffprivlib 0.6.6 gives the count the per-dimension share and each dimension the count's
+    share (reference/dp-libraries.md §3.1); with c = cbrt(4 d rho^2) the true spend per
+    iteration is eps_count' + d eps_dim' where eps_count' = eps_t / (d + c) and
+    eps_dim' = c eps_t / (d + c).
+    """
+    eps_count, eps_dim = su_split(1.0, d, rho)
+    return eps_dim + d * eps_count
+
+
+def _diffprivlib_centroids(X: np.ndarray, k: int, epsilon: float, seeds: list[int]) -> np.ndarray:
+    import warnings
+
+    from diffprivlib.models import KMeans as DPLKMeans
+
+    out = []
+    for s in seeds:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = DPLKMeans(n_clusters=k, epsilon=epsilon, bounds=BOX, random_state=s).fit(X)
+        out.append(model.cluster_centers_)
+    return np.stack(out)
+
+
+def evaluate(*, dataset: str, algorithm: str, epsilon: float, k: int, replicas: int, seed: int,
+             paper: str | None = None, n: int | None = None, d: int | None = None,
+             data_seed: int = 0, separation: float = 4.0, iterations: int = 5,
+             first_replica: int = 0) -> pd.DataFrame:
+    """Run ``replicas`` replicas of one configuration and return one row per replica.
+
+    Metrics: squared NICV (primary) and seed 000's unsquared variant; the NICV of non-private
+    Lloyd from the same initial centroids and the relative NICV against it; F-measure
+    (Hungarian and Larsen-Aone, weighted by the reference) and ARI of the private labels
+    against that reference's labels. ``first_replica`` skips the first replicas (their
+    numbers do not change; used to recompute a few replicas of a committed result).
+    """
+    ds = prepare_dataset(dataset, paper=paper, n=n, d=d, k=k, data_seed=data_seed,
+                         separation=separation)
+    X = np.asarray(ds.X)
+    bounds = (np.full(X.shape[1], BOX[0]), np.full(X.shape[1], BOX[1]))
+    start = time.perf_counter()
+    if algorithm == "diffprivlib":
+        children = np.random.SeedSequence(seed).spawn(first_replica + replicas)[first_replica:]
+        seeds = [int(c.generate_state(1)[0]) for c in children]
+        centroids = _diffprivlib_centroids(X, k, epsilon, seeds)
+        initial, T = None, np.nan
+        spent = epsilon * diffprivlib_epsilon_factor(X.shape[1])
+    else:
+        if algorithm == "dplloyd":
+            config = ALGORITHMS[algorithm](k, epsilon, bounds, iterations=iterations)
+        elif algorithm == "dplloyd-impr":
+            config = ALGORITHMS[algorithm](k, epsilon, bounds, n_records=X.shape[0])
+        else:
+            raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS) + ['diffprivlib']}, "
+                             f"got {algorithm!r}")
+        result = run(X, config, seed, replicas=first_replica + replicas)
+        centroids = result.centroids[first_replica:]
+        initial, T = result.initial_centroids[first_replica:], config.iterations
+        spent = result.ledger.total().epsilon
+    runtime = time.perf_counter() - start
+
+    rows = {"replica": np.arange(first_replica, first_replica + replicas),
+            "n": X.shape[0], "d": X.shape[1], "iterations": T, "epsilon_spent": spent,
+            "nicv": metrics.nicv(X, centroids),
+            "nicv_unsquared": metrics.nicv_unsquared(X, centroids)}
+    if initial is not None:
+        reference = lloyd_reference(X, initial, T)
+        labels_ref, labels_dp = assign(X, reference), assign(X, centroids)
+        rows["nicv_nonprivate_same_init"] = metrics.nicv(X, reference)
+        rows["relative_nicv"] = metrics.relative_nicv(X, centroids, reference)
+        for name, matching in (("f_hungarian", "hungarian"), ("f_larsen_aone", "larsen-aone")):
+            rows[name] = [metrics.f_measure(labels_ref[r], labels_dp[r], matching=matching)
+                          for r in range(replicas)]
+        rows["ari"] = [metrics.adjusted_rand_index(labels_ref[r], labels_dp[r])
+                       for r in range(replicas)]
+    frame = pd.DataFrame(rows)
+    frame["runtime_s"] = runtime / replicas
+    return frame
