@@ -35,8 +35,11 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["SweepSpec", "load_spec", "expand", "cell_key", "cell_seed", "run_sweep",
+__all__ = ["SweepSpec", "load_spec", "expand", "cell_key", "cell_id", "cell_seed", "run_sweep",
            "run_cell_notebook", "add_parser"]
+
+#: Results keep 12 significant digits: enough for the spot checks, and half the file size.
+FLOAT_FORMAT = "%.12g"
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -86,6 +89,11 @@ def load_spec(path: str | os.PathLike[str], *, smoke: bool = False) -> SweepSpec
 def cell_key(params: dict[str, Any]) -> str:
     """A stable text key of a cell's parameters (sorted JSON)."""
     return json.dumps(params, sort_keys=True, default=str)
+
+
+def cell_id(params: dict[str, Any]) -> str:
+    """A short stable identifier of a cell (the first 16 hex digits of its key's sha256)."""
+    return hashlib.sha256(cell_key(params).encode()).hexdigest()[:16]
 
 
 def cell_seed(base_seed: int, params: dict[str, Any]) -> int:
@@ -142,8 +150,8 @@ def run_sweep(
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     path = results_path or spec.results_path
     done = _completed_cells(path)
-    todo = [c for c in expand(spec) if cell_key(c) not in done]
-    versions = json.dumps(package_versions(), sort_keys=True)
+    todo = [c for c in expand(spec) if cell_id(c) not in done]
+    versions = ";".join(f"{k}={v}" for k, v in sorted(package_versions().items()))
 
     def one(params: dict[str, Any]) -> pd.DataFrame:
         with tempfile.TemporaryDirectory() as tmp:
@@ -151,7 +159,7 @@ def run_sweep(
             rows = runner(spec.notebook, params, Path(tmp))
         for name, value in params.items():
             rows[name] = value
-        rows["experiment"], rows["cell"] = spec.experiment, cell_key(params)
+        rows["experiment"], rows["cell"] = spec.experiment, cell_id(params)
         rows["cell_runtime_s"], rows["versions"] = time.perf_counter() - start, versions
         first = ["experiment", *params]  # parameters first, then metrics, then bookkeeping
         return rows[first + [c for c in rows.columns if c not in first]]
@@ -175,11 +183,12 @@ def _append(path: Path, rows: pd.DataFrame) -> None:
         columns = existing + [c for c in rows.columns if c not in existing]
         if columns != existing:  # a new column: rewrite once with the wider header
             pd.concat([pd.read_csv(path), rows], ignore_index=True)[columns].to_csv(
-                path, index=False)
+                path, index=False, float_format=FLOAT_FORMAT)
             return
-        rows.reindex(columns=existing).to_csv(path, mode="a", header=False, index=False)
+        rows.reindex(columns=existing).to_csv(path, mode="a", header=False, index=False,
+                                              float_format=FLOAT_FORMAT)
     else:
-        rows.to_csv(path, index=False)
+        rows.to_csv(path, index=False, float_format=FLOAT_FORMAT)
 
 
 # --- CLI: python -m dpkmeans sweep FILE [--smoke] [--jobs N] -------------------------------

@@ -1,0 +1,116 @@
+"""Sweeps: grid expansion, stable seeds, resume, a real papermill smoke run, and spot checks
+of the committed results (issue 4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpkmeans.data import DataError
+from dpkmeans.experiments import evaluate
+from dpkmeans.sweep import cell_id, cell_seed, expand, load_spec, run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "notebooks" / "sweeps" / "dplloyd_baselines.yaml"
+RESULTS = ROOT / "data" / "results" / "dplloyd_baselines.csv"
+METRICS = ["nicv", "nicv_unsquared", "relative_nicv", "f_hungarian", "f_larsen_aone", "ari",
+           "epsilon_spent"]
+
+
+def test_grid_expansion_and_smoke_override():
+    full, smoke = load_spec(SPEC), load_spec(SPEC, smoke=True)
+    cells = expand(full)
+    assert len(cells) == 4 * 3 * 6
+    assert len(expand(smoke)) == 4 and all(c["replicas"] == 3 for c in expand(smoke))
+    blood = next(c for c in cells if c["case"] == "blood")
+    assert blood["dataset"] == "blood" and blood["paper"] == "dp-kccm" and blood["k"] == 4
+    assert len({c["seed"] for c in cells}) == len(cells)
+
+
+def test_cell_seeds_are_stable_and_local():
+    params = {"case": "blood", "epsilon": 0.5}
+    assert cell_seed(1, params) == cell_seed(1, dict(reversed(params.items())))
+    assert cell_seed(1, params) != cell_seed(2, params)
+    assert 0 <= cell_seed(1, params) < 2**63
+
+
+def test_resume_skips_finished_cells(tmp_path):
+    spec = load_spec(SPEC, smoke=True)
+    calls = []
+
+    def fake_runner(notebook, params, workdir):
+        calls.append(params["seed"])
+        return pd.DataFrame({"replica": [0], "nicv": [float(params["epsilon"])]})
+
+    out = tmp_path / "results.csv"
+    first = run_sweep(spec, results_path=out, runner=fake_runner, progress=False)
+    assert len(first) == 4 and len(calls) == 4
+    again = run_sweep(spec, results_path=out, runner=fake_runner, progress=False)
+    assert again.empty and len(calls) == 4
+    table = pd.read_csv(out)
+    assert len(table) == 4 and set(table["cell"]) == {cell_id(c) for c in expand(spec)}
+    assert table.columns[0] == "experiment"
+
+
+def test_bad_sweep_files(tmp_path):
+    bad = tmp_path / "notebooks" / "sweeps" / "bad.yaml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("experiment: x\nnotebook: n.ipynb\nseed: 1\n")
+    with pytest.raises(ValueError, match="missing keys \\['grid'\\]"):
+        load_spec(bad)
+    bad.write_text("experiment: x\nnotebook: n.ipynb\nseed: 1\ngrid: {case: [nowhere]}\n")
+    with pytest.raises(ValueError, match="not defined under `cases`"):
+        load_spec(bad)
+    with pytest.raises(FileNotFoundError):
+        load_spec(tmp_path / "absent.yaml")
+    with pytest.raises(ValueError, match="jobs"):
+        run_sweep(load_spec(SPEC, smoke=True), jobs=0, results_path=tmp_path / "r.csv")
+
+
+def test_smoke_sweep_runs_through_papermill(tmp_path):
+    """The CI smoke sweep: every smoke cell executes the real cell notebook."""
+    spec = load_spec(SPEC, smoke=True)
+    rows = run_sweep(spec, jobs=2, results_path=tmp_path / "smoke.csv", progress=False)
+    assert len(rows) == 4 * 3
+    assert np.all(np.isfinite(rows["nicv"]))
+    assert np.allclose(rows["epsilon_spent"], rows["epsilon"])
+    versions = rows["versions"].iloc[0]
+    assert "dpkmeans=" in versions and "numpy=" in versions
+
+
+def _spot_cells() -> list[tuple[dict, int]]:
+    """Three committed cells (one per algorithm) and one replica of each, chosen by a fixed rule."""
+    if not RESULTS.exists():
+        return []
+    table = pd.read_csv(RESULTS)
+    cells = {cell_id(c): c for c in expand(load_spec(SPEC))}
+    picks = []
+    for algorithm in sorted(table["algorithm"].unique()):
+        rows = table[table["algorithm"] == algorithm].sort_values(["cell", "replica"])
+        row = rows.iloc[len(rows) // 3]
+        picks.append((cells[row["cell"]], int(row["replica"])))
+    return picks
+
+
+@pytest.mark.parametrize("params, replica", _spot_cells(),
+                         ids=lambda p: p["algorithm"] if isinstance(p, dict) else str(p))
+def test_committed_results_reproduce(params, replica):
+    table = pd.read_csv(RESULTS)
+    stored = table[(table["cell"] == cell_id(params)) & (table["replica"] == replica)].iloc[0]
+    kwargs = {k: v for k, v in params.items() if k not in ("case", "replicas")}
+    try:
+        fresh = evaluate(**kwargs, replicas=1, first_replica=replica).iloc[0]
+    except DataError as err:
+        pytest.skip(f"dataset not available here: {err}")
+    for metric in METRICS:
+        if metric in fresh and not pd.isna(stored[metric]):
+            assert fresh[metric] == pytest.approx(stored[metric], rel=1e-9, abs=1e-12), metric
+
+
+def test_results_file_is_committed():
+    assert RESULTS.exists(), "run the sweep and commit data/results/dplloyd_baselines.csv"
+    assert os.path.getsize(RESULTS) < 5 * 2**20
