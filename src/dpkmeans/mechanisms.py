@@ -139,13 +139,23 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
     (Balle & Wang 2018, Thm. 8; book chapter 2). Equals P[L > eps] - e^eps P[L < -eps] for the
     privacy loss L ~ N(s^2/2, s^2), s = Delta/sigma.
     """
+    return gaussian_tail_at(_log_gaussian_delta, epsilon, sigma, sensitivity)
+
+
+def gaussian_tail_at(
+    log_tail: Callable[[float, float], float], epsilon: float, sigma: float, sensitivity: float
+) -> float:
+    """Validate (epsilon, sigma, sensitivity) and evaluate ``exp(log_tail(eps, Delta / sigma))``.
+
+    Shared by the DP profile (:func:`gaussian_delta`) and the PDP tail of the Gaussian mechanism.
+    """
     eps = check_epsilon(epsilon)
     sens = check_sensitivity(sensitivity)
     if not (sigma > 0 and math.isfinite(sigma)):
         raise ValueError(f"sigma must be finite and > 0, got {sigma}")
     if sens == 0:
         return 0.0
-    return math.exp(_log_gaussian_delta(eps, sens / sigma))
+    return math.exp(log_tail(eps, sens / sigma))
 
 
 def _bisect_increasing(fn: Callable[[float], float], target: float, lo: float, hi: float) -> float:

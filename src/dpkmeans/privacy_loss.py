@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 from scipy.special import log_ndtr
 
-from .mechanisms import calibrate_noise_multiplier
+from .mechanisms import calibrate_noise_multiplier, gaussian_tail_at
 from .validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
 
 __all__ = [
@@ -69,13 +69,7 @@ def _log_pdp_tail(epsilon: float, s: float) -> float:
 
 def gaussian_pdp_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
     """P[|L| > epsilon] for the Gaussian mechanism: the delta of (epsilon, delta)-PDP."""
-    eps = check_epsilon(epsilon)
-    sens = check_sensitivity(sensitivity)
-    if not (sigma > 0 and math.isfinite(sigma)):
-        raise ValueError(f"sigma must be finite and > 0, got {sigma}")
-    if sens == 0:
-        return 0.0
-    return math.exp(_log_pdp_tail(eps, sens / sigma))
+    return gaussian_tail_at(_log_pdp_tail, epsilon, sigma, sensitivity)
 
 
 def gaussian_pdp_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
