@@ -7,7 +7,6 @@ DP (PDP) asks only that P[|L| > epsilon] <= delta.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
