@@ -176,3 +176,31 @@ def test_run_input_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run(np.zeros((3, 2)), config, 0)  # in-bounds data: no warning
+
+
+def test_as_published_flaws_are_recorded_truthfully():
+    import dataclasses
+
+    d = 10
+    X = np.random.default_rng(2).uniform(-1, 1, size=(60, d))
+    box = (-np.ones(d), np.ones(d))
+    impr = dplloyd_impr(3, 1.0, box, n_records=60)
+    swapped = run(X, dataclasses.replace(impr, flaws=("swapped-split",)), 0)
+    c = (4 * d * 0.225**2) ** (1 / 3)
+    assert swapped.ledger.total().epsilon == pytest.approx((1 + d * c) / (d + c))  # overspends
+    assert swapped.ledger.is_private  # it is private, just at a larger epsilon than declared
+    leaky = run(X, dataclasses.replace(dplloyd(3, 1.0, box),
+                                       flaws=("exact-counts", "skip-empty-clusters")), 0)
+    assert not leaky.ledger.is_private
+    assert [e.mechanism for e in leaky.ledger.entries[:2]] == ["LEAK (not private)"] * 2
+    assert np.all(np.isfinite(leaky.centroids))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"flaws": ("typo",)}, "flaws"),
+    ({"flaws": ("swapped-split",)}, "split='su'"),
+    ({"flaws": ("exact-counts",), "neighbour": "replace"}, "add/remove"),
+])
+def test_flaw_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=[1.0], **kwargs)

@@ -164,6 +164,7 @@ class PrivacyLedger:
         self._root = _Sequential("total")
         self._stack: list[_Sequential | _Parallel] = [self._root]
         self._entries: list[LedgerEntry] = []
+        self._leaks: list[LedgerEntry] = []
 
     # -- scopes ---------------------------------------------------------------------------
     def _scope_path(self) -> str:
@@ -275,16 +276,21 @@ class PrivacyLedger:
 
     def post_process(self, description: str) -> LedgerEntry:
         """Record a post-processing step (costs nothing; kept so the ledger tells the whole story)."""
-        entry = LedgerEntry(
-            mechanism="post-processing",
-            epsilon=0.0,
-            delta=0.0,
-            sensitivity=0.0,
-            scale=0.0,
-            scope=self._scope_path(),
-            label=str(description),
-        )
-        self._current_sequential("record post-processing").children.append(entry)
+        return self._note("post-processing", description)
+
+    def leak(self, description: str) -> LedgerEntry:
+        """Record a release that no epsilon covers (an as-published flaw, audited in the book).
+
+        The composed total then understates the true cost: :attr:`is_private` becomes False.
+        """
+        entry = self._note("LEAK (not private)", description)
+        self._leaks.append(entry)
+        return entry
+
+    def _note(self, mechanism: str, description: str) -> LedgerEntry:
+        entry = LedgerEntry(mechanism=mechanism, epsilon=0.0, delta=0.0, sensitivity=0.0,
+                            scale=0.0, scope=self._scope_path(), label=str(description))
+        self._current_sequential(f"record {mechanism}").children.append(entry)
         self._entries.append(entry)
         return entry
 
@@ -293,6 +299,11 @@ class PrivacyLedger:
     def entries(self) -> tuple[LedgerEntry, ...]:
         """All entries in the order they were recorded."""
         return tuple(self._entries)
+
+    @property
+    def is_private(self) -> bool:
+        """False once a leak has been recorded: then no epsilon describes the release."""
+        return not self._leaks
 
     def total(self) -> PrivacyCost:
         """The composed cost of everything recorded so far."""
@@ -335,9 +346,10 @@ class PrivacyLedger:
 
     def __repr__(self) -> str:
         budget = "none" if self.budget is None else str(self.budget)
+        leaks = f", LEAKS={len(self._leaks)}" if self._leaks else ""
         return (
             f"PrivacyLedger(neighbour={self.neighbour!r}, entries={len(self._entries)}, "
-            f"total={self.total()}, budget={budget})"
+            f"total={self.total()}, budget={budget}{leaks})"
         )
 
 

@@ -30,13 +30,21 @@ from .schedules import SU_RHO
 from .sensitivity import check_bounds, lloyd_query_sensitivity
 from .validation import check_delta, check_epsilon, check_positive_int
 
-__all__ = ["DPLloydConfig", "DPLloydResult", "run", "clip_to_bounds", "SPLITS"]
+__all__ = ["DPLloydConfig", "DPLloydResult", "run", "clip_to_bounds", "SPLITS", "FLAWS"]
 
 #: How one iteration's budget is spent on a cluster's (sum, count):
 #: "joint" = one Laplace release of the (d + 1)-vector (DPLloyd; seed 000),
 #: "su" = the count and each sum dimension separately, count : dimension = cbrt(4 d rho^2) : 1
 #: (DPLloyd-Impr, reference §3.3c).
 SPLITS = ("joint", "su")
+
+#: Published flaws a configuration can reproduce on purpose ("as published" variants, audited in
+#: the book; never private). Each maps to what the ledger records about it.
+FLAWS = {
+    "skip-empty-clusters": "empty clusters get no noise and keep their centroid (diffprivlib 0.6.6)",
+    "exact-counts": "cluster sizes are released without noise (seed 004 as published)",
+    "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
+}
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
 Release = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -66,6 +74,7 @@ class DPLloydConfig:
     rho: float = SU_RHO["[-1,1]"]
     release: Release | None = None
     name: str = "dp-lloyd"
+    flaws: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_positive_int(self.n_clusters, "n_clusters")
@@ -97,6 +106,14 @@ class DPLloydConfig:
             object.__setattr__(self, "allocation", shares)
         if not self.count_floor > 0:
             raise ValueError(f"count_floor must be > 0, got {self.count_floor}")
+        object.__setattr__(self, "flaws", tuple(self.flaws))
+        unknown = [f for f in self.flaws if f not in FLAWS]
+        if unknown:
+            raise ValueError(f"flaws must be among {sorted(FLAWS)}, got {unknown}")
+        if self.flaws and self.neighbour != "add/remove":
+            raise ValueError("flawed (as-published) variants are defined for add/remove only")
+        if "swapped-split" in self.flaws and self.split != "su":
+            raise ValueError("the 'swapped-split' flaw needs split='su'")
 
     @property
     def epsilon(self) -> float:
@@ -149,21 +166,28 @@ def _releases(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, flo
                 l2 = max(float(np.linalg.norm(upper - lower)), np.sqrt(2.0) * l2)
             return [("(S_j, n_j)", slice(0, d + 1), l2, eps_t)]
         delta1 = sens.joint if config.neighbour == "replace" else sens.per_cluster
+        if "exact-counts" in config.flaws:  # only the sums are noised; the count stays exact
+            return [("S_j", slice(0, d), delta1 - 1.0, eps_t)]
         return [("(S_j, n_j)", slice(0, d + 1), delta1, eps_t)]
     from .schedules import su_split
 
     eps_count, eps_dim = su_split(eps_t, d, config.rho)
+    if "swapped-split" in config.flaws:
+        eps_count, eps_dim = eps_dim, eps_count
     factor = 2.0 if config.neighbour == "replace" else 1.0
     per_dim = np.maximum(np.abs(lower), np.abs(upper))
-    out = [("n_j", slice(d, d + 1), factor * 1.0, eps_count)]
+    out = [] if "exact-counts" in config.flaws else [("n_j", slice(d, d + 1), factor, eps_count)]
     out += [(f"S_j[{i}]", slice(i, i + 1), factor * float(per_dim[i]), eps_dim) for i in range(d)]
     return out
 
 
 def _noisy_iteration(stats: np.ndarray, unit: np.ndarray, config: DPLloydConfig, eps_t: float,
                      ledger: PrivacyLedger, replicas: int) -> np.ndarray:
-    """Add noise to every cluster's (S_j, n_j), empty clusters included, and record it."""
-    noisy = np.empty_like(stats)
+    """Add noise to every cluster's (S_j, n_j), empty clusters included, and record it.
+
+    Columns that no release covers (the counts, under the "exact-counts" flaw) stay exact.
+    """
+    noisy = stats.copy()
     kind, delta = config.noise, config.delta
     details = {"replicas": replicas}
     if config.neighbour == "replace":
@@ -182,6 +206,9 @@ def _noisy_iteration(stats: np.ndarray, unit: np.ndarray, config: DPLloydConfig,
                                                       kind=kind, sensitivity=sens, epsilon=eps,
                                                       delta=delta, ledger=ledger, label=label,
                                                       details=details)
+    if "skip-empty-clusters" in config.flaws:
+        empty = stats[..., -1] == 0
+        noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
     return noisy
 
 
@@ -221,8 +248,13 @@ def run(
     initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
     unit = standard_noise(config.noise, rngs, (T, k, d + 1))
 
-    ledger = PrivacyLedger(budget=(config.epsilon, config.delta * T) if config.delta
-                           else config.epsilon, neighbour=config.neighbour)
+    budget = (config.epsilon, config.delta * T) if config.delta else config.epsilon
+    ledger = PrivacyLedger(budget=None if config.flaws else budget, neighbour=config.neighbour)
+    for flaw in config.flaws:
+        if flaw == "swapped-split":
+            ledger.post_process(f"as published, {FLAWS[flaw]}: the total below is the true spend")
+        else:
+            ledger.leak(FLAWS[flaw])
     centroids, history = initial, []
     noisy = np.zeros((R, k, d + 1))
     for t, eps_t in enumerate(config.schedule):
@@ -239,6 +271,6 @@ def run(
     if config.release is not None:
         released = config.release(centroids, noisy[..., -1])
         ledger.post_process(f"final release: {getattr(config.release, '__name__', 'custom')}")
-    if not ledger.is_fully_spent():
+    if not config.flaws and not ledger.is_fully_spent():
         raise RuntimeError(f"ledger total {ledger.total()} differs from the budget {ledger.budget}")
     return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history)

@@ -1,0 +1,139 @@
+"""Privacy audits at CI size: every correct mechanism is consistent, every broken one is caught.
+
+Fixed seeds make each audit deterministic; the sizes keep each one to about a second.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpkmeans import audit, schedules
+from dpkmeans import mechanisms as m
+from dpkmeans.algorithms import dplloyd, dplloyd_impr
+from dpkmeans.engine import DPLloydConfig
+
+pytestmark = pytest.mark.statistical
+
+BOX2 = (-np.ones(2), np.ones(2))
+INIT = np.array([[-0.5, -0.5], [0.5, 0.5]])
+
+
+def laplace_release(eps: float, scale_factor: float = 1.0):
+    """Counts 0 and 1 released with Laplace noise; scale_factor < 1 under-noises on purpose."""
+    def release(which, n, rng):
+        if scale_factor == 1.0:
+            return m.laplace_mechanism(float(which), 1.0, eps, rng, ledger=None, repeats=n)
+        return which + rng.laplace(0.0, scale_factor * m.laplace_scale(1.0, eps), n)
+    return release
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_laplace_is_consistent_and_half_scale_is_caught(eps):
+    ok = audit.audit_mechanism("Laplace", laplace_release(eps), eps, trials=100_000, seed=1)
+    bad = audit.audit_mechanism("half scale", laplace_release(eps, 0.5), eps, trials=100_000, seed=1)
+    assert ok.verdict == "consistent" and ok.lower_bound > 0.8 * eps  # tight, not vacuous
+    assert bad.verdict == "violation detected" and bad.lower_bound > 1.5 * eps
+
+
+@pytest.mark.parametrize("calibration, eps", [("analytic", 1.0), ("classic", 0.5)])
+def test_gaussian_is_consistent_at_its_delta(calibration, eps):
+    delta = 1e-3
+
+    def release(which, n, rng):
+        return m.gaussian_mechanism(float(which), 1.0, eps, delta, rng, ledger=None,
+                                    calibration=calibration, repeats=n)
+
+    report = audit.audit_mechanism("Gaussian", release, eps, delta=delta, trials=200_000, seed=2)
+    assert report.verdict == "consistent"
+
+
+def test_gaussian_with_too_little_noise_is_caught():
+    eps, delta = 1.0, 1e-3
+    sigma = m.gaussian_sigma_analytic(1.0, eps, delta)
+
+    def release(which, n, rng):
+        return which + rng.normal(0.0, 0.3 * sigma, n)
+
+    report = audit.audit_mechanism("Gaussian / 3", release, eps, delta=delta, trials=200_000,
+                                   seed=2)
+    assert report.verdict == "violation detected"
+
+
+def test_exponential_mechanism_is_consistent():
+    base = np.array([1.0, 0.0, 2.0])
+
+    def release(which, n, rng):
+        u = base if which == 0 else base + np.array([1.0, -1.0, 0.0])
+        return m.exponential_mechanism(u, 1.0, 1.0, rng, ledger=None, repeats=n)
+
+    assert audit.audit_mechanism("exponential", release, 1.0, trials=200_000,
+                                 seed=3).verdict == "consistent"
+
+
+def fixed_init(bounds, k, rng):
+    return INIT.copy()
+
+
+def moved_second_centroid(result):
+    return np.linalg.norm(result.centroids[:, 1] - result.initial_centroids[:, 1], axis=1)
+
+
+@pytest.fixture
+def empty_pair():
+    X = np.clip(np.random.default_rng(0).normal(-0.5, 0.05, (20, 2)), -1, 1)
+    return audit.empty_cluster_pair(X, [0.6, 0.6])
+
+
+@pytest.mark.parametrize("flaws, verdict", [((), "consistent"),
+                                            (("skip-empty-clusters",), "violation detected")])
+def test_skipping_noise_on_empty_clusters_is_caught(empty_pair, flaws, verdict):
+    config = DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=schedules.uniform(0.5, 3),
+                           initializer=fixed_init, flaws=flaws)
+    report = audit.audit_configuration("DPLloyd", config, *empty_pair, moved_second_centroid,
+                                       trials=20_000, seed=4)
+    assert report.verdict == verdict
+
+
+@pytest.mark.parametrize("flaws, verdict", [((), "consistent"),
+                                            (("exact-counts",), "violation detected")])
+def test_exact_counts_are_caught(flaws, verdict):
+    config = DPLloydConfig(n_clusters=1, bounds=(-np.ones(3), np.ones(3)), schedule=[1.0],
+                           initializer=lambda b, k, g: np.zeros((1, 3)), flaws=flaws)
+    X0, X1 = np.zeros((1, 3)), np.zeros((2, 3))  # one record vs two: count 1 vs 2
+
+    def largest_coordinate(result):
+        return np.abs(result.centroids[:, 0]).max(axis=1)
+
+    report = audit.audit_configuration("exact counts", config, X0, X1, largest_coordinate,
+                                       trials=20_000, seed=5)
+    assert report.verdict == verdict
+
+
+@pytest.mark.parametrize("make", ["dplloyd", "dplloyd-impr"])
+def test_baselines_are_consistent_on_a_corner_pair(make):
+    X = np.random.default_rng(6).uniform(-0.3, 0.3, size=(30, 2))
+    config = (dplloyd(2, 1.0, BOX2, iterations=2) if make == "dplloyd"
+              else dplloyd_impr(2, 1.0, BOX2, n_records=30))
+    X0, X1 = audit.corner_pair(X, BOX2)
+
+    def family(result):  # every centroid coordinate, a family of statistics
+        return result.centroids.reshape(len(result.centroids), -1)
+
+    report = audit.audit_configuration(make, config, X0, X1, family, trials=10_000, seed=7)
+    assert report.verdict == "consistent"
+
+
+def test_report_fields_and_input_errors():
+    report = audit.audit_samples("x", np.arange(100.0), np.arange(100.0) + 0.5, 1.0, seed=0)
+    assert report.trials == 100 and 0.0 <= report.lower_bound and report.confidence == 0.99
+    assert set(report.as_row()) >= {"name", "claimed_epsilon", "lower_bound", "verdict"}
+    with pytest.raises(ValueError, match="samples0"):
+        audit.audit_samples("x", [1.0, 2.0], np.arange(10.0), 1.0)
+    with pytest.raises(ValueError, match="confidence"):
+        audit.epsilon_lower_bound(np.arange(10.0), np.arange(10.0), confidence=0.2,
+                                  rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="corner"):
+        audit.corner_pair(np.zeros((2, 2)), BOX2, corner=[0.0, 1.0])
+    _, replaced = audit.replace_pair(np.zeros((2, 2)) + 0.2, BOX2)
+    assert replaced[0].tolist() == [-1.0, -1.0]
