@@ -26,7 +26,7 @@ from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
 from .lloyd import as_data_matrix, batched_stats
 from .mechanisms import NOISE_KINDS, release_batch, standard_noise
-from .schedules import SU_RHO
+from .schedules import SU_RHO, su_split
 from .sensitivity import check_bounds, lloyd_query_sensitivity
 from .validation import check_delta, check_epsilon, check_positive_int
 
@@ -169,8 +169,6 @@ def _releases(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, flo
         if "exact-counts" in config.flaws:  # only the sums are noised; the count stays exact
             return [("S_j", slice(0, d), delta1 - 1.0, eps_t)]
         return [("(S_j, n_j)", slice(0, d + 1), delta1, eps_t)]
-    from .schedules import su_split
-
     eps_count, eps_dim = su_split(eps_t, d, config.rho)
     if "swapped-split" in config.flaws:
         eps_count, eps_dim = eps_dim, eps_count
