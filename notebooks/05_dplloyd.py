@@ -363,12 +363,23 @@ print(f"iterations: {model.n_iter_}, privacy spent: {model.privacy_spent_}")
 
 # %%
 bench_path = Path(BENCHMARKS)
-if bench_path.exists():
-    bench = json.loads(bench_path.read_text())
-    table = pd.DataFrame(bench["benchmarks"])
-    print(table.to_string(index=False))
-else:
+bench = json.loads(bench_path.read_text()) if bench_path.exists() else None
+if bench is None:
     print("benchmarks/results.json not found: run `python -m benchmarks.run`")
+else:
+    missed = [r["name"] for r in bench["results"] if not r["met"]]
+    glue("ch5_bench_missed", "; ".join(missed) if missed else "none", display=False)
+    print(f"{bench['machine']['cpu_count']} cores, numpy {bench['machine']['versions']['numpy']}, "
+          f"scikit-learn {bench['machine']['versions']['scikit-learn']}")
+    print(bench["table"])
+
+# %% [markdown]
+# Targets missed in the committed run: {glue}`ch5_bench_missed`. One Lloyd iteration is
+# slower than scikit-learn's: scikit-learn runs one fused, compiled loop on both cores, while
+# the engine makes a few passes with numpy (two small matrix products and element-wise work on
+# one core). The batched replicas, the comparison with diffprivlib, the closeness to a streaming
+# pass over $X$ and the memory bound all meet their targets. `benchmarks/README.md` describes
+# how each number is measured.
 
 # %% [markdown]
 # ## Summary

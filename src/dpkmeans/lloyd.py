@@ -1,10 +1,16 @@
 """Exact Lloyd statistics: assignment and per-cluster sums and counts (reference §1.4).
 
-Assignment is one matrix product and an argmin: the nearest centroid minimises
-||c||^2 - 2 x.c (the ||x||^2 term is the same for every centroid). The statistics are segment
-sums (``np.bincount``). Everything is batched over R independent replicas (centroids shaped
-``(R, k, d)``) and chunked over rows, so memory stays bounded and there is no Python loop
-over points (DESIGN.md section 4).
+The nearest centroid minimises ||c||^2 - 2 x.c (the ||x||^2 term is the same for every
+centroid), so assignment is one matrix product per block of rows and a minimum. The statistics
+come from a second product: a block's one-hot assignment matrix (clusters x rows) times its
+rows gives the per-cluster sums, and its row sums give the counts. Everything is batched over R
+independent replicas (centroids shaped ``(R, k, d)``) and chunked over rows and replicas, so
+memory stays bounded, the working set stays in cache and there is no Python loop over points
+(DESIGN.md section 4).
+
+Determinism: the row chunks depend on (N, k, d) only and every matrix product is one product per
+replica, so replica r's numbers are bit-identical whatever the number of replicas beside it.
+Ties go to the lowest centroid index, as with ``np.argmin``.
 """
 
 from __future__ import annotations
@@ -22,17 +28,28 @@ __all__ = [
     "lloyd_reference",
 ]
 
-#: Target size of the per-chunk (rows x replicas x clusters) score array.
-CHUNK_BYTES = 32 * 2**20
+#: Target size of one block of scores (replicas x clusters x rows, float64): small enough for
+#: the block, its one-hot twin and its rows to stay in one core's L2 cache.
+BLOCK_BYTES = 512 * 2**10
+#: Fewest rows per chunk (so that very many clusters still give products of some size).
+MIN_ROWS = 256
+#: Largest X that is copied once with a column of ones (see :class:`_Nearest`).
+AUGMENT_BYTES = 4 * 2**20
 
 
 def as_data_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     """``X`` as a finite float64 (rows x features) array, or a ValueError naming the problem."""
+    arr = _as_matrix(X, name)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values")
+    return arr
+
+
+def _as_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
+    """:func:`as_data_matrix` without the finiteness scan (the caller checks its results)."""
     arr = np.asarray(X, dtype=np.float64)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (rows x features), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values")
     return arr
 
 
@@ -53,30 +70,88 @@ def as_centroids(centroids: ArrayLike, d: int) -> tuple[np.ndarray, bool]:
     return C, single
 
 
-def _chunk_rows(n_rows: int, columns: int) -> int:
-    return int(max(1, min(n_rows, CHUNK_BYTES // (8 * max(columns, 1)))))
+def _blocks(n_rows: int, R: int, k: int, d: int) -> tuple[int, int]:
+    """(rows per chunk, replicas per block). Rows depend on (N, k, d) only, never on R."""
+    rows = int(min(max(n_rows, 1), max(MIN_ROWS, BLOCK_BYTES // (8 * max(k, d)))))
+    reps = int(min(R, max(1, BLOCK_BYTES // (8 * k * rows))))
+    return rows, reps
 
 
-def _nearest(X_chunk: np.ndarray, C_flat_T: np.ndarray, c_norms: np.ndarray, R: int, k: int):
-    """(m, R) labels: argmin_j ||c_rj||^2 - 2 x.c_rj, one GEMM for all replicas."""
-    scores = X_chunk @ C_flat_T  # (m, R*k)
-    scores *= -2.0
-    scores += c_norms
-    return scores.reshape(X_chunk.shape[0], R, k).argmin(axis=2)
+class _Nearest:
+    """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
+
+    The score of centroid c for row x is ||c||^2 + (-2 c).x (scaling by -2 is exact). When X
+    fits in one chunk it is augmented with a column of ones, once, so that one product gives
+    the scores (||c||^2 rides along as the weight of that column) and, later, the product of
+    the one-hot matrix with the augmented rows gives sums and counts together. Otherwise
+    ||c||^2 is added to each block and the counts are row sums of the one-hot matrix. The
+    choice depends on (N, k, d) only, like the chunks.
+    """
+
+    def __init__(self, X: np.ndarray, C: np.ndarray):
+        R, k, d = C.shape
+        self.k = k
+        self.rows, self.reps = _blocks(X.shape[0], R, k, d)
+        self.augmented = X.shape[0] <= self.rows and 8 * X.shape[0] * (d + 1) <= AUGMENT_BYTES
+        CT = (-2.0 * C).transpose(0, 2, 1)  # (R, d, k)
+        c_norms = (C * C).sum(axis=2)  # (R, k)
+        if self.augmented:
+            self.CT = np.ascontiguousarray(np.concatenate([CT, c_norms[:, None, :]], axis=1))
+            self.data = np.empty((X.shape[0], d + 1))
+            self.data[:, :d] = X
+            self.data[:, d] = 1.0
+        else:
+            self.CT, self.c_norms, self.data = np.ascontiguousarray(CT), c_norms[:, :, None], X
+        size = self.reps * k * self.rows
+        self._scores, self._onehot = np.empty(size), np.empty(size)
+        self._min = np.empty(self.reps * self.rows)
+
+    def blocks(self):
+        """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m)).
+
+        The one-hot matrix marks every centroid at the minimum score; it has exactly one 1 in
+        each column unless there is a tie or a non-finite score (see :meth:`first_minimum`).
+        ``rows`` are the rows of X, with the column of ones when augmented.
+        """
+        R, k = self.CT.shape[0], self.k
+        for start in range(0, self.data.shape[0], self.rows):
+            chunk = self.data[start:start + self.rows]
+            m = chunk.shape[0]
+            for r0 in range(0, R, self.reps):
+                reps = slice(r0, min(R, r0 + self.reps))
+                nr = reps.stop - r0
+                S = self._scores[:nr * k * m].reshape(nr, k, m)
+                np.matmul(chunk, self.CT[reps], out=S.transpose(0, 2, 1))  # one GEMM a replica
+                if not self.augmented:
+                    S += self.c_norms[reps]
+                low = self._min[:nr * m].reshape(nr, m)
+                np.minimum.reduce(S, axis=1, out=low)
+                onehot = self._onehot[:nr * k * m].reshape(nr, k, m)
+                np.equal(S, low[:, None, :], out=onehot)
+                yield start, reps, chunk, S, onehot
+
+    def first_minimum(self, S: np.ndarray, onehot: np.ndarray, bad: np.ndarray) -> np.ndarray:
+        """Redo the one-hot matrices of the replicas flagged ``bad`` with np.argmin's rule (the
+        lowest index wins a tie; a NaN score wins); return their indices."""
+        idx = np.flatnonzero(bad)
+        first = S[idx].argmin(axis=1)
+        onehot[idx] = first[:, None, :] == np.arange(self.k)[None, :, None]
+        return idx
 
 
 def assign(X: ArrayLike, centroids: ArrayLike) -> np.ndarray:
     """Nearest-centroid labels: shape (N,) for (k, d) centroids, (R, N) for (R, k, d)."""
     X = as_data_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
-    R, k, d = C.shape
-    C_flat_T = np.ascontiguousarray(C.reshape(R * k, d).T)
-    c_norms = (C * C).sum(axis=2).reshape(R * k)
+    R, k, _ = C.shape
     labels = np.empty((R, X.shape[0]), dtype=np.intp)
-    step = _chunk_rows(X.shape[0], R * k)
-    for start in range(0, X.shape[0], step):
-        chunk = X[start:start + step]
-        labels[:, start:start + chunk.shape[0]] = _nearest(chunk, C_flat_T, c_norms, R, k).T
+    index = np.arange(k, dtype=np.float64)
+    nearest = _Nearest(X, C)
+    for start, reps, chunk, S, onehot in nearest.blocks():
+        bad = (onehot.sum(axis=1) != 1).any(axis=1)
+        if bad.any():
+            nearest.first_minimum(S, onehot, bad)
+        labels[reps, start:start + chunk.shape[0]] = np.matmul(index, onehot)  # exact integers
     return labels[0] if single else labels
 
 
@@ -86,23 +161,28 @@ def batched_stats(X: ArrayLike, centroids: ArrayLike) -> tuple[np.ndarray, np.nd
     This is the exact DP-Lloyd query f(D) (book Thm. 1.3). Empty clusters get zero sums and
     counts; they still receive noise downstream.
     """
-    X = as_data_matrix(X)
+    X = _as_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
     R, k, d = C.shape
-    C_flat_T = np.ascontiguousarray(C.reshape(R * k, d).T)
-    c_norms = (C * C).sum(axis=2).reshape(R * k)
-    offsets = (np.arange(R) * k)[None, :]
-    sums = np.zeros((R * k, d))
-    counts = np.zeros(R * k)
-    step = _chunk_rows(X.shape[0], R * k)
-    for start in range(0, X.shape[0], step):
-        chunk = X[start:start + step]
-        flat = (_nearest(chunk, C_flat_T, c_norms, R, k) + offsets).ravel()  # row-major (m, R)
-        counts += np.bincount(flat, minlength=R * k)
-        for j in range(d):  # d segment sums; each weight vector repeats a column R times
-            weights = np.repeat(chunk[:, j], R) if R > 1 else chunk[:, j]
-            sums[:, j] += np.bincount(flat, weights=weights, minlength=R * k)
-    sums, counts = sums.reshape(R, k, d), counts.reshape(R, k)
+    sums = np.zeros((R, k, d))
+    counts = np.zeros((R, k))
+    nearest = _Nearest(X, C)
+    with np.errstate(invalid="ignore"):  # NaN or inf in X: reported below, not warned about
+        for _, reps, chunk, S, onehot in nearest.blocks():
+            part = np.matmul(onehot, chunk)  # (r, k, m) @ (m, d[+1]): one GEMM a replica
+            block_counts = part[:, :, d] if nearest.augmented else onehot.sum(axis=2)
+            bad = block_counts.sum(axis=1) != chunk.shape[0]  # a tie or a non-finite score
+            if bad.any():
+                idx = nearest.first_minimum(S, onehot, bad)
+                part[idx] = np.matmul(onehot[idx], chunk)
+                block_counts[idx] = onehot[idx].sum(axis=2)
+            sums[reps] += part[:, :, :d]
+            counts[reps] += block_counts
+    # Finiteness of X is checked here rather than up front (a full pass over X): every row is
+    # in exactly one cluster with weight 1.0, so a NaN or infinite value in X makes a sum
+    # non-finite. Only then is X scanned, to tell bad data from overflow of huge values.
+    if not np.isfinite(sums).all():
+        as_data_matrix(X)
     return (sums[0], counts[0]) if single else (sums, counts)
 
 

@@ -1,0 +1,68 @@
+"""Smoke test of the benchmark suite (benchmarks/run.py): every benchmark runs at tiny sizes
+and reports what the table and the JSON need. No timing is asserted here."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import run
+
+KEYS = {"benchmark", "name", "params", "measurements", "ratio", "ratio_definition", "target",
+        "met", "method"}
+
+
+def check(result: dict, number: int) -> None:
+    assert KEYS <= set(result)
+    assert result["benchmark"] == number
+    assert isinstance(result["met"], bool)
+    assert result["ratio"] > 0  # may be inf at tiny sizes, where a time difference is noise
+    json.dumps(result)  # serialisable as it stands
+    assert run.table_row(result).startswith(f"| {number} |")
+
+
+def test_lloyd_iteration_vs_sklearn():
+    res = run.bench_lloyd_iteration(n=3000, d=3, k=3, repeats=1, sklearn_repeats=1, long=4)
+    check(res, 1)
+    m = res["measurements"]
+    assert {"dpkmeans_iteration", "sklearn_per_iteration"} <= set(m)
+    assert m["dpkmeans_iteration"]["repeats"] == 1
+
+
+def test_dplloyd_impr_vs_diffprivlib():
+    pytest.importorskip("diffprivlib")
+    res = run.bench_dplloyd_impr_vs_diffprivlib(n=400, d=2, k=3, repeats=1,
+                                                diffprivlib_repeats=1)
+    check(res, 2)
+    assert {"dpkmeans_dplloyd_impr_fit", "diffprivlib_kmeans_fit"} <= set(res["measurements"])
+    assert res["params"]["diffprivlib_iterations"] >= 2
+
+
+def test_replicas_batched_vs_sequential():
+    res = run.bench_replicas(n=60, d=2, k=2, iterations=2, replicas=4, repeats=1)
+    check(res, 3)
+    assert res["measurements"]["sequential"]["repeats"] == 1
+
+
+def test_streaming_pass():
+    res = run.bench_streaming(n=2000, d=3, k=2, repeats=1)
+    check(res, 4)
+    assert "X.sum(axis=0)" in res["measurements"]
+
+
+def test_memory_in_a_fresh_process():
+    res = run.bench_memory(n=2000, d=3, k=2, repeats=1)
+    check(res, 5)
+    assert res["params"]["X_MB"] == pytest.approx(2000 * 3 * 8 / run.MB)
+    assert {"fit_peak_rss", "fit_peak_tracemalloc"} <= set(res["measurements"])
+
+
+def test_data_and_lloyd_step():
+    X = run.gaussian_mixture(1000, 3, 4, seed=1)
+    assert X.shape == (1000, 3) and X.min() >= -1 and X.max() <= 1
+    np.testing.assert_array_equal(X, run.gaussian_mixture(1000, 3, 4, seed=1))
+    C = run._initial_centroids(X, 4, 2)
+    step = run.lloyd_step(X, C)
+    assert step.shape == C.shape and np.all(np.isfinite(step))
