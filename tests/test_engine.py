@@ -204,3 +204,8 @@ def test_as_published_flaws_are_recorded_truthfully():
 def test_flaw_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
         DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=[1.0], **kwargs)
+
+
+def test_empty_data_is_a_clear_error():
+    with pytest.raises(ValueError, match="at least one row"):
+        run(np.zeros((0, 2)), dplloyd(2, 1.0, BOX2), 0)

@@ -144,6 +144,10 @@ def clip_to_bounds(X: ArrayLike, bounds: tuple[np.ndarray, np.ndarray]) -> tuple
     lower, upper = check_bounds(bounds)
     if lower.size != X.shape[1]:
         raise ValueError(f"bounds have {lower.size} features but X has {X.shape[1]}")
+    if X.shape[0] == 0:
+        raise ValueError("X must contain at least one row")
+    if np.all(X.min(axis=0) >= lower) and np.all(X.max(axis=0) <= upper):
+        return X, 0  # already inside: no copy of X (the usual case with scaled data)
     clipped, counts = clip_columns(X, np.column_stack([lower, upper]))
     return clipped, counts.total
 
@@ -235,8 +239,6 @@ def run(
     """
     R = check_positive_int(replicas, "replicas")
     X, n_clipped = clip_to_bounds(X, config.bounds)
-    if X.shape[0] == 0:
-        raise ValueError("X must contain at least one row")
     if n_clipped:
         warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them",
                       ClippingWarning, stacklevel=2)
