@@ -137,3 +137,25 @@ def test_report_fields_and_input_errors():
         audit.corner_pair(np.zeros((2, 2)), BOX2, corner=[0.0, 1.0])
     _, replaced = audit.replace_pair(np.zeros((2, 2)) + 0.2, BOX2)
     assert replaced[0].tolist() == [-1.0, -1.0]
+
+
+def test_exact_loss_distribution_and_trials_to_expose():
+    from dpkmeans.privacy_loss import laplace_loss_tails
+
+    tau, tail_d, tail_d_prime = laplace_loss_tails([1.0, 1.0], 0.02)
+    assert tail_d[0] == pytest.approx(1.0) and tail_d_prime[0] == pytest.approx(1.0)
+    assert tau.max() == pytest.approx(2.0)
+    # the largest loss is attained: the top grid cell (both atoms plus half a step of density)
+    # is e^2 times likelier under D, up to the grid's rounding of that half step
+    assert tail_d[-1] / tail_d_prime[-1] == pytest.approx(np.exp(2.0), rel=1e-3)
+    plan = audit.trials_to_expose(tail_d, tail_d_prime, 1.5, 0.99)
+    assert plan is not None and 1e2 < plan["n"] < 1e7
+    assert audit.trials_to_expose(tail_d, tail_d_prime, 2.5, 0.99) is None  # cannot exceed 2
+
+
+def test_laplace_outputs_are_possible_under_their_own_value():
+    from dpkmeans.floating_point import laplace_output_possible
+
+    y = m.laplace_mechanism(0.0, 1.0, 1.0, np.random.default_rng(8), ledger=None, repeats=200)
+    assert laplace_output_possible(y, 0.0, 1.0).all()
+    assert not laplace_output_possible(y, 1.0, 1.0).all()  # Mironov: some are impossible

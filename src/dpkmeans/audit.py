@@ -28,6 +28,8 @@ __all__ = [
     "AuditReport",
     "EventChoice",
     "choose_event",
+    "log_ratio_bound",
+    "trials_to_expose",
     "epsilon_lower_bound",
     "audit_samples",
     "audit_mechanism",
@@ -98,7 +100,7 @@ def _cp_upper(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
     return np.where(k < n, stats.beta.ppf(1 - alpha, k + 1, n - k), 1.0)
 
 
-def _log_ratio_bound(k0, n0, k1, n1, delta: float, alpha: float) -> np.ndarray:
+def log_ratio_bound(k0, n0: int, k1, n1: int, delta: float, alpha: float) -> np.ndarray:
     """Lower confidence bound on ln (p0 - delta) / p1 from counts k0/n0 and k1/n1."""
     p0 = _cp_lower(np.asarray(k0), n0, alpha / 2) - delta
     p1 = _cp_upper(np.asarray(k1), n1, alpha / 2)
@@ -123,7 +125,7 @@ def choose_event(s0: np.ndarray, s1: np.ndarray, *, delta: float, confidence: fl
         }
         for (below, swapped), (k_fav, k_other) in options.items():
             n_fav, n_other = (b.size, a.size) if swapped else (a.size, b.size)
-            bound = _log_ratio_bound(k_fav, n_fav, k_other, n_other, delta, alpha)
+            bound = log_ratio_bound(k_fav, n_fav, k_other, n_other, delta, alpha)
             i = int(np.argmax(bound))
             if bound[i] > best_value:
                 best_value = bound[i]
@@ -155,7 +157,7 @@ def epsilon_lower_bound(
     e0, e1 = s0[p0[h0:]], s1[p1[h1:]]
     fav, other = (e1, e0) if event.swapped else (e0, e1)
     k_fav, k_other = int(event.indicator(fav).sum()), int(event.indicator(other).sum())
-    bound = float(_log_ratio_bound(k_fav, len(fav), k_other, len(other), delta,
+    bound = float(log_ratio_bound(k_fav, len(fav), k_other, len(other), delta,
                                    1.0 - confidence))
     with np.errstate(divide="ignore"):
         estimate = float(np.log(max(k_fav / len(fav) - delta, 0.0) / max(k_other / len(other),
@@ -256,3 +258,38 @@ def replace_pair(X: ArrayLike, bounds: tuple[ArrayLike, ArrayLike],
     Xp = X.copy()
     Xp[index] = np.where(np.abs(X[index] - lower) > np.abs(X[index] - upper), lower, upper)
     return X, Xp
+
+
+# --- planning an audit -------------------------------------------------------------------
+def trials_to_expose(tail_d: np.ndarray, tail_d_prime: np.ndarray, epsilon: float,
+                     confidence: float, power: float | None = None) -> dict[str, float] | None:
+    """Smallest held-out n per dataset at which the best threshold event's bound exceeds
+    epsilon, with that event's probabilities (bisection on log10 n).
+
+    power=None: at the expected counts n P[E|D] and n P[E|D'] (the audit then succeeds about
+    half the time). power=p: at the (1-p)/2 quantile of the count on D and the (1+p)/2 quantile
+    on D' (the bound rises with the first count and falls with the second, so the audit
+    succeeds with probability at least p).
+    """
+    ratio = np.log(tail_d) - np.log(np.maximum(tail_d_prime, 1e-300))
+    useful = (tail_d_prime > 0) & (ratio > epsilon)
+    b, a = tail_d[useful], tail_d_prime[useful]
+
+    def best(log_n):
+        n = int(round(10**log_n))
+        if power is None:
+            k0, k1 = n * b, n * a
+        else:
+            k0 = stats.binom.ppf((1 - power) / 2, n, b)
+            k1 = stats.binom.ppf((1 + power) / 2, n, a)
+        bound = log_ratio_bound(k0, n, k1, n, 0.0, 1.0 - confidence)
+        return float(bound.max()), int(np.argmax(bound))
+
+    lo, hi = 1.0, 12.0
+    if not useful.any() or best(hi)[0] <= epsilon:
+        return None
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if best(mid)[0] <= epsilon else (lo, mid)
+    i = best(hi)[1]
+    return {"n": 10**hi, "P[E | D]": b[i], "P[E | D']": a[i]}

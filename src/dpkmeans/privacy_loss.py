@@ -22,6 +22,8 @@ __all__ = [
     "gaussian_privacy_loss",
     "gaussian_pdp_delta",
     "gaussian_pdp_sigma",
+    "laplace_loss_pmf",
+    "laplace_loss_tails",
     "LogRatioEstimate",
     "estimate_log_ratios",
 ]
@@ -146,3 +148,30 @@ def _clopper_pearson(count: np.ndarray, n: int, alpha: float) -> tuple[np.ndarra
     lower = stats.beta.ppf(alpha, count, n - count + 1)
     upper = stats.beta.ppf(1.0 - alpha, count + 1, n - count)
     return lower, upper
+
+
+def laplace_loss_pmf(budget: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact probabilities of one Laplace coordinate's privacy loss, rounded to a grid of the
+    given step, under D (mean 0) and D' (mean 1) when that coordinate is released with budget
+    ``budget`` (loss values j * step, j = -J..J). Book chapter "Auditing privacy"."""
+    J = max(int(round(budget / step)), 1)
+    edges = np.clip((np.arange(-J, J + 2) - 0.5) * step, -budget, budget)
+    under_d = 0.5 * (np.exp(-(budget - edges[1:]) / 2) - np.exp(-(budget - edges[:-1]) / 2))
+    under_d_prime = 0.5 * (np.exp(-(budget + edges[:-1]) / 2) - np.exp(-(budget + edges[1:]) / 2))
+    under_d[-1] += 0.5
+    under_d[0] += 0.5 * np.exp(-budget)
+    under_d_prime[0] += 0.5
+    under_d_prime[-1] += 0.5 * np.exp(-budget)
+    return under_d, under_d_prime
+
+
+def laplace_loss_tails(budgets, step: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(tau, P[L >= tau] under D, under D') for the sum L of independent Laplace coordinates'
+    rounded losses: the exact distribution of the optimal (likelihood-ratio) statistic."""
+    p, q = np.ones(1), np.ones(1)
+    for budget in budgets:
+        pj, qj = laplace_loss_pmf(budget, step)
+        p, q = np.convolve(p, pj), np.convolve(q, qj)
+    J = (p.size - 1) // 2
+    tau = np.arange(-J, J + 1) * step
+    return tau, np.cumsum(p[::-1])[::-1], np.cumsum(q[::-1])[::-1]
