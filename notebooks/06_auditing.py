@@ -243,15 +243,6 @@ glue("ch6_check_median", round(float(np.median(bounds)), 2), display=False)
 # small helper turns a configuration into the `release` function that `audit_mechanism` calls.
 
 # %%
-def laplace_release(epsilon: float, scale_factor: float = 1.0):
-    """Counts 0 (D) and 1 (D'), released with Laplace noise; scale_factor < 1 under-noises."""
-    def release(which, n, rng):
-        if scale_factor == 1.0:
-            return mech.laplace_mechanism(float(which), 1.0, epsilon, rng, ledger=None, repeats=n)
-        return which + rng.laplace(0.0, scale_factor * mech.laplace_scale(1.0, epsilon), n)
-    return release
-
-
 def gaussian_release(epsilon: float, calibration: str):
     def release(which, n, rng):
         return mech.gaussian_mechanism(float(which), 1.0, epsilon, DELTA, rng, ledger=None,
@@ -293,7 +284,7 @@ def transcript_release(config: DPLloydConfig, X0: np.ndarray, X1: np.ndarray):
 
 correct = []
 for eps in EPSILONS:
-    correct.append(audit.audit_mechanism("Laplace", laplace_release(eps), eps,
+    correct.append(audit.audit_mechanism("Laplace", audit.laplace_count_release(eps), eps,
                                          trials=MECHANISM_TRIALS, seed=next_seed()))
     if eps < 1:
         correct.append(audit.audit_mechanism("Gaussian (classic)", gaussian_release(eps, "classic"),
@@ -416,11 +407,13 @@ broken, took = [], {}
 
 # (1) Laplace with half the scale, at every claimed epsilon (first detection: at epsilon = 1)
 took["Laplace, half scale"] = first_detection(
-    lambda n: audit.audit_mechanism("", laplace_release(1.0, 0.5), 1.0, trials=n, seed=SEED),
+    lambda n: audit.audit_mechanism("", audit.laplace_count_release(1.0, noise_factor=0.5), 1.0,
+                                    trials=n, seed=SEED),
     MECHANISM_TRIALS)
 for eps in EPSILONS:
-    report = audit.audit_mechanism("Laplace, half scale", laplace_release(eps, 0.5), eps,
-                                   trials=MECHANISM_TRIALS, seed=next_seed())
+    half = audit.laplace_count_release(eps, noise_factor=0.5)
+    report = audit.audit_mechanism("Laplace, half scale", half, eps, trials=MECHANISM_TRIALS,
+                                   seed=next_seed())
     first = took["Laplace, half scale"] if eps == 1.0 else None
     broken.append(record("broken", report, first_detection=first))
 

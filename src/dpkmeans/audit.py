@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from .engine import DPLloydConfig, DPLloydResult, run
+from .mechanisms import laplace_mechanism
 from .sensitivity import check_bounds
 from .validation import check_delta, check_epsilon, check_positive_int
 
@@ -37,6 +38,7 @@ __all__ = [
     "corner_pair",
     "empty_cluster_pair",
     "replace_pair",
+    "laplace_count_release",
 ]
 
 VERDICTS = ("consistent", "violation detected")
@@ -226,6 +228,23 @@ def audit_configuration(
 
     return audit_mechanism(name, release, claimed, trials=trials, confidence=confidence,
                            seed=seed, delta=config.delta * config.iterations)
+
+
+def laplace_count_release(
+    epsilon: float, *, noise_factor: float = 1.0
+) -> Callable[[int, int, np.random.Generator], np.ndarray]:
+    """A ``release`` for :func:`audit_mechanism`: counts 0 (D) and 1 (D') through the Laplace
+    mechanism at ``epsilon``. ``noise_factor < 1`` scales the noise down: a deliberately
+    broken variant that shows the auditor's power (book "Auditing privacy")."""
+    eps = check_epsilon(epsilon)
+    if not noise_factor > 0:
+        raise ValueError(f"noise_factor must be > 0, got {noise_factor}")
+
+    def release(which: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        noise = laplace_mechanism(np.zeros(n), 1.0, eps, rng, ledger=None)
+        return float(which) + noise_factor * noise
+
+    return release
 
 
 # --- neighbouring pairs that stress DP k-means --------------------------------------------
