@@ -1,0 +1,197 @@
+"""DP-KCCM (Ni et al., seed 000) and its three comparison variants as engine configurations.
+
+Seed 000 §4.1 compares four DP-Lloyd variants (reference §4.4). All use sphere-packing
+initial centroids, 12 iterations and one joint Laplace release of each cluster's (S_j, n_j)
+with Delta = d r + 1 (eq. 10-11; the engine's ``split="joint"``); they differ in
+
+====================  ===================  ================================  ==========
+variant               clusters in the run  schedule (T = 12)                 release
+====================  ===================  ================================  ==========
+``average_k``         k                    eps / 12 each                     --
+``allocation_k``      k                    eps/24 x4, eps/12 x4, eps/8 x4    --
+``average_nk``        n k                  eps / 12 each                     merge to k
+``allocation_nk``     n k                  eps/24 x4, eps/12 x4, eps/8 x4    merge to k
+====================  ===================  ================================  ==========
+
+``allocation_nk`` is DP-KCCM (seed 000 Alg. 1). Privacy (seed 000 Thm. 1, reference §4.5):
+the initialisation uses only the box, each iteration is parallel over the disjoint clusters
+and sequential over iterations, and the merge (:mod:`dpkmeans.merging`) is post-processing.
+
+The paper calls ``average_k`` "DPLloyd-Impr". It is not (reference §3.3 caveat, audit 0-7):
+Su et al.'s method uses 2 <= T <= 7 and a count : per-dimension budget split, and shares only
+the sphere packing. The true one is :func:`dpkmeans.algorithms.dplloyd_impr`.
+
+Scaling ("public bounds" versus the paper's data-derived min-max) is the data layer's choice;
+these configurations take whatever public ``bounds`` they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import schedules
+from .engine import DPLloydConfig
+from .init import sphere_packing
+from .merging import merge_release
+from .validation import check_epsilon, check_positive_int
+
+__all__ = [
+    "Variant",
+    "VARIANTS",
+    "SCHEDULES",
+    "PAPER_MERGE_FACTOR",
+    "PAPER_ITERATIONS",
+    "dpkccm_config",
+    "average_k",
+    "allocation_k",
+    "average_nk",
+    "allocation_nk",
+]
+
+#: Seed 000's defaults: n = 3 (§3.3.1) and max_clustering = 12 (§4.1).
+PAPER_MERGE_FACTOR = 3
+PAPER_ITERATIONS = 12
+
+#: A schedule maps (epsilon, iterations) to the per-iteration budgets (summing to epsilon).
+Schedule = Callable[[float, int], np.ndarray]
+
+#: Named schedules for the ``schedule`` override: seed 000's "average" and "allocation".
+SCHEDULES: dict[str, Schedule] = {
+    "uniform": schedules.uniform,
+    "stepped": schedules.dpkccm_stepped,
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One of seed 000's four configurations (reference §4.4)."""
+
+    name: str
+    schedule: str  # a key of SCHEDULES
+    merge: bool  # run n*k clusters and merge them to k at the end
+
+
+_VARIANTS = {
+    v.name: v
+    for v in (
+        Variant("average_k", "uniform", merge=False),
+        Variant("allocation_k", "stepped", merge=False),
+        Variant("average_nk", "uniform", merge=True),
+        Variant("allocation_nk", "stepped", merge=True),
+    )
+}
+
+
+def _budgets(schedule: str | Schedule | ArrayLike, epsilon: float, iterations: int) -> np.ndarray:
+    """Resolve the schedule override (a SCHEDULES name, a callable, or explicit budgets) and
+    check it has one budget per iteration and sums to epsilon."""
+    if isinstance(schedule, str):
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {sorted(SCHEDULES)}, a callable or an "
+                             f"array of budgets, got {schedule!r}")
+        schedule = SCHEDULES[schedule]
+    if callable(schedule):
+        schedule = schedule(epsilon, iterations)
+    budgets = np.atleast_1d(np.asarray(schedule, dtype=float))
+    if budgets.shape != (iterations,):
+        raise ValueError(f"schedule must hold one budget per iteration ({iterations}), "
+                         f"got shape {budgets.shape}")
+    if not np.isclose(budgets.sum(), epsilon, rtol=1e-9, atol=0.0):
+        raise ValueError(f"schedule must sum to epsilon = {epsilon}, got {budgets.sum()}")
+    return budgets
+
+
+def dpkccm_config(
+    variant: str,
+    n_clusters: int,
+    epsilon: float,
+    bounds: tuple[ArrayLike, ArrayLike],
+    *,
+    n: int | None = None,
+    iterations: int = PAPER_ITERATIONS,
+    schedule: str | Schedule | ArrayLike | None = None,
+) -> DPLloydConfig:
+    """The engine configuration of one of seed 000's variants (see the module docstring).
+
+    Parameters
+    ----------
+    variant:
+        ``"average_k"``, ``"allocation_k"``, ``"average_nk"`` or ``"allocation_nk"`` (DP-KCCM).
+    n_clusters:
+        k, the number of published centroids.
+    n:
+        Merge factor: the run uses n k clusters and merges them to k. Default 3 (seed 000) for
+        the ``*_nk`` variants; the ``*_k`` variants do not merge, so n must be None or 1 there.
+    iterations:
+        T (seed 000: 12; the stepped schedule needs a multiple of 3).
+    schedule:
+        Overrides the variant's schedule: ``"uniform"``, ``"stepped"``, a callable
+        ``(epsilon, T) -> budgets``, or T explicit budgets summing to epsilon.
+    """
+    if variant not in _VARIANTS:
+        raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {variant!r}")
+    spec = _VARIANTS[variant]
+    k = check_positive_int(n_clusters, "n_clusters")
+    eps = check_epsilon(epsilon)
+    T = check_positive_int(iterations, "iterations")
+    if n is None:
+        n = PAPER_MERGE_FACTOR if spec.merge else 1
+    n = check_positive_int(n, "n")
+    if not spec.merge and n != 1:
+        raise ValueError(f"{variant} does not merge, so n must be 1 (or None), got {n}; "
+                         "use the *_nk variants for a merge factor")
+    budgets = _budgets(spec.schedule if schedule is None else schedule, eps, T)
+    return DPLloydConfig(
+        n_clusters=n * k,
+        bounds=bounds,
+        schedule=budgets,
+        initializer=sphere_packing,
+        split="joint",
+        release=merge_release(k) if spec.merge else None,
+        name=variant,
+    )
+
+
+def _named(variant: str, doc: str) -> Callable[..., DPLloydConfig]:
+    """A named wrapper ``variant(k, epsilon, bounds, ...)`` of :func:`dpkccm_config`."""
+
+    def factory(
+        n_clusters: int,
+        epsilon: float,
+        bounds: tuple[ArrayLike, ArrayLike],
+        *,
+        n: int | None = None,
+        iterations: int = PAPER_ITERATIONS,
+        schedule: str | Schedule | ArrayLike | None = None,
+    ) -> DPLloydConfig:
+        return dpkccm_config(variant, n_clusters, epsilon, bounds, n=n, iterations=iterations,
+                             schedule=schedule)
+
+    factory.__name__ = factory.__qualname__ = variant
+    factory.__doc__ = doc + "\n\nSee :func:`dpkccm_config` for the parameters."
+    return factory
+
+
+average_k = _named("average_k", """Seed 000's ``average_k``: k clusters, eps/12 each, no merge.
+
+The paper labels it "DPLloyd-Impr"; it is not (reference §3.3 caveat, audit 0-7): it is
+DPLloyd with sphere-packing initialisation and T = 12. Su et al.'s method is
+:func:`dpkmeans.algorithms.dplloyd_impr`.""")
+allocation_k = _named("allocation_k",
+                      "Seed 000's ``allocation_k``: k clusters, the stepped schedule, no merge.")
+average_nk = _named("average_nk",
+                    "Seed 000's ``average_nk``: n k clusters, eps/12 each, merged to k (eq. 12).")
+allocation_nk = _named("allocation_nk", """DP-KCCM (seed 000 Alg. 1, ``allocation_nk``): n k
+clusters, the stepped schedule (eps/24, eps/12, eps/8 per block of 4), merged to k (eq. 12).""")
+
+#: The four configurations by name: ``VARIANTS[name](k, epsilon, bounds, n=..., ...)``.
+VARIANTS: dict[str, Callable[..., DPLloydConfig]] = {
+    "average_k": average_k,
+    "allocation_k": allocation_k,
+    "average_nk": average_nk,
+    "allocation_nk": allocation_nk,
+}
