@@ -102,3 +102,9 @@ def test_predict_checks_features(X):
     model = DPKMeans(3, bounds=(-1, 1), random_state=0).fit(X)
     with pytest.raises(ValueError, match="features"):
         model.predict(np.zeros((4, 3)))
+
+
+def test_transform_matches_explicit_distances(X):
+    model = DPKMeans(3, bounds=(-1, 1), random_state=0).fit(X)
+    explicit = np.linalg.norm(X[:, None, :] - model.cluster_centers_[None], axis=2)
+    np.testing.assert_allclose(model.transform(X), explicit, atol=1e-12)

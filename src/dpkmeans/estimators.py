@@ -160,8 +160,9 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """Euclidean distances from each row to each private centroid."""
         check_is_fitted(self, "cluster_centers_")
         X = _check_X(X, self.n_features_in_)
-        diff = X[:, None, :] - self.cluster_centers_[None, :, :]
-        return np.sqrt(np.einsum("nkd,nkd->nk", diff, diff))
+        C = self.cluster_centers_
+        squared = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C.T + (C * C).sum(axis=1)[None, :]
+        return np.sqrt(np.maximum(squared, 0.0))  # (N, k): no (N, k, d) intermediate
 
     def score(self, X: ArrayLike, y=None) -> float:
         """Negative SSE of X under the private centroids (sklearn's convention: higher is better)."""
