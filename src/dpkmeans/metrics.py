@@ -27,6 +27,7 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score
 
 from dpkmeans.lloyd import assign
+from dpkmeans.validation import check_finite_array
 
 __all__ = [
     "sse",
@@ -50,29 +51,13 @@ _WEIGHTS = ("reference", "predicted")
 # --------------------------------------------------------------------------------------------
 
 
-def _as_finite_array(x: ArrayLike, name: str, ndims: tuple[int, ...]) -> np.ndarray:
-    """``x`` as a float array with ``ndim`` in ``ndims``, non-empty, with only finite values."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers") from exc
-    if arr.ndim not in ndims:
-        want = " or ".join(f"{n}-D" for n in ndims)
-        raise ValueError(f"{name} must be a {want} array, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
-    return arr
-
-
 def _check_data(X: ArrayLike) -> np.ndarray:
-    return _as_finite_array(X, "X", (2,))
+    return check_finite_array(X, "X", (2,))
 
 
 def _check_centroids(X: np.ndarray, centroids: ArrayLike, name: str) -> tuple[np.ndarray, bool]:
     """Centroids as an ``(R, k, d)`` array, and whether the input was batched (3-D)."""
-    C = _as_finite_array(centroids, name, (2, 3))
+    C = check_finite_array(centroids, name, (2, 3))
     batched = C.ndim == 3
     C3 = C if batched else C[None]
     if C3.shape[2] != X.shape[1]:

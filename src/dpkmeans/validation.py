@@ -18,6 +18,7 @@ __all__ = [
     "check_sensitivity",
     "check_generator",
     "check_positive_int",
+    "check_finite_array",
     "check_finite_vector",
 ]
 
@@ -81,16 +82,23 @@ def check_generator(rng: object, name: str = "rng") -> np.random.Generator:
     return rng
 
 
-def check_finite_vector(values: object, name: str) -> np.ndarray:
-    """Return ``values`` as a non-empty 1-D float array with only finite entries."""
+def check_finite_array(values: object, name: str, ndims: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Return ``values`` as a non-empty float array of one of the allowed dimensions, with only
+    finite entries; a TypeError for non-numbers, a ValueError naming anything else."""
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be an array of real numbers") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.ndim not in ndims:
+        want = " or ".join(f"{n}-D" for n in ndims)
+        raise ValueError(f"{name} must be a {want} array, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values")
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return arr
+
+
+def check_finite_vector(values: object, name: str) -> np.ndarray:
+    """Return ``values`` as a non-empty 1-D float array with only finite entries."""
+    return check_finite_array(values, name, (1,))
