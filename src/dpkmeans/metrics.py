@@ -46,8 +46,8 @@ _WEIGHTS = ("reference", "predicted")
 
 
 # --------------------------------------------------------------------------------------------
-# Input checks (validation.py has no matrix or label checker; these follow its conventions:
-# a ValueError or TypeError that names the offending argument).
+# Input checks (arrays through validation.check_finite_array; labels are checked here, with
+# the same conventions: a ValueError or TypeError that names the offending argument).
 # --------------------------------------------------------------------------------------------
 
 
