@@ -49,9 +49,19 @@ sync: $(STAMP)
 test-unit: $(STAMP)
 	$(PYTEST) tests
 
+NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+DATA_NOTEBOOK := notebooks/90_datasets.ipynb
+
+# The Datasets page's stored outputs were made with the verified files present; without them
+# (no DPKMEANS_DATA) its availability cells differ, so it is then only checked to run cleanly.
 test-notebooks: $(STAMP)
-	$(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-	  -p no:cacheprovider notebooks
+	$(PYTEST) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) notebooks
+	@if [ -n "$(DPKMEANS_DATA)" ]; then \
+	  $(PYTEST) --nbval $(NBVAL) $(DATA_NOTEBOOK); \
+	else \
+	  echo "DPKMEANS_DATA is not set: checking $(DATA_NOTEBOOK) runs, not its outputs"; \
+	  $(PYTEST) --nbval-lax $(NBVAL) $(DATA_NOTEBOOK); \
+	fi
 
 test-book: book
 
