@@ -84,41 +84,37 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
-def _registry(url: str, sha256: str = hashlib.sha256(GOOD).hexdigest()) -> Registry:
+def _toy_entry(**overrides: object) -> dict:
+    """The registry entry of a two-column toy dataset; ``overrides`` replace top-level keys."""
+    entry = {
+        "title": "Toy",
+        "page": "https://example.org/toy",
+        "licence": "CC0",
+        "fidelity": "original",
+        "rows": 2,
+        "cols": 2,
+        "target": "y",
+        "parse": {"sep": ",", "header": 0},
+        "schema": {
+            "columns": [
+                {"name": "x", "kind": "numeric", "bounds": [0, 1], "why": "unit interval"},
+                {"name": "y", "kind": "categorical", "levels": ["a", "b"]},
+            ]
+        },
+    }
+    entry.update(overrides)
+    return entry
+
+
+def _toy_registry(**overrides: object) -> Registry:
     return Registry.from_dict(
-        {
-            "schema_version": 1,
-            "papers": {},
-            "datasets": {
-                "toy": {
-                    "title": "Toy",
-                    "page": "https://example.org/toy",
-                    "licence": "CC0",
-                    "fidelity": "original",
-                    "rows": 2,
-                    "cols": 2,
-                    "target": "y",
-                    "file": {
-                        "name": "toy.csv",
-                        "sha256": sha256,
-                        "url": url,
-                        "no_url_reason": "test",
-                    },
-                    "parse": {"sep": ",", "header": 0},
-                    "schema": {
-                        "columns": [
-                            {
-                                "name": "x",
-                                "kind": "numeric",
-                                "bounds": [0, 1],
-                                "why": "unit interval",
-                            },
-                            {"name": "y", "kind": "categorical", "levels": ["a", "b"]},
-                        ]
-                    },
-                }
-            },
-        }
+        {"schema_version": 1, "papers": {}, "datasets": {"toy": _toy_entry(**overrides)}}
+    )
+
+
+def _registry(url: str, sha256: str = hashlib.sha256(GOOD).hexdigest()) -> Registry:
+    return _toy_registry(
+        file={"name": "toy.csv", "sha256": sha256, "url": url, "no_url_reason": "test"}
     )
 
 
@@ -220,43 +216,16 @@ def test_full_file_replaces_a_sample_when_present(home: Path) -> None:
     """The covtype arrangement: a headed CSV sample, and a gzipped headerless full file."""
     sample = b"x,y\n0.25,a\n"
     full = gzip.compress(b"0.25,a\n0.75,b\n0.5,a\n", mtime=0)
-    raw = {
-        "schema_version": 1,
-        "papers": {},
-        "datasets": {
-            "toy": {
-                "title": "Toy",
-                "page": "https://example.org/toy",
-                "licence": "CC0",
-                "fidelity": "sample",
-                "sample": True,
-                "rows": 1,
-                "cols": 2,
-                "target": "y",
-                "file": {
-                    "name": "toy_sample.csv",
-                    "sha256": hashlib.sha256(sample).hexdigest(),
-                    "no_url_reason": "not hosted",
-                },
-                "full_file": {
-                    "name": "toy.data.gz",
-                    "sha256": hashlib.sha256(full).hexdigest(),
-                    "url": "http://127.0.0.1:9/toy.data.gz",
-                    "rows": 3,
-                    "header": "none",
-                    "compression": "gzip",
-                },
-                "parse": {"sep": ",", "header": 0},
-                "schema": {
-                    "columns": [
-                        {"name": "x", "kind": "numeric", "bounds": [0, 1], "why": "unit"},
-                        {"name": "y", "kind": "categorical", "levels": ["a", "b"]},
-                    ]
-                },
-            }
-        },
-    }
-    reg = Registry.from_dict(raw)
+    reg = _toy_registry(
+        fidelity="sample",
+        sample=True,
+        rows=1,
+        file={"name": "toy_sample.csv", "sha256": hashlib.sha256(sample).hexdigest(),
+              "no_url_reason": "not hosted"},
+        full_file={"name": "toy.data.gz", "sha256": hashlib.sha256(full).hexdigest(),
+                   "url": "http://127.0.0.1:9/toy.data.gz", "rows": 3, "header": "none",
+                   "compression": "gzip"},
+    )
     (home / "toy").mkdir(parents=True)
     (home / "toy" / "toy_sample.csv").write_bytes(sample)
     ds = load("toy", registry=reg, data_home=home, download=False)
