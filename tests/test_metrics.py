@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import metrics
+from dpkmeans import lloyd, metrics
 from dpkmeans.lloyd import assign
 from dpkmeans.metrics import (
     adjusted_rand_index,
@@ -130,21 +130,22 @@ def test_chunking_does_not_change_the_result(rng, monkeypatch):
     C = rng.uniform(-1, 1, size=(5, 3, 2))
     whole = nicv(X, C)
     whole_single = nicv_unsquared(X, C[0])
-    monkeypatch.setattr(metrics, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(lloyd, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(lloyd, "MIN_ROWS", 1)
     np.testing.assert_allclose(nicv(X, C), whole, rtol=1e-12)
     assert nicv_unsquared(X, C[0]) == pytest.approx(whole_single, rel=1e-12)
     assert nicv_unsquared(X, C[0]) == pytest.approx(np.mean(brute_distances(X, C[0])))
 
 
-def test_chunk_memory_is_bounded(rng, monkeypatch):
-    """Peak temporary memory follows the chunk budget, not N * R * k (40 MB here unchunked)."""
+def test_chunk_memory_is_bounded(rng):
+    """Peak temporary memory follows the block budget of dpkmeans.lloyd (512 KB), not
+    N * R * k (40 MB here unchunked)."""
     import tracemalloc
 
     R, n, k, d = 50, 20_000, 5, 3
     X = rng.uniform(-1, 1, size=(n, d))
     C = rng.uniform(-1, 1, size=(R, k, d))
-    expected = nicv(X, C)
-    monkeypatch.setattr(metrics, "_CHUNK_BYTES", 2**20)
+    expected = [np.min(((X[:, None, :] - c) ** 2).sum(-1), axis=1).mean() for c in C]
     tracemalloc.start()
     try:
         got = nicv(X, C)

@@ -59,10 +59,18 @@ PAPER_ITERATIONS = 12
 #: A schedule maps (epsilon, iterations) to the per-iteration budgets (summing to epsilon).
 Schedule = Callable[[float, int], np.ndarray]
 
-#: Named schedules for the ``schedule`` override: seed 000's "average" and "allocation".
+def _decreasing(epsilon: float, iterations: int) -> np.ndarray:
+    """The stepped schedule reversed (eps/8, eps/12, eps/24 per block): an ablation that asks
+    whether the increasing order matters (seed 003 argues for decreasing budgets)."""
+    return schedules.dpkccm_stepped(epsilon, iterations)[::-1].copy()
+
+
+#: Named schedules for the ``schedule`` override: seed 000's "average" and "allocation", and
+#: the reversed stepped schedule (an ablation).
 SCHEDULES: dict[str, Schedule] = {
     "uniform": schedules.uniform,
     "stepped": schedules.dpkccm_stepped,
+    "decreasing": _decreasing,
 }
 
 

@@ -24,7 +24,7 @@ from .accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
 from .data.scaling import clip_to_bounds as clip_columns
 from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
-from .lloyd import as_data_matrix, batched_stats
+from .lloyd import SCORE_PRECISIONS, as_data_matrix, batched_stats
 from .mechanisms import NOISE_KINDS, release_batch, standard_noise
 from .schedules import SU_RHO, su_split
 from .sensitivity import check_bounds, lloyd_query_sensitivity
@@ -75,6 +75,7 @@ class DPLloydConfig:
     release: Release | None = None
     name: str = "dp-lloyd"
     flaws: tuple[str, ...] = ()
+    scores: str = "double"
 
     def __post_init__(self) -> None:
         check_positive_int(self.n_clusters, "n_clusters")
@@ -114,6 +115,8 @@ class DPLloydConfig:
             raise ValueError("flawed (as-published) variants are defined for add/remove only")
         if "swapped-split" in self.flaws and self.split != "su":
             raise ValueError("the 'swapped-split' flaw needs split='su'")
+        if self.scores not in SCORE_PRECISIONS:
+            raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {self.scores!r}")
 
     @property
     def epsilon(self) -> float:
@@ -223,12 +226,28 @@ def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig) -> n
     return np.clip(centroids, *config.bounds)
 
 
+def _given_initial(initial: ArrayLike, config: DPLloydConfig, R: int, d: int) -> np.ndarray:
+    """Check caller-supplied initial centroids: shape (R, k, d), finite, inside the bounds."""
+    C = np.asarray(initial, dtype=float)
+    expected = (R, config.n_clusters, d)
+    if C.shape != expected:
+        raise ValueError(f"initial_centroids must have shape {expected} (replicas, n_clusters, "
+                         f"features), got {C.shape}")
+    if not np.all(np.isfinite(C)):
+        raise ValueError("initial_centroids must be finite")
+    lower, upper = config.bounds
+    if np.any(C < lower) or np.any(C > upper):
+        raise ValueError("initial_centroids must lie inside the public bounds")
+    return C
+
+
 def run(
     X: ArrayLike,
     config: DPLloydConfig,
     seed: int | np.random.SeedSequence,
     *,
     replicas: int = 1,
+    initial_centroids: ArrayLike | None = None,
     record_history: bool = False,
 ) -> DPLloydResult:
     """Run ``replicas`` independent DP-Lloyd runs of ``config`` on X in one pass.
@@ -236,6 +255,11 @@ def run(
     X is clipped to the public bounds first (with a :class:`ClippingWarning` giving the
     count). Each replica's ledger total equals ``config.epsilon``; the returned ledger is
     that of one replica.
+
+    ``initial_centroids`` (R, k, d) replaces the configuration's initializer: replica r
+    starts from row r. They must not depend on the data (e.g. sphere-packing draws shared by
+    several replicas, as in seed 000's "20 initial-centroid sets x 50 runs"); the run cannot
+    check that, so it is the caller's promise. They must lie in the bounds.
     """
     R = check_positive_int(replicas, "replicas")
     X, n_clipped = clip_to_bounds(X, config.bounds)
@@ -245,7 +269,10 @@ def run(
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
     k, d, T = config.n_clusters, X.shape[1], config.iterations
-    initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
+    if initial_centroids is None:
+        initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
+    else:
+        initial = _given_initial(initial_centroids, config, R, d)
     unit = standard_noise(config.noise, rngs, (T, k, d + 1))
 
     budget = (config.epsilon, config.delta * T) if config.delta else config.epsilon
@@ -258,7 +285,7 @@ def run(
     centroids, history = initial, []
     noisy = np.zeros((R, k, d + 1))
     for t, eps_t in enumerate(config.schedule):
-        sums, counts = batched_stats(X, centroids)
+        sums, counts = batched_stats(X, centroids, scores=config.scores)
         stats = np.concatenate([sums, counts[..., None]], axis=2)
         with ledger.sequential(f"iteration {t + 1}"):
             noisy = _noisy_iteration(stats, unit[:, t], config, float(eps_t), ledger, R)
