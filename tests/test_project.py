@@ -110,6 +110,7 @@ def test_toc_lists_existing_files():
     files = [toc["root"]]
     for part in toc["parts"]:
         files += [c["file"] for c in part["chapters"]]
+        files += [s["file"] for c in part["chapters"] for s in c.get("sections", [])]
     for f in files:
         assert any((ROOT / f).with_suffix(ext).exists() for ext in (".md", ".ipynb")), f
     for source in NOTEBOOK_SOURCES:

@@ -59,6 +59,7 @@ __all__ = [
     "run_point",
     "reference_point",
     "points",
+    "evaluate_points",
     "evaluate_cell",
 ]
 
@@ -239,20 +240,26 @@ def _datasets(dataset: str, need_paper: bool) -> dict[str, Dataset]:
     return out
 
 
-def evaluate_cell(dataset: str, axis: str, *, base_seed: int, inits: int = PAPER_INITS,
-                  runs: int = PAPER_RUNS, algorithms: tuple[str, ...] | None = None,
-                  data: dict[str, Dataset] | None = None) -> pd.DataFrame:
-    """All points of one (dataset, axis) cell, plus the non-private reference rows; one row
-    per point. ``algorithms`` restricts the points (smoke runs); ``data`` overrides loading
-    (tests and the student exercise pass other data)."""
-    todo = [p for p in points(dataset, axis) if algorithms is None or p.algorithm in algorithms]
-    if data is None:
-        data = _datasets(dataset, any(p.bounds == "paper" for p in todo))
+def evaluate_points(data: dict[str, Dataset], todo: list[Point], *, dataset: str,
+                    base_seed: int, inits: int = PAPER_INITS, runs: int = PAPER_RUNS,
+                    reference_ks: list[int] | tuple[int, ...] = ()) -> pd.DataFrame:
+    """Run ``todo`` on ``data`` (see :func:`run_point`) and add non-private reference rows for
+    ``reference_ks``; one row per point. Works for any dataset, not only the paper's."""
     rows = [run_point(data, p, base_seed=base_seed, dataset=dataset, inits=inits, runs=runs)
             for p in todo]
-    ks = sorted({p.k for p in todo}) if axis in ("epsilon", "k") else []
     rows += [reference_point(data, k, base_seed=base_seed, dataset=dataset, inits=inits)
-             for k in ks]
-    frame = pd.DataFrame(rows)
+             for k in reference_ks]
+    return pd.DataFrame(rows)
+
+
+def evaluate_cell(dataset: str, axis: str, *, base_seed: int, inits: int = PAPER_INITS,
+                  runs: int = PAPER_RUNS) -> pd.DataFrame:
+    """All points of one (dataset, axis) sweep cell of the paper's datasets, plus the
+    non-private reference rows of the figures; one row per point."""
+    todo = points(dataset, axis)
+    data = _datasets(dataset, any(p.bounds == "paper" for p in todo))
+    ks = sorted({p.k for p in todo}) if axis in ("epsilon", "k") else []
+    frame = evaluate_points(data, todo, dataset=dataset, base_seed=base_seed, inits=inits,
+                            runs=runs, reference_ks=ks)
     frame.insert(1, "axis", axis)
     return frame

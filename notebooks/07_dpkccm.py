@@ -1,0 +1,1095 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,mystnb,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # DP-KCCM: cluster merging and an adaptive budget
+#
+# :::{admonition} Learning objectives
+# :class: tip
+# After this chapter you can
+# - write DP-KCCM and the three variants it is compared with as configurations of the book's
+#   one DP-Lloyd loop;
+# - prove that the paper's merge formula (its eq. 12) is the noisy-count-weighted mean, and that
+#   merging with summed counts pools the noisy statistics of every cluster a merge absorbs;
+# - derive the stepped budget schedule and what it does to the noise of each iteration;
+# - prove that DP-KCCM is $\varepsilon$-DP on a public box, read its ledger, and name the steps
+#   of the paper that the proof does not cover;
+# - say what merging can and cannot do to the noise, and audit DP-KCCM and two deliberately
+#   mis-calibrated copies of it.
+# :::
+#
+# DP-KCCM {cite}`ni_dpkccm` ("k-means clustering with cluster merging") changes DPLloyd in two
+# ways. It runs $n k$ clusters instead of $k$ ($n = 3$ in the paper) and merges them down to $k$
+# at the end, and it spends the budget in an increasing, **stepped** schedule: little in the
+# first iterations, more in the last. The paper compares four configurations, which differ only
+# in these two choices; all use sphere-packing initial centroids (chapter 5), $T = 12$ iterations
+# and one Laplace release per cluster of the $(d+1)$-vector $(S_j, n_j)$ with
+# $\Delta_1 = d r + 1$:
+#
+# | variant | clusters in the run | budget of iteration $t$ ($T = 12$) | release |
+# |---|---|---|---|
+# | `average_k` | $k$ | $\varepsilon/12$ each | the $k$ centroids |
+# | `allocation_k` | $k$ | $\varepsilon/24$ ($\times 4$), $\varepsilon/12$ ($\times 4$), $\varepsilon/8$ ($\times 4$) | the $k$ centroids |
+# | `average_nk` | $n k$ | $\varepsilon/12$ each | merge to $k$ |
+# | `allocation_nk` (DP-KCCM) | $n k$ | $\varepsilon/24$ ($\times 4$), $\varepsilon/12$ ($\times 4$), $\varepsilon/8$ ($\times 4$) | merge to $k$ |
+#
+# :::{admonition} `average_k` is not DPLloyd-Impr
+# :class: warning
+# The paper calls `average_k` "DPLloyd-Impr, the state-of-the-art algorithm" and uses it as its
+# baseline. It is not Su et al.'s method {cite}`su2016differentially`: DPLloyd-Impr chooses
+# $2 \le T \le 7$ iterations from $N$, $k$, $d$ and $\varepsilon$ and splits each iteration's
+# budget between the count and the sums (chapter 5). `average_k` shares only the sphere
+# packing; it is DPLloyd with sphere-packing initialisation and $T = 12$, and the book calls it
+# that. The true DPLloyd-Impr is `dpkmeans.algorithms.dplloyd_impr`.
+# :::
+#
+# The chapter's code runs from the fast defaults in the next cell (tagged `parameters`).
+
+# %% tags=["parameters"]
+SEED = 2026  # every random draw below comes from this seed
+EPSILON = 1.0  # the total budget of the examples and of the audits
+MERGE_CHECKS = 100_000  # random pairs in the numerical check of eq. 12
+SIM_REPLICAS = 20_000  # noise draws per point of the merging simulation
+AUDIT_TRIALS = 20_000  # replicas per dataset in each audit
+AUDIT_GROUP_SIZE = 500  # records in each of the three groups of the audit dataset
+RESULTS = "../data/results/dpkccm.csv"  # written by the sweep notebooks/sweeps/dpkccm.yaml
+TIMING = "../benchmarks/dpkccm_reproduction.json"  # python -m benchmarks.dpkccm_reproduction
+
+# %%
+import dataclasses
+import json
+import time
+from fractions import Fraction
+from itertools import count
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+from myst_nb import glue
+
+from dpkmeans import audit, schedules
+from dpkmeans import mechanisms as mech
+from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.dpkccm import VARIANTS, allocation_nk
+from dpkmeans.dpkccm_claims import CLAIMS, claims_ledger, head_to_head, main_points
+from dpkmeans.dpkccm_study import PAPER_SETTINGS, REFERENCE
+from dpkmeans.engine import run
+from dpkmeans.merging import merge_eq12, merge_to_k
+from dpkmeans.plotting import PALETTE, new_figure, plot_curves, use_book_style
+
+use_book_style()
+next_seed = count(SEED).__next__  # every experiment gets its own seed: SEED, SEED + 1, ...
+
+# %% [markdown]
+# `dpkmeans.dpkccm.VARIANTS` builds the four configurations. Each is an ordinary engine
+# configuration (chapter 5); the `*_nk` ones carry $n k$ clusters and a final release that
+# merges them. Here they are for $k = 4$, with each iteration's budget as a multiple of
+# $\varepsilon/24$:
+
+# %%
+box2 = (-np.ones(2), np.ones(2))
+rows = []
+for name, make in VARIANTS.items():
+    config = make(4, EPSILON, box2)
+    shares = np.round(config.schedule * 24 / EPSILON, 6)
+    rows.append({"variant": name, "clusters in the run": config.n_clusters,
+                 "budgets x eps/24": " ".join(f"{s:g}" for s in shares),
+                 "total": round(config.epsilon, 12),
+                 "release": "merge to 4" if config.release is not None else "-"})
+print(pd.DataFrame(rows).to_string(index=False))
+
+# %% [markdown]
+# ## The merge
+#
+# After its last iteration DP-KCCM holds $n k$ noisy centroids $c_j$ and noisy counts $n'_j$.
+# It then repeatedly takes the two nearest centroids $c_p, c_q$ (Euclidean distance) and
+# replaces them by one, $c_o$, until $k$ remain. The paper writes the merged centroid
+# coordinate by coordinate (its eq. 12):
+#
+# $$c_o^i = \min(c_p^i, c_q^i) + |c_p^i - c_q^i| \cdot \frac{n'_m}{n'_p + n'_q},
+# \qquad m = \begin{cases} p & \text{if } c_p^i \ge c_q^i,\\ q & \text{otherwise.}\end{cases}$$
+#
+# ```{prf:theorem} Eq. 12 is the noisy-count-weighted mean
+# :label: thm-eq12-mean
+#
+# For all $c_p, c_q \in \R^d$ and all $n'_p, n'_q$ with $n'_p + n'_q \ne 0$, eq. 12 gives
+#
+# $$c_o = \frac{n'_p\, c_p + n'_q\, c_q}{n'_p + n'_q}.$$
+#
+# If both counts are positive, $c_o$ is a convex combination of $c_p$ and $c_q$: it lies on
+# the segment between them, so in the box whenever they are.
+# ```
+#
+# ```{prf:proof}
+# Fix a coordinate $i$ and write $w = n'_p + n'_q$.
+# If $c_p^i \ge c_q^i$, then $m = p$, $\min(c_p^i, c_q^i) = c_q^i$ and
+# $|c_p^i - c_q^i| = c_p^i - c_q^i$, so
+# $c_o^i = c_q^i + (c_p^i - c_q^i)\frac{n'_p}{w} = \frac{(w - n'_p) c_q^i + n'_p c_p^i}{w}
+# = \frac{n'_p c_p^i + n'_q c_q^i}{w}.$
+# If $c_p^i < c_q^i$, then $m = q$, the minimum is $c_p^i$ and the absolute difference
+# $c_q^i - c_p^i$, so $c_o^i = c_p^i + (c_q^i - c_p^i)\frac{n'_q}{w}
+# = \frac{n'_p c_p^i + n'_q c_q^i}{w}$ by the same algebra with $p$ and $q$ exchanged.
+# Both cases give the $i$-th coordinate of the weighted mean (when $c_p^i = c_q^i$ both give
+# $c_p^i$). With $n'_p, n'_q > 0$ the weights $n'_p / w$ and $n'_q / w$ are positive and sum to
+# one.
+# ```
+#
+# The formula is thus the familiar weighted mean in a roundabout form: the "max" and "min" only
+# make the weight of the larger coordinate explicit. `dpkmeans.merging.merge_eq12` writes it
+# literally; here it is against the weighted mean on random pairs in $d = 5$, with counts in
+# $[1, 1000]$ and some coordinates tied:
+
+# %%
+check_rng = np.random.default_rng(next_seed())
+c_p = check_rng.uniform(-1, 1, size=(MERGE_CHECKS, 5))
+c_q = check_rng.uniform(-1, 1, size=(MERGE_CHECKS, 5))
+tied = check_rng.random((MERGE_CHECKS, 5)) < 0.1
+c_q[tied] = c_p[tied]
+n_p = check_rng.uniform(1, 1000, size=(MERGE_CHECKS, 1))
+n_q = check_rng.uniform(1, 1000, size=(MERGE_CHECKS, 1))
+eq12 = merge_eq12(c_p, c_q, n_p, n_q)
+weighted_mean = (n_p * c_p + n_q * c_q) / (n_p + n_q)
+eq12_gap = float(np.max(np.abs(eq12 - weighted_mean)))
+print(f"{MERGE_CHECKS:,} pairs: max |eq. 12 - weighted mean| = {eq12_gap:.1e}; "
+      f"tied coordinates returned exactly: {bool(np.all(eq12[tied] == c_p[tied]))}")
+assert eq12_gap < 1e-12
+glue("ch7_merge_checks", MERGE_CHECKS, display=False)
+glue("ch7_eq12_gap", f"{eq12_gap:.1e}", display=False)
+
+# %% [markdown]
+# Over {glue:text}`ch7_merge_checks:,d` random pairs the two agree to
+# {glue:text}`ch7_eq12_gap`, floating-point rounding. The library merges with the weighted mean
+# written as $c_q + w(c_p - c_q)$, $w = n'_p/(n'_p + n'_q)$, which returns $c$ exactly when
+# $c_p = c_q = c$:
+#
+# ```{literalinclude} ../src/dpkmeans/merging.py
+# :language: python
+# :pyobject: merge_to_k
+# ```
+#
+# Two choices in this function are ours, because the paper does not make them.
+#
+# **The merged count.** The paper never says what count the merged cluster carries into later
+# merges. The library uses $n'_o = n'_p + n'_q$, and with it the order of the merges stops
+# mattering for what each final centroid *is*:
+#
+# ```{prf:proposition} Merging pools the noisy statistics
+# :label: prop-merge-pools
+#
+# Run any sequence of merges with $c_o = (n'_p c_p + n'_q c_q)/(n'_p + n'_q)$ and
+# $n'_o = n'_p + n'_q$, all counts positive. Every cluster $o$ that results, having absorbed
+# the set $A$ of original clusters, has $n'_o = \sum_{j \in A} n'_j$ and
+# $c_o = \sum_{j \in A} n'_j c_j / \sum_{j \in A} n'_j$. In particular the total count and the
+# count-weighted sum $\sum n'_j c_j$ over all clusters never change, and if every original
+# centroid is $c_j = S'_j / n'_j$, then $c_o = \sum_{j \in A} S'_j / \sum_{j \in A} n'_j$: the
+# pooled noisy sum over the pooled noisy count.
+# ```
+#
+# ```{prf:proof}
+# Attach to every cluster the pair $(n'_o,\, n'_o c_o)$. A merge replaces the pairs of $p$ and
+# $q$ by $(n'_p + n'_q,\, n'_p c_p + n'_q c_q)$, their sum. By induction on the number of merges,
+# the pair of any cluster is the sum of the pairs of the original clusters it absorbed, and its
+# centroid is the second component divided by the first. With $c_j = S'_j/n'_j$ the second
+# component of an original cluster is $S'_j$.
+# ```
+#
+# Any other merged count, say the larger of the two or their mean, breaks this: a later merge
+# would then weight the clusters absorbed early by less than their counts
+# ({numref}`ex-dpkccm-merged-count`). A numerical check on random
+# merges of $m = 12$ clusters to $k = 3$ (and to $k = 1$, where the result must be the weighted
+# mean of all twelve), with noisy counts drawn from $[-50, 500]$ so that some are clamped:
+
+# %%
+check_rng = np.random.default_rng(next_seed())
+R, m, d = 2000, 12, 3
+centroids = check_rng.uniform(-1, 1, size=(R, m, d))
+noisy = check_rng.uniform(-50, 500, size=(R, m))
+clamped = np.maximum(noisy, 1.0)  # what merge_to_k does first (count_floor = 1)
+merged, merged_counts = merge_to_k(centroids, noisy, 3, return_counts=True)
+count_gap = np.max(np.abs(merged_counts.sum(1) - clamped.sum(1)) / clamped.sum(1))
+sum_gap = np.max(np.abs(np.einsum("rk,rkd->rd", merged_counts, merged)
+                        - np.einsum("rm,rmd->rd", clamped, centroids)))
+all_in_one = merge_to_k(centroids, noisy, 1)[:, 0]
+pooled = np.einsum("rm,rmd->rd", clamped, centroids) / clamped.sum(1, keepdims=True)
+one_gap = np.max(np.abs(all_in_one - pooled))
+print(f"{R} random merges 12 -> 3: max relative change of the total count {count_gap:.1e}, "
+      f"max change of the count-weighted sum {sum_gap:.1e}")
+print(f"12 -> 1: max |merged - weighted mean of all| = {one_gap:.1e}; "
+      f"counts clamped to 1: {np.mean(noisy < 1):.1%}")
+assert max(count_gap, sum_gap, one_gap) < 1e-9
+glue("ch7_pool_gap", f"{max(count_gap, sum_gap, one_gap):.1e}", display=False)
+
+# %% [markdown]
+# Both invariants hold up to rounding (largest discrepancy {glue:text}`ch7_pool_gap`).
+#
+# **The clamp.** Every cluster receives noise, empty ones included, so a noisy count can be
+# zero or negative. In eq. 12 that makes a weight negative or infinite: the "merged" centroid
+# can then lie outside the segment, or anywhere (reference audit items 0-2 and 0-6).
+# `merge_to_k` first replaces each $n'_j$ by $\max(n'_j, 1)$. Like the engine's update, which
+# keeps a cluster's previous centroid when $n'_j < 1$ and clips every centroid to the box, the
+# clamp reads only released values, so it is post-processing
+# ({prf:ref}`thm-post-processing`) and costs no budget. It also means that the merged centroid
+# is the count-weighted mean of the *released* centroids, which equal $S'_j/n'_j$ only for
+# clusters that were neither kept nor clipped.
+#
+# ## The budget schedule
+#
+# DP-KCCM spends $\varepsilon/24$ in each of iterations 1-4, $\varepsilon/12$ in 5-8 and
+# $\varepsilon/8$ in 9-12. The three blocks receive
+#
+# $$4 \cdot \frac{\varepsilon}{24} + 4 \cdot \frac{\varepsilon}{12} + 4 \cdot \frac{\varepsilon}{8}
+# = \frac{\varepsilon}{6} + \frac{\varepsilon}{3} + \frac{\varepsilon}{2} = \varepsilon,$$
+#
+# so by sequential composition ({prf:ref}`thm-sequential`) the whole budget is spent, and
+# nothing more. The library generalises the schedule to any $T$ divisible by three (blocks
+# with $1/6$, $1/3$ and $1/2$ of $\varepsilon$):
+#
+# ```{literalinclude} ../src/dpkmeans/schedules.py
+# :language: python
+# :pyobject: dpkccm_stepped
+# ```
+
+# %%
+exact = [Fraction(1, 24)] * 4 + [Fraction(1, 12)] * 4 + [Fraction(1, 8)] * 4
+stepped = schedules.dpkccm_stepped(EPSILON, 12)
+uniform = schedules.uniform(EPSILON, 12)
+reversed_stepped = stepped[::-1]
+print(f"exact sum of the shares: {sum(exact)}; blocks: "
+      f"{', '.join(str(sum(exact[b:b + 4])) for b in (0, 4, 8))}")
+print(f"library schedule equals the shares: "
+      f"{bool(np.allclose(stepped, [float(f) * EPSILON for f in exact], rtol=0, atol=1e-15))}; "
+      f"sum = {stepped.sum():.15g}")
+glue("ch7_shares_sum", str(sum(exact)), display=False)
+
+# %% [markdown]
+# The exact shares sum to {glue:text}`ch7_shares_sum` (in units of $\varepsilon$), and so does
+# the library's schedule, up to rounding.
+#
+# **What it does to the noise.** Iteration $t$ adds $\Lap(\Delta_1/\varepsilon_t)$, with
+# $\Delta_1 = dr + 1$ ({prf:ref}`thm-lloyd-sensitivity`), to each of the $d + 1$ coordinates
+# of every cluster's $(S_j, n_j)$. For a cluster of $m$ records with centroid $c$, to first
+# order in the noise,
+# $\frac{S_i + Y_i}{m + Z} - c_i \approx \frac{Y_i - c_i Z}{m}$, so the noise of a centroid
+# coordinate has standard deviation
+#
+# $$\sigma_t = \frac{\sqrt{2}\,\Delta_1 \sqrt{1 + c_i^2}}{\varepsilon_t\, m},$$
+#
+# inversely proportional to the iteration's budget. Halving the budget of an iteration doubles
+# its noise. {numref}`fig-dpkccm-schedule-noise` compares the stepped schedule with the uniform
+# one of `average_*` and with the stepped schedule reversed (large budgets first).
+
+# %%
+d, r, cluster_size = 2, 1.0, 100
+delta1 = d * r + 1
+noise_sd = {name: np.sqrt(2) * delta1 / (eps_t * cluster_size)  # centroid at c = 0
+            for name, eps_t in [("uniform", uniform), ("stepped (DP-KCCM)", stepped),
+                                ("stepped, reversed", reversed_stepped)]}
+variance_ratio = float(np.sum(stepped**-2.0) / np.sum(uniform**-2.0))
+print(pd.DataFrame(noise_sd, index=pd.RangeIndex(1, 13, name="iteration")).T.round(3)
+      .to_string())
+print(f"sum over iterations of 1/eps_t^2, stepped / uniform: {variance_ratio:.3f}")
+glue("ch7_first_ratio", round(float(noise_sd["stepped (DP-KCCM)"][0] / noise_sd["uniform"][0]), 3),
+     display=False)
+glue("ch7_last_ratio", round(float(noise_sd["stepped (DP-KCCM)"][-1] / noise_sd["uniform"][-1]), 3),
+     display=False)
+glue("ch7_variance_ratio", round(variance_ratio, 3), display=False)
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Per-iteration noise standard deviation of one centroid coordinate ($d = 2$, $r = 1$, a cluster of 100 records with its centroid at the origin, $\\varepsilon = 1$, $T = 12$) under the uniform schedule, DP-KCCM's stepped schedule and the stepped schedule reversed. Log scale.", "name": "fig-dpkccm-schedule-noise"}}
+fig, ax = new_figure(width=6.4, height=3.4)
+t_axis = np.arange(1, 13)
+for (name, sd), colour, marker in zip(noise_sd.items(), PALETTE, "osD"):
+    ax.plot(t_axis, sd, marker + "-", ms=4, color=colour, label=name)
+ax.set_yscale("log")
+ax.set_xticks(t_axis)
+ax.set_xlabel("iteration $t$")
+ax.set_ylabel("noise std of a centroid coordinate")
+ax.legend(fontsize="small")
+plt.show()
+
+# %% [markdown]
+# Against the uniform schedule, DP-KCCM's first four iterations are
+# {glue:text}`ch7_first_ratio` times as noisy and its last four {glue:text}`ch7_last_ratio`
+# times as noisy. Summed over the run, the noise variance $\propto \sum_t 1/\varepsilon_t^2$ is
+# {glue:text}`ch7_variance_ratio` times that of the uniform schedule; no schedule with the same
+# total does better than uniform on this measure
+# ({numref}`ex-dpkccm-uniform`). A non-uniform schedule therefore only
+# pays if some iterations matter more than others. The paper's argument is that early
+# iterations move the centroids a lot and can absorb noise, while late iterations decide the
+# final positions. APDP {cite}`apdpkmeans` argues the opposite and gives the *first*
+# iterations the most (a decreasing arithmetic progression, shaped like the reversed curve),
+# for fast early convergence. The paper itself reports that its increasing schedule *hurts*
+# without merging (`allocation_k` is worse than `average_k`) and helps only with it. These are
+# empirical claims; the reproduction below tests them.
+#
+# ## Privacy
+#
+# ```{prf:theorem} DP-KCCM is $\varepsilon$-DP
+# :label: thm-dpkccm-private
+#
+# Let the records be clipped to a public box $[-r, r]^d$, let the neighbour relation be
+# add/remove one record, and let the per-iteration budgets $\varepsilon_1, \dots,
+# \varepsilon_T$ sum to $\varepsilon$. Then each of the four variants (`allocation_nk`, which
+# is DP-KCCM, `average_nk`, `allocation_k` and `average_k`), with sphere-packing
+# initialisation and any number of clusters, is $\varepsilon$-DP. So is the whole transcript
+# of noisy statistics of all $T$ iterations.
+# ```
+#
+# ```{prf:proof}
+# *Initialisation.* Sphere packing draws centres uniformly in the box shrunk by $a$ and accepts
+# or rejects them by their distances to each other; it reads only the box, $k$ (or $n k$) and
+# its own random numbers, so its output has the same distribution under $D$ and $D'$.
+#
+# *One iteration.* Given the centroids of the previous iteration (public: released, or the
+# initial ones), the nearest-centroid rule partitions the box into cells without looking at
+# the data. Cluster $j$ releases $(S_j, n_j) + \Lap(\Delta_1/\varepsilon_t)^{d+1}$. Adding or
+# removing a record $x$ changes the statistics of the one cluster whose cell contains $x$, by
+# $(x, 1)$, whose $L_1$ norm is at most $dr + 1 = \Delta_1$ ({prf:ref}`thm-lloyd-sensitivity`).
+# Each cluster's release is therefore $\varepsilon_t$-DP ({prf:ref}`thm-laplace`), and since
+# the cells are disjoint and chosen independently of the data, the release of all clusters is
+# $\varepsilon_t$-DP by parallel composition ({prf:ref}`thm-parallel`, which needs add/remove).
+# Empty clusters are released too, so the *set* of released clusters does not depend on the
+# data.
+#
+# *All iterations.* Iteration $t$ depends on the data and on the outputs of iterations
+# $1, \dots, t - 1$; adaptive sequential composition ({prf:ref}`thm-sequential`) makes the
+# transcript of all noisy statistics $\sum_t \varepsilon_t = \varepsilon$-DP.
+#
+# *Everything else.* Dividing $S'_j$ by $n'_j$, keeping the previous centroid when
+# $n'_j < 1$, clipping to the box, clamping counts to $\max(n'_j, 1)$ and merging the nearest
+# pairs by eq. 12 read only the transcript (and public constants), so the published centroids
+# are $\varepsilon$-DP by post-processing ({prf:ref}`thm-post-processing`).
+# ```
+#
+# This is the paper's own argument (its Theorem 1), made explicit about the neighbour relation
+# and about the clamp, which the paper does not have. The engine records each step as it
+# happens. Here is one run of `allocation_nk` with $k = 3$ ($nk = 9$ clusters) on a small
+# seeded Gaussian mixture in $[-1, 1]^2$, and its ledger condensed to one line per iteration:
+
+# %%
+mixture = gaussian_mixture_dataset(600, 3, 2, rng=np.random.default_rng(next_seed()),
+                                   separation=4.0).scaled((-1, 1))
+result = run(mixture.X, allocation_nk(3, EPSILON, box2), seed=next_seed())
+ledger = result.ledger.to_frame()
+draws = ledger[ledger.mechanism == "Laplace"].copy()
+draws["iteration"] = draws["scope"].str.extract(r"iteration (\d+)", expand=False).astype(int)
+per_iteration = draws.groupby("iteration").agg(
+    releases=("label", "size"), what=("label", "first"), sensitivity=("sensitivity", "max"),
+    scale=("scale", "max"), epsilon=("epsilon", "max"), eps_min=("epsilon", "min"))
+assert (per_iteration["epsilon"] == per_iteration["eps_min"]).all()  # equal within an iteration
+per_iteration = per_iteration.drop(columns="eps_min")
+print(per_iteration.to_string(float_format=lambda v: f"{v:.4f}"))
+print("post-processing recorded:")
+for label in ledger.loc[ledger.mechanism == "post-processing", "label"].unique():
+    print("  -", label)
+print(f"composed total: {result.ledger.total()}; declared: {result.ledger.budget}; "
+      f"fully spent: {result.ledger.is_fully_spent()}")
+print("released centroids:", np.round(result.centroids[0], 3).tolist())
+glue("ch7_ledger_draws", int(len(draws)), display=False)
+glue("ch7_ledger_total", round(result.ledger.total().epsilon, 12), display=False)
+glue("ch7_ledger_spent", str(result.ledger.is_fully_spent()), display=False)
+
+# %% [markdown]
+# The ledger holds {glue:text}`ch7_ledger_draws` Laplace releases: nine clusters in each of
+# twelve iterations, each with sensitivity $\Delta_1 = 3$. The nine releases of an iteration sit
+# in one parallel scope, so an iteration costs one cluster's budget; the iterations compose
+# sequentially; the divisions, the clip and the final merge are recorded at zero cost. The
+# composed total is {glue:text}`ch7_ledger_total`, equal to the declared budget (fully spent:
+# {glue:text}`ch7_ledger_spent`). The engine refuses to return a run whose total differs from
+# its budget.
+#
+# :::{admonition} What the theorem does not cover
+# :class: warning
+# - **Data-derived scaling** (reference audit 0-3). The paper min-max normalises every
+#   attribute to $[-1, 1]$ with the dataset's own minimum and maximum. Those are exact
+#   functions of the most extreme records, and a neighbour that extends the range rescales
+#   every record, so $\Delta_1 = d + 1$ no longer bounds the change. The theorem needs public
+#   bounds; the book scales by bounds from the attribute documentation and clips (the
+#   dataset registry records them).
+# - **Hyper-parameters tuned on the evaluation data** (audit 0-4). $n = 3$, $T = 12$ and the
+#   stepped shares were settled "through a lot of experiments" on the same datasets the paper
+#   reports. That choice is itself a function of the private data, which no $\varepsilon$
+#   accounts for, and it biases the reported utility upwards. The book takes the published
+#   values as given constants, as a reproduction must. That removes the leak only for data
+#   they were not tuned on; on the paper's own datasets it remains, and so does the bias.
+# :::
+#
+# ## Why merging can cancel noise
+#
+# The paper motivates merging with four points $A, B, C, D$ that belong together
+# (its Figure 2): cluster them at once and get a noisy centroid $C^*_{ABCD}$, or cluster
+# $\{A, B\}$ and $\{C, D\}$ separately and merge $C^*_{AB}$ and $C^*_{CD}$. "As long as the
+# noises added to centroids $C^*_{AB}$, $C^*_{CD}$ and $C^*_{ABCD}$ are roughly the same", the
+# merged centroid is the less noisy one, because independent noises partly cancel.
+#
+# The premise does not hold for the Laplace mechanism as DP-KCCM uses it. Every cluster gets
+# the same noise *on its sum and count*, whatever its size, so the noise on its *centroid* is
+# inversely proportional to its size: $C^*_{AB}$ is about twice as noisy as $C^*_{ABCD}$. Take a
+# group of $m$ records with centroid $c$ split into $n$ equal sub-clusters, each released with
+# its own noise $(Y^{(l)}, Z^{(l)})$ at the same budget. To first order,
+#
+# - one sub-centroid has error $\frac{n}{m}\big(Y^{(l)} - c Z^{(l)}\big)$;
+# - the merged centroid (by {prf:ref}`prop-merge-pools`, the pooled sum over the pooled count)
+#   has error $\frac{1}{m}\sum_{l=1}^{n}\big(Y^{(l)} - c Z^{(l)}\big)$, whose standard deviation
+#   is $\sqrt{n}$ times that of a single term;
+# - one cluster holding all $m$ records, released once, has error $\frac{1}{m}(Y - cZ)$.
+#
+# So (a) the merged centroid is about $\sqrt{n}$ times *more accurate than a sub-centroid*:
+# the $n$ independent noises do average out; but (b) it is about $\sqrt{n}$ times *less
+# accurate than the single cluster*, because its pooled sum carries $n$ independent noise draws
+# instead of one. Cancellation recovers part of what splitting lost, never all of it.
+#
+# The simulation below checks both statements without the first-order approximation. It
+# releases the sub-clusters with `dpkmeans.mechanisms.laplace_mechanism` ($d = 2$,
+# $\Delta_1 = 3$, $\varepsilon_t = \varepsilon/8$, the budget of DP-KCCM's last iterations),
+# forms each centroid as $S'/\max(n', 1)$ clipped to the box (the engine would keep a previous
+# centroid when $n' < 1$; there is none here) and merges them with `merge_to_k`. The error is
+# the root mean squared Euclidean distance to the true centroid, over
+# {glue:text}`ch7_sim_replicas:,d` draws.
+
+# %%
+SIM_SIZES = (300, 1000, 3000)  # records in the group
+SIM_SPLITS = range(1, 6)  # n: sub-clusters the group is split into
+sim_centre = np.array([0.3, -0.2])  # the group's true centroid
+sim_eps = EPSILON / 8
+sim_rng = np.random.default_rng(next_seed())
+
+
+def noisy_centroids(size: float, clusters: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """`clusters` independent releases of a cluster of `size` records at sim_centre:
+    centroids (SIM_REPLICAS, clusters, 2) and noisy counts (SIM_REPLICAS, clusters)."""
+    stats = np.r_[size * sim_centre, size]
+    out = np.stack([mech.laplace_mechanism(stats, delta1, sim_eps, rng, ledger=None,
+                                           repeats=SIM_REPLICAS) for _ in range(clusters)], axis=1)
+    sums, counts = out[..., :2], out[..., 2]
+    return np.clip(sums / np.maximum(counts, 1.0)[..., None], -1, 1), counts
+
+
+def rmse(estimates: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.sum((estimates - sim_centre) ** 2, axis=-1))))
+
+
+sim_rows = []
+for size in SIM_SIZES:
+    whole, _ = noisy_centroids(size, 1, sim_rng)
+    for n in SIM_SPLITS:
+        subs, counts = noisy_centroids(size / n, n, sim_rng)
+        merged = merge_to_k(subs, counts, 1)[:, 0]
+        sim_rows.append({"m": size, "n": n, "one sub-centroid": rmse(subs[:, 0]),
+                         "merged": rmse(merged), "one cluster, one draw": rmse(whole[:, 0])})
+sim = pd.DataFrame(sim_rows)
+sim["merged / sub"] = sim["merged"] / sim["one sub-centroid"]
+sim["merged / one cluster"] = sim["merged"] / sim["one cluster, one draw"]
+print(sim.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+at = sim[(sim.m == 1000) & (sim.n == 3)].iloc[0]
+glue("ch7_sim_replicas", SIM_REPLICAS, display=False)
+glue("ch7_sim_sub", round(float(at["one sub-centroid"]), 3), display=False)
+glue("ch7_sim_merged", round(float(at["merged"]), 3), display=False)
+glue("ch7_sim_whole", round(float(at["one cluster, one draw"]), 3), display=False)
+glue("ch7_sim_ratio_sub", round(float(at["merged / sub"]), 2), display=False)
+glue("ch7_sim_ratio_whole", round(float(at["merged / one cluster"]), 2), display=False)
+glue("ch7_sqrt3_inv", round(1 / np.sqrt(3.0).item(), 2), display=False)
+glue("ch7_sqrt3", round(np.sqrt(3.0).item(), 2), display=False)
+small = sim[(sim.m == 300) & (sim.n == 5)].iloc[0]
+glue("ch7_sim_small_ratio", round(float(small["merged / one cluster"]), 2), display=False)
+glue("ch7_sqrt5", round(np.sqrt(5.0).item(), 2), display=False)
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Merging $n$ noisy sub-clusters of a group of $m$ records (one panel per $m$; $d = 2$, Laplace noise at $\\varepsilon_t = \\varepsilon/8$ with $\\varepsilon = 1$): root mean squared error of one sub-centroid, of the merged centroid, and of one cluster holding all $m$ records released once. The dotted line is the single cluster's error times $\\sqrt{n}$. Log scale.", "name": "fig-dpkccm-merge-noise"}}
+fig, axes = new_figure(ncols=len(SIM_SIZES), width=11.0, height=3.4)
+for ax, size in zip(axes, SIM_SIZES):
+    part = sim[sim.m == size]
+    ax.plot(part["n"], part["one sub-centroid"], "o-", color=PALETTE[0], ms=4,
+            label="one sub-centroid")
+    ax.plot(part["n"], part["merged"], "s-", color=PALETTE[1], ms=4, label="merged centroid")
+    ax.plot(part["n"], part["one cluster, one draw"], "^-", color=PALETTE[2], ms=4,
+            label="one cluster, one draw")
+    ax.plot(part["n"], part["one cluster, one draw"] * np.sqrt(part["n"]), ":", color="0.4",
+            label=r"one cluster $\times \sqrt{n}$")
+    ax.set_yscale("log")
+    ax.set_xticks(list(SIM_SPLITS))
+    ax.set_xlabel("sub-clusters $n$")
+    ax.set_title(f"m = {size}")
+axes[0].set_ylabel("RMSE of the centroid")
+axes[0].legend(fontsize="x-small")
+plt.show()
+
+# %% [markdown]
+# For a group of $m = 1000$ records split in $n = 3$ ({numref}`fig-dpkccm-merge-noise`), one
+# sub-centroid has an error of {glue:text}`ch7_sim_sub`, the merged centroid
+# {glue:text}`ch7_sim_merged` and the single cluster {glue:text}`ch7_sim_whole`. The merged
+# centroid's error is {glue:text}`ch7_sim_ratio_sub` times a sub-centroid's (first order:
+# $1/\sqrt{3} \approx$ {glue:text}`ch7_sqrt3_inv`) and {glue:text}`ch7_sim_ratio_whole` times
+# the single cluster's ($\sqrt{3} \approx$ {glue:text}`ch7_sqrt3`). For small groups the
+# clipping to the box caps the worst errors and the gap narrows (at $m = 300$, $n = 5$ the ratio
+# is {glue:text}`ch7_sim_small_ratio` instead of $\sqrt{5} \approx$ {glue:text}`ch7_sqrt5`), but
+# the merged centroid never beats the single cluster.
+#
+# **What the benefit of $n k$ clusters can and cannot come from.** Compared at the same
+# per-iteration budget, the $n$ sub-clusters that end up merged into one cluster produce a
+# *noisier* centroid than one cluster holding the same records. So if DP-KCCM beats `average_k`,
+# it is not because merging cancels noise relative to $k$ clusters. Candidate explanations,
+# none of which the paper tests, and which the reproduction can separate:
+#
+# - **Coverage.** $n k$ sphere-packing centres cover the box more densely than $k$, so a true
+#   cluster is less likely to be left without a centre, or two of them to be forced to share
+#   one, early in the run, when the noise is largest.
+# - **The merge chooses.** The final merge is a small agglomerative clustering of the released
+#   centroids: it decides which sub-clusters belong together after the iterations, rather than
+#   committing to $k$ clusters from the first, noisy, iteration.
+# - **Degenerate clusters are down-weighted.** A sub-cluster with few records has a tiny (or
+#   clamped) noisy count, so it moves any merge it takes part in very little; without merging,
+#   a degenerate cluster's centroid is published as one of the $k$ as it is.
+#
+# Each of these is a claim about the geometry of the data and the run, not about noise, and
+# each could also fail: a far-away junk centroid can survive the merge as one of the $k$, and
+# the nearest pair need not belong to the same true cluster.
+#
+# ## Auditing DP-KCCM
+#
+# Chapter 6 turned a claim of $\varepsilon$-DP into a test: run the algorithm many times on
+# neighbouring datasets $D$ and $D'$, pick a distinguishing event on half of the runs, and
+# bound $\varepsilon$ from below on the other half ({prf:ref}`thm-audit-bound`). An audit can
+# only say "consistent with the claim" or "refutes it". We audit DP-KCCM at
+# $\varepsilon = 1$ and two copies whose accounting is deliberately wrong: each declares
+# $\varepsilon = 1$ but
+#
+# - **4x** spends $4\varepsilon$ (the stepped schedule of $\varepsilon = 4$);
+# - **forgot to split** gives every one of the 12 iterations the whole $\varepsilon$, a classic
+#   bug, spending $12\varepsilon$.
+#
+# **The pair.** An audit may use any neighbouring pair, and a good one makes the added record
+# move the output as much as possible. Here $d = 1$ ($\Delta_1 = 2$), $k = 1$ and $n = 3$: three
+# sub-clusters. $D$ is three groups of $G =$ {glue:text}`ch7_audit_group:,d` identical records at
+# $-1$, $-0.5$ and $0$, and $D' = D$ plus one record at the corner $+1$ of the box
+# (`audit.corner_pair`). The initial centroids are fixed at the three groups. The theorem holds
+# for *every* data-independent initialisation, so an audit may fix one; doing so keeps each
+# group in its own sub-cluster across the run, which sphere packing's random starts would not.
+# The extra record joins the sub-cluster of the group at $0$, and, to first order, raises
+# $G\,c^{(3)}_t$ ($G$ times that sub-cluster's centroid at iteration $t$) from $Y_t$
+# to $1 + Y_t$, with $Y_t \sim \Lap(2/\varepsilon_t)$.
+#
+# **The statistics.** What DP-KCCM publishes, the merged centroid, is a function of the last
+# iteration's noisy statistics (and, through the assignments, of earlier ones), and the last
+# iteration holds only $\varepsilon/8$ of the budget. So we audit twice:
+#
+# - the **release**: the published centroid, with `audit.audit_configuration`;
+# - the **transcript**: the centroids of all twelve iterations (`record_history=True`), which
+#   the theorem also covers. Two statistics of it: $\sum_t \varepsilon_t c^{(3)}_t$ and
+#   $\sum_t \varepsilon_t \min(\max(G c^{(3)}_t, 0), 1)$, which is, up to constants, the
+#   log-likelihood ratio of a Laplace shift by one: the most powerful test statistic for this
+#   pair to first order.
+#
+# A shift of $1$ under noise $\Lap(2/\varepsilon_t)$ has a log-likelihood ratio of at most
+# $\varepsilon_t/2$, so, to first order, these statistics can show at most *half* the true
+# $\varepsilon$ of the transcript (the "first-order ceiling" below): $0.5$ for the honest run,
+# $2$ for the 4x copy and $6$ for the copy that forgot to split. Refuting the honest claim is
+# out of reach with this pair, whatever the number of trials; the 4x copy can be refuted in
+# principle; the third should be refuted easily.
+
+# %%
+box1 = (-np.ones(1), np.ones(1))
+GROUPS = np.array([[-1.0], [-0.5], [0.0]])  # public positions of the three groups
+AUDIT_D, AUDIT_D_PRIME = audit.corner_pair(np.repeat(GROUPS, AUDIT_GROUP_SIZE, axis=0), box1)
+
+
+def at_the_groups(bounds, k, rng):
+    """A public, data-independent initialisation: the three group positions."""
+    return GROUPS.copy()
+
+
+def audited(epsilon_spent: float, schedule=None):
+    """allocation_nk with k = 1 (three sub-clusters), started at the groups."""
+    config = allocation_nk(1, epsilon_spent, box1, schedule=schedule)
+    return dataclasses.replace(config, initializer=at_the_groups)
+
+
+AUDITED = {
+    "DP-KCCM (honest)": audited(EPSILON),
+    "4x": audited(4 * EPSILON),
+    "forgot to split": audited(12 * EPSILON, schedule=np.full(12, EPSILON)),
+}
+
+
+def released_centroid(result) -> np.ndarray:
+    """The published (merged) centroid of each replica: k = 1, d = 1."""
+    return result.centroids[:, 0, 0]
+
+
+def transcript_release(config):
+    """A release for audit_mechanism: per replica, the two transcript statistics."""
+    eps_t = config.schedule
+
+    def release(which, n, rng):
+        seed = np.random.SeedSequence(int(rng.integers(2**63 - 1)))
+        res = run(AUDIT_D if which == 0 else AUDIT_D_PRIME, config, seed, replicas=n,
+                  record_history=True)
+        c3 = np.stack(res.history, axis=1)[:, :, 2, 0]  # (n, T): the sub-cluster at 0
+        return np.column_stack([c3 @ eps_t,
+                                np.clip(AUDIT_GROUP_SIZE * c3, 0.0, 1.0) @ eps_t])
+    return release
+
+
+reports, seconds = [], {}
+for name, config in AUDITED.items():
+    started = time.perf_counter()
+    release_report = audit.audit_configuration(
+        f"{name}, release", config, AUDIT_D, AUDIT_D_PRIME, released_centroid,
+        trials=AUDIT_TRIALS, seed=next_seed(), claimed_epsilon=EPSILON)
+    transcript_report = audit.audit_mechanism(
+        f"{name}, transcript", transcript_release(config), EPSILON, trials=AUDIT_TRIALS,
+        seed=next_seed())
+    seconds[name] = time.perf_counter() - started
+    reports.append({"variant": name, "true epsilon": config.epsilon,
+                    "first-order ceiling": config.epsilon / 2,
+                    "release bound": release_report.lower_bound,
+                    "release verdict": release_report.verdict,
+                    "transcript bound": transcript_report.lower_bound,
+                    "transcript estimate": transcript_report.estimate,
+                    "transcript verdict": transcript_report.verdict})
+audits = pd.DataFrame(reports)
+print(f"claimed epsilon: {EPSILON:g}; trials per dataset: {AUDIT_TRIALS:,}")
+print(audits.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+assert set(audits.loc[audits.variant == "DP-KCCM (honest)",
+                      ["release verdict", "transcript verdict"]].values.ravel()) == {"consistent"}
+# the prose below describes these verdicts: re-read it if one of them changes
+assert set(audits["release verdict"]) == {"consistent"}
+assert list(audits["transcript verdict"]) == ["consistent", "consistent", "violation detected"]
+by_copy = audits.set_index("variant")
+for key, name in [("honest", "DP-KCCM (honest)"), ("4x", "4x"), ("split", "forgot to split")]:
+    glue(f"ch7_audit_{key}_release", round(float(by_copy.loc[name, "release bound"]), 2),
+         display=False)
+    glue(f"ch7_audit_{key}_transcript", round(float(by_copy.loc[name, "transcript bound"]), 2),
+         display=False)
+    glue(f"ch7_audit_{key}_estimate", round(float(by_copy.loc[name, "transcript estimate"]), 2),
+         display=False)
+    glue(f"ch7_audit_{key}_verdict", by_copy.loc[name, "transcript verdict"], display=False)
+glue("ch7_audit_release_max", round(float(audits["release bound"].max()), 2), display=False)
+glue("ch7_audit_trials", AUDIT_TRIALS, display=False)
+glue("ch7_audit_group", AUDIT_GROUP_SIZE, display=False)
+
+# %% tags=["nbval-ignore-output"]
+print("seconds per copy (both audits, both datasets): "
+      + ", ".join(f"{name} {s:.1f}" for name, s in seconds.items()))
+glue("ch7_audit_seconds", round(sum(seconds.values()), 1), display=False)
+
+# %% [markdown]
+# With {glue:text}`ch7_audit_trials:,d` trials per dataset:
+#
+# - **The release** never refutes anything: its lower bounds are at most
+#   {glue:text}`ch7_audit_release_max`, for the honest run and for both broken copies. The
+#   published centroid carries little of the budget (the honest run's last iteration has
+#   $\varepsilon/8$), so auditing only what DP-KCCM publishes cannot see an accounting error
+#   of this kind, even a twelvefold one.
+# - **The transcript** of the honest run gives {glue:text}`ch7_audit_honest_transcript`
+#   ({glue:text}`ch7_audit_honest_verdict`), below its first-order ceiling of $0.5$. The 4x
+#   copy gives
+#   {glue:text}`ch7_audit_4x_transcript` (point estimate {glue:text}`ch7_audit_4x_estimate`;
+#   {glue:text}`ch7_audit_4x_verdict`): its true transcript loss exceeds the claim, but the
+#   evidence for it sits in tail events too rare to pin down with this many trials. The copy
+#   that forgot to split gives {glue:text}`ch7_audit_split_transcript`
+#   ({glue:text}`ch7_audit_split_verdict`).
+#
+# So the audit has power, and its limits are the usual ones (chapter 6): a consistent verdict
+# for the honest DP-KCCM is what the proof predicts, but by itself it says only that this pair
+# and these statistics found nothing. The audits took {glue:text}`ch7_audit_seconds` seconds
+# on the machine that built this page, most of the chapter's execution time.
+
+# %% [markdown]
+# ## Reproduction at the paper's scale
+#
+# **Set-up.** Six UCI datasets with the paper's column choices (Table 2 of {cite}`ni_dpkccm`;
+# the data layer documents each match), clipped to their *public* bounds and scaled to
+# $[-1, 1]^d$, so every run below is $\varepsilon$-DP (the paper's data-derived min-max scaling
+# is an ablation further down). Every point is 20 sphere-packing starts $\times$ 50 runs $=$
+# 1000 runs, as in the paper; its 95% interval is the $t$ interval over the 20
+# per-start means, since runs that share a start are not independent. The paper's
+# $\varepsilon$ grid was lost with its figures: we use $\{0.1, 0.2, 0.4, 0.6, 0.8, 1.0\}$, and
+# $k \in \{2, \dots, 8\}$ for figures 9-14. Besides the four variants we run Su et al.'s true
+# DPLloyd-Impr, and non-private Lloyd from the same $k$-centroid starts (dashed).
+#
+# The numbers come from `python -m dpkmeans sweep notebooks/sweeps/dpkccm.yaml --jobs 2`
+# (`notebooks/sweeps/dpkccm_cell.ipynb` once per dataset and axis; the library function is
+# `dpkmeans.dpkccm_study.evaluate_cell`), committed as `data/results/dpkccm.csv`. Every
+# point's seed derives from the study's base seed and the point alone, and the tests recompute
+# committed points from it.
+
+# %%
+results = pd.read_csv(RESULTS)
+points = main_points(results)
+reference_rows = results[results["algorithm"] == REFERENCE]
+private = results[results["epsilon"].notna()]
+order = sorted(PAPER_SETTINGS, key=lambda d: (int(points.loc[points["dataset"] == d, "d"].iloc[0]), d))
+setting = pd.DataFrame([{"dataset": d, "N": int(points.loc[points["dataset"] == d, "N"].iloc[0]),
+                         "d": int(points.loc[points["dataset"] == d, "d"].iloc[0]),
+                         "k (figs 3-8)": PAPER_SETTINGS[d][0],
+                         "epsilon (figs 9-14)": PAPER_SETTINGS[d][1]} for d in order]).set_index("dataset")
+glue("ch7_points", int(len(private)), display=False)
+glue("ch7_runs", int((private["inits"] * private["runs"]).sum()), display=False)
+glue("ch7_ledger_exact", bool(private["ledger_equals_epsilon"].all()), display=False)
+setting
+
+# %%
+timing = json.loads(Path(TIMING).read_text())
+glue("ch7_wall_min", round(timing["wall_s"] / 60, 1), display=False)
+glue("ch7_cpu_min", round(timing["cpu_s_total"] / 60, 1), display=False)
+glue("ch7_target_min", round(timing["target_s"] / 60), display=False)
+glue("ch7_target_met", "met" if timing["met"] else "missed", display=False)
+pd.Series(timing["cells_s"], name="seconds").to_frame()
+
+# %% [markdown]
+# The whole reproduction took {glue}`ch7_wall_min` minutes of wall-clock time on the 2-core
+# machine that built this book ({glue}`ch7_cpu_min` minutes of cell time over two workers;
+# `python -m benchmarks.dpkccm_reproduction`, table above per figure), so the target of
+# {glue}`ch7_target_min` minutes was **{glue}`ch7_target_met`**.
+#
+# {glue}`ch7_points` private points, {glue}`ch7_runs` runs in all. That every run's ledger
+# total equals its $\varepsilon$ is checked in each run by the engine and again here over the
+# results file: {glue}`ch7_ledger_exact`.
+
+# %%
+def figure_grid(axis: str, metric: str):
+    """Figures 3-8 (axis="epsilon") or 9-14 (axis="k") as one grid of six panels."""
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6.2), constrained_layout=True)
+    for ax, dataset in zip(axes.flat, order):
+        k0, eps0 = PAPER_SETTINGS[dataset]
+        rows = points[points["dataset"] == dataset]
+        if axis == "epsilon":
+            rows = rows[rows["k"] == k0]
+            ref = reference_rows[(reference_rows["dataset"] == dataset) & (reference_rows["k"] == k0)]
+            title = f"{dataset} (d = {rows['d'].iloc[0]}, k = {k0})"
+        else:
+            rows = rows[np.isclose(rows["epsilon"], eps0)]
+            ref = reference_rows[reference_rows["dataset"] == dataset].drop_duplicates("k")
+            title = f"{dataset} (d = {rows['d'].iloc[0]}, eps = {eps0:g})"
+        plot_curves(ax, pd.concat([rows, ref]), axis, metric, reference=REFERENCE)
+        ax.set(title=title, xlabel=r"$\varepsilon$" if axis == "epsilon" else "$k$")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("squared NICV" if metric == "nicv" else "unsquared NICV (paper eq. 5)")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=6)
+    return fig
+
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 3-8 reproduced: squared NICV (lower is better) against $\\varepsilon$ at the paper's $k$, mean of 1000 runs (20 starts x 50) with 95% intervals. Dashed: non-private Lloyd from the same $k$-centroid sphere-packing starts.", "name": "fig-dpkccm-eps"}}
+figure_grid("epsilon", "nicv")
+plt.show()
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 9-14 reproduced: squared NICV against $k$ at the paper's fixed $\\varepsilon$ (0.6 for blood and tripadvisor, 0.2 otherwise), 1000 runs per point with 95% intervals. Dashed: non-private Lloyd from the same starts.", "name": "fig-dpkccm-k"}}
+figure_grid("k", "nicv")
+plt.show()
+
+# %% [markdown]
+# The paper's own metric, its eq. 5, drops the square (reference §4.8, item 0-8): the mean
+# distance rather than the mean squared distance. The same runs measured that way:
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 3-8 with the paper's unsquared NICV (eq. 5 as printed); same runs as the squared figure.", "name": "fig-dpkccm-eps-unsquared"}}
+figure_grid("epsilon", "nicv_unsquared")
+plt.show()
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 9-14 with the paper's unsquared NICV; same runs as the squared figure.", "name": "fig-dpkccm-k-unsquared"}}
+figure_grid("k", "nicv_unsquared")
+plt.show()
+
+# %% [markdown]
+# ### The claims ledger
+#
+# Each claim is judged on each dataset from the twelve points of its two figures (the
+# $\varepsilon$ grid at the paper's $k$ and the $k$ grid at the paper's $\varepsilon$; they
+# share one point), with a rule fixed before the runs (`dpkmeans.claims`): at each point two
+# methods are compared with Welch's $t$ test on the per-start means at the 5% level; a claim
+# **holds** if its direction is significant at every point (80% for "nearly all"),
+# is **mixed** if at half of them or more, and **fails** otherwise. Claim 4 needs every variant
+# to be significantly better at $\varepsilon = 1$ than at $0.1$ with no significant rise
+# between neighbouring $\varepsilon$; claim 5 compares the verdicts across dimensions.
+
+# %%
+ledger = claims_ledger(results, "nicv")
+ledger_unsquared = claims_ledger(results, "nicv_unsquared")
+def verdict_table(table: pd.DataFrame) -> pd.DataFrame:
+    grid = table.pivot(index="claim", columns="dataset", values="verdict")[order]
+    grid.columns = [f"{d} (d={setting.loc[d, 'd']})" for d in order]
+    grid.index = [f"{c}. {CLAIMS[c]}" for c in grid.index]
+    return grid
+for verdict_name in ("holds", "mixed", "fails"):
+    glue(f"ch7_{verdict_name}", int((ledger["verdict"] == verdict_name).sum()), display=False)
+verdict_table(ledger)
+
+# %% [markdown]
+# The verdicts above are for the squared NICV ({glue}`ch7_holds` holds, {glue}`ch7_mixed`
+# mixed, {glue}`ch7_fails` fails out of 30). With the paper's unsquared metric:
+
+# %%
+verdict_table(ledger_unsquared)
+
+# %%
+verdicts = ledger.pivot(index="claim", columns="dataset", values="verdict")
+# The prose below describes this pattern; the notebook stops if the results ever change it.
+assert (verdicts.loc[1] == "fails").all() and (verdicts.loc[3] == "holds").all()
+assert (verdicts.loc[4] == "holds").all() and (verdicts.loc[2] != "holds").all()
+assert (ledger_unsquared["verdict"].values == ledger["verdict"].values).all()
+glue("ch7_claim2_fails", int((verdicts.loc[2] == "fails").sum()), display=False)
+claim1 = pd.DataFrame([head_to_head(points, d, "average_k", "allocation_k") for d in order])
+glue("ch7_claim1_points", int(claim1.values.sum()), display=False)
+glue("ch7_claim1_reversed", int(claim1["b better"].sum()), display=False)
+glue("ch7_claim1_held", int(claim1["a better"].sum()), display=False)
+
+# %% [markdown]
+# What the runs say, claim by claim (the unsquared metric gives the same verdicts):
+#
+# 1. **Fails everywhere.** The increasing schedule does *not* hurt without merging: over the
+#    six datasets' {glue}`ch7_claim1_points` points, `allocation_k` is significantly *better*
+#    than `average_k` at {glue}`ch7_claim1_reversed` and worse at only
+#    {glue}`ch7_claim1_held`. The paper's "tension" (increasing budgets harmful without
+#    merging, helpful with it) does not reproduce; the schedule helps both.
+# 2. **Fails** on {glue}`ch7_claim2_fails` datasets and is at best mixed on the sixth:
+#    with the uniform schedule, $3k$ clusters merged to $k$ are worse than $k$ clusters.
+#    The merging simulation above predicted this: pooling $n$ independent releases carries
+#    more noise than one release of the same records.
+# 3. **Holds everywhere.** Given $nk$ clusters, the stepped schedule beats the uniform one at
+#    every point.
+# 4. **Holds everywhere.** Every variant improves with $\varepsilon$.
+# 5. **Mixed.** Claims 1, 3 and 4 get the same verdict on every dataset, but claim 2 does not,
+#    and with six datasets one cannot separate dimension from everything else that differs
+#    between them.
+#
+# So the paper's ranking allocation_nk > average_nk > average_k > allocation_k is not what
+# these runs find: the stepped schedule is the useful ingredient, and merging is not. Two
+# caveats: our scaling uses public bounds rather than the paper's min-max (see the ablation
+# below), and the paper's $\varepsilon$ grid and $k$ range are our choices.
+#
+# The evidence behind every verdict (squared NICV):
+
+# %%
+with pd.option_context("display.max_colwidth", None):
+    display(ledger[ledger["claim"] < 5][["claim", "dataset", "verdict", "evidence"]].set_index(["claim", "dataset"]))
+print(ledger[ledger["claim"] == 5]["evidence"].iloc[0])
+
+# %% [markdown]
+# ### Ablations
+#
+# All at the paper's $k$ and fixed $\varepsilon$ per dataset, 1000 runs each. **Merge factor.**
+# $n = 1$ is `allocation_k` itself and $n = 3$ the main point; $n \in \{2, 4, 5\}$ come from the
+# ablation cells.
+
+# %%
+def cell(row: pd.Series, metric: str = "nicv") -> str:
+    return f"{row[f'{metric}_mean']:.3f} [{row[f'{metric}_ci_low']:.3f}, {row[f'{metric}_ci_high']:.3f}]"
+
+def at_paper_setting(rows: pd.DataFrame) -> pd.DataFrame:
+    keep = [(rows["dataset"] == d) & (rows["k"] == k) & np.isclose(rows["epsilon"], e)
+            for d, (k, e) in PAPER_SETTINGS.items()]
+    return rows[np.logical_or.reduce(keep)]
+
+paper_point = at_paper_setting(private)
+merge_rows = pd.concat([
+    paper_point[(paper_point["algorithm"] == "allocation_k") & (paper_point["schedule"] == "paper")
+                & (paper_point["bounds"] == "public")].assign(n=1),
+    paper_point[(paper_point["algorithm"] == "allocation_nk") & (paper_point["schedule"] == "paper")
+                & (paper_point["bounds"] == "public")]])
+merge_table = merge_rows.assign(value=merge_rows.apply(cell, axis=1)).pivot(
+    index="dataset", columns="n", values="value").loc[order]
+best_n = merge_rows.loc[merge_rows.groupby("dataset")["nicv_mean"].idxmin()].set_index("dataset")["n"]
+merge_table["best n"] = best_n.loc[order]
+glue("ch7_best_n_is_3", int((best_n == 3).sum()), display=False)
+merge_table
+
+# %% [markdown]
+# The paper's $n = 3$ is the best merge factor on {glue}`ch7_best_n_is_3` of the six datasets;
+# the table's last column gives the best $n$ on each (with public bounds).
+# **Schedule.** The paper's increasing ("stepped") schedule against the uniform one (that is
+# `allocation` against `average`) and against the same steps reversed (decreasing, as APDP
+# argues):
+
+# %%
+sched = paper_point[paper_point["bounds"] == "public"].copy()
+sched = sched[sched["algorithm"].isin(["average_k", "allocation_k", "average_nk", "allocation_nk"])
+              & sched["n"].isin([1, 3])]
+sched["merge"] = np.where(sched["algorithm"].str.endswith("_nk"), "n k clusters, merged", "k clusters")
+sched["schedule name"] = np.where(sched["schedule"] == "decreasing", "decreasing",
+                                  np.where(sched["algorithm"].str.startswith("average"), "uniform", "stepped (increasing)"))
+sched_table = sched.assign(value=sched.apply(cell, axis=1)).pivot(
+    index=["dataset"], columns=["merge", "schedule name"], values="value").loc[order]
+means = sched.pivot_table(index=["dataset", "merge"], columns="schedule name", values="nicv_mean")
+glue("ch7_decreasing_worse", int((means["decreasing"] > means["stepped (increasing)"]).sum()),
+     display=False)
+glue("ch7_schedule_cases", int(len(means)), display=False)
+sched_table
+
+# %% [markdown]
+# Reversing the steps (large budgets first) gives a higher NICV than the paper's increasing
+# order in {glue}`ch7_decreasing_worse` of {glue}`ch7_schedule_cases` cases: here, with twelve
+# fixed iterations from sphere-packing starts, spending late is better than spending early.
+#
+# **Public bounds versus the paper's min-max scaling.** The paper scales each attribute by its
+# minimum and maximum in the data, which is not private (reference §4.8, item 0-3). Both runs
+# are measured on the public-bounds data (paper-mode centroids are mapped back), so the
+# numbers compare:
+
+# %%
+bounds_rows = paper_point[(paper_point["schedule"] == "paper") & paper_point["n"].isin([1, 3])
+                          & paper_point["algorithm"].isin(list(VARIANTS))]
+bounds_table = bounds_rows.assign(value=bounds_rows.apply(cell, axis=1)).pivot(
+    index=["dataset", "bounds"], columns="algorithm", values="value")[list(VARIANTS)].loc[order]
+ratio = (bounds_rows.pivot_table(index="dataset", columns="bounds", values="nicv_mean")
+         .assign(ratio=lambda t: t["paper"] / t["public"]))
+glue("ch7_paper_mode_ratio_median", round(float(bounds_rows[bounds_rows["algorithm"] == "allocation_nk"]
+     .pivot_table(index="dataset", columns="bounds", values="nicv_mean").pipe(lambda t: (t["paper"] / t["public"]).median())), 2), display=False)
+bounds_table
+
+# %% [markdown]
+# For DP-KCCM the median ratio of paper-mode to public-bounds NICV is
+# {glue}`ch7_paper_mode_ratio_median`: that much of the paper's utility comes from reading the
+# data's range without paying for it.
+#
+# **DP-KCCM against the true DPLloyd-Impr**, point by point on the twelve points of each
+# dataset's figures:
+
+# %%
+h2h = []
+for dataset in order:
+    counts = head_to_head(points, dataset, "allocation_nk", "dplloyd-impr")
+    h2h.append({"dataset": dataset, "DP-KCCM better": counts["a better"],
+                "DPLloyd-Impr better": counts["b better"], "no difference": counts["no difference"]})
+h2h = pd.DataFrame(h2h).set_index("dataset")
+glue("ch7_impr_wins", int(h2h["DPLloyd-Impr better"].sum()), display=False)
+glue("ch7_kccm_wins", int(h2h["DP-KCCM better"].sum()), display=False)
+glue("ch7_h2h_points", int(h2h.values.sum()), display=False)
+h2h
+
+# %% [markdown]
+# Su et al.'s DPLloyd-Impr, which the paper never ran (its "DPLloyd-Impr" is `average_k`), is
+# significantly better than DP-KCCM at {glue}`ch7_impr_wins` of {glue}`ch7_h2h_points` points
+# and worse at {glue}`ch7_kccm_wins`. For a practitioner with public bounds, the baseline is
+# the method to use; the chapter's exercise notebook lets you check that on other data.
+
+# %% [markdown]
+# ## Summary
+#
+# :::{admonition} Summary
+# :class: important
+# - DP-KCCM is DPLloyd with $n k$ sphere-packing starts, the stepped schedule
+#   $\varepsilon/24, \varepsilon/12, \varepsilon/8$ (four iterations each) and a final merge to
+#   $k$; with the uniform schedule and/or no merge it gives the paper's three comparison
+#   variants. The paper's "DPLloyd-Impr" baseline is DPLloyd with sphere packing and $T = 12$,
+#   not Su et al.'s method.
+# - The merge formula (eq. 12) is exactly the noisy-count-weighted mean. With merged counts
+#   $n'_p + n'_q$, which the paper leaves unstated, every merged centroid is the pooled noisy
+#   sum over the pooled noisy count of the clusters it absorbed. Clamping counts to at least 1
+#   is post-processing.
+# - The stepped shares sum to $\varepsilon$. Against the uniform schedule they double the noise
+#   of the first four iterations and cut that of the last four to two thirds; APDP argues for
+#   the opposite order.
+# - All four variants are $\varepsilon$-DP under add/remove adjacency on a *public* box; the
+#   ledger of a run composes to exactly $\varepsilon$. The paper's data-derived scaling and its
+#   tuning on the evaluation data are outside the guarantee.
+# - Merging $n$ sub-clusters averages their independent noises, so the merged centroid is about
+#   $\sqrt{n}$ times more accurate than a sub-centroid, but about $\sqrt{n}$ times *less*
+#   accurate than one cluster holding the same records. Any advantage of $n k$ clusters must
+#   come from elsewhere (coverage, the merge's choices, down-weighting degenerate clusters).
+# - Audits of DP-KCCM's release and transcript are consistent with $\varepsilon = 1$; a copy
+#   that spends twelve times its claim is refuted through the transcript, while auditing the
+#   release alone misses it.
+# :::
+#
+# ## Exercises
+#
+# ```{exercise}
+# :label: ex-dpkccm-merged-count
+#
+# Suppose the merged cluster kept the larger of the two counts, $n'_o = \max(n'_p, n'_q)$.
+# Merge three clusters with centroids $0$, $1$, $2$ (in $d = 1$) and counts $1$, $1$, $2$:
+# first the pair at $0$ and $1$, then the result with the cluster at $2$. Compare with the
+# count-weighted mean of the three, and with the result under $n'_o = n'_p + n'_q$.
+# ```
+#
+# ```{solution} ex-dpkccm-merged-count
+# :class: dropdown
+#
+# The first merge gives $(1 \cdot 0 + 1 \cdot 1)/2 = 0.5$ under both rules, with count $1$
+# (max) or $2$ (sum). The second gives $(1 \cdot 0.5 + 2 \cdot 2)/3 = 1.5$ with the max rule
+# and $(2 \cdot 0.5 + 2 \cdot 2)/4 = 1.25$ with the sum rule. The count-weighted mean of the
+# three is $(0 + 1 + 4)/4 = 1.25$: only the sum rule reproduces it
+# ({prf:ref}`prop-merge-pools`). Under the max rule the two clusters merged first count as one
+# record between them, and the result depends on the order of the merges.
+# `merge_to_k(np.array([[0.], [1.], [2.]]), np.array([1., 1., 2.]), 1)` returns $1.25$.
+# ```
+#
+# ```{exercise}
+# :label: ex-dpkccm-uniform
+#
+# Show that among all schedules $\varepsilon_1, \dots, \varepsilon_T > 0$ with
+# $\sum_t \varepsilon_t = \varepsilon$, the uniform one minimises $\sum_t 1/\varepsilon_t^2$,
+# the summed noise variance of a centroid over the run (up to a constant factor). Evaluate
+# the ratio for DP-KCCM's stepped schedule with $T = 12$ by hand.
+# ```
+#
+# ```{solution} ex-dpkccm-uniform
+# :class: dropdown
+#
+# $x \mapsto 1/x^2$ is convex on $(0, \infty)$, so by Jensen's inequality
+# $\frac{1}{T}\sum_t \varepsilon_t^{-2} \ge \big(\frac{1}{T}\sum_t \varepsilon_t\big)^{-2}
+# = (T/\varepsilon)^2$, with equality exactly when all $\varepsilon_t$ are equal. For the
+# stepped schedule, in units of $1/\varepsilon^2$:
+# $4(24^2 + 12^2 + 8^2) = 4 \cdot 784 = 3136$, against $12 \cdot 12^2 = 1728$ for uniform, a
+# ratio of $3136/1728 \approx 1.815$, the {glue:text}`ch7_variance_ratio` printed in the
+# chapter. The stepped schedule can only be better if the noise of early iterations matters
+# less than that of late ones.
+# ```
+#
+# ```{exercise}
+# :label: ex-dpkccm-sqrt-n
+#
+# Extend the first-order argument of "Why merging can cancel noise" to sub-clusters of
+# *unequal* sizes $m_1, \dots, m_n$ with $\sum_l m_l = m$, all released at the same budget.
+# Does the merged centroid's error depend on how the group is split? What does that say about
+# the paper's Figure 2?
+# ```
+#
+# ```{solution} ex-dpkccm-sqrt-n
+# :class: dropdown
+#
+# By {prf:ref}`prop-merge-pools` the merged centroid is
+# $\frac{\sum_l (S_l + Y^{(l)})}{\sum_l (m_l + Z^{(l)})} \approx c + \frac{1}{m}\sum_l
+# (Y^{(l)} - c Z^{(l)})$, whatever the $m_l$: its error has variance $n$ times that of one
+# release of the whole group, however the records are split. Only the *number* of releases
+# that are pooled matters. In Figure 2 the merged $C^{**}_{ABCD}$ pools two releases and is
+# $\sqrt{2}$ times noisier than the one-shot $C^*_{ABCD}$, at equal per-cluster budget; the
+# sub-centroids $C^*_{AB}$ and $C^*_{CD}$ are not "roughly as noisy" as $C^*_{ABCD}$ but about
+# twice as noisy.
+# ```
+#
+# ```{exercise}
+# :label: ex-dpkccm-audit-trials
+#
+# The 4x copy's true transcript loss is $4$, and its first-order ceiling with this chapter's
+# pair is $2$, above the claim of $1$. Re-run its transcript audit (the `transcript_release` of
+# the chapter and `audit.audit_mechanism`) with twice and four times `AUDIT_TRIALS`. How does
+# the lower bound move, and why does the point estimate exceed $1$ long before the bound does?
+# ```
+#
+# ```{solution} ex-dpkccm-audit-trials
+# :class: dropdown
+#
+# The bound grows slowly with the number of trials, because the events that separate $D$ from
+# $D'$ by a log-ratio above $1$ are tail events (the clipped statistic near its maximum, where
+# most of the twelve iterations' noises favour the added record), and a Clopper–Pearson bound on
+# a rare event needs many occurrences before its lower end clears the claim. The point
+# estimate, $\ln\frac{k_0/n_0}{k_1/n_1}$ on the held-out half, has no such margin, which is why it
+# can exceed $1$ while the bound does not. With the chapter's seed for this audit
+# (`SEED + 8`), twice the trials gave a bound of about $0.86$ (still consistent: the event is
+# chosen afresh on a new selection half, so the bound need not rise monotonically) and four
+# times the trials about $1.13$, "violation detected", at four times the run time.
+# ```
