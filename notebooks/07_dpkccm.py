@@ -1002,6 +1002,11 @@ h2h
 # - Audits of DP-KCCM's release and transcript are consistent with $\varepsilon = 1$; a copy
 #   that spends twelve times its claim is refuted through the transcript, while auditing the
 #   release alone misses it.
+# - Re-run at the paper's scale (1000 runs per point, public bounds), the paper's ranking does
+#   not reproduce: the stepped schedule helps with and without merging (claim 1 fails, claim 3
+#   holds), merging with a uniform schedule hurts (claim 2 fails), every variant improves with
+#   $\varepsilon$ (claim 4 holds), and the dimension question stays open (claim 5 mixed). The
+#   best merge factor is not the paper's $n = 3$, and Su et al.'s DPLloyd-Impr beats DP-KCCM.
 # :::
 #
 # ## Exercises
@@ -1072,6 +1077,31 @@ h2h
 # ```
 #
 # ```{exercise}
+# :label: ex-dpkccm-any-dataset
+#
+# The notebook {doc}`exercises/dpkccm_any_dataset` re-runs figures 3-8 and the pairwise
+# claims on any dataset the data layer loads; it is parametrized for papermill. Run it on
+# `wine` ($d = 13$, $k = 3$) and on `iris` ($d = 4$, $k = 3$) with the paper's
+# `inits=20 runs=50`. Do claims 1-3 get the same verdicts as in this chapter's ledger? Does
+# DP-KCCM ever beat DPLloyd-Impr?
+# ```
+#
+# ```{solution} ex-dpkccm-any-dataset
+# :class: dropdown
+#
+# From the repository root:
+# `papermill notebooks/exercises/dpkccm_any_dataset.ipynb wine.ipynb -p dataset wine -p k 3
+# -p inits 20 -p runs 50 --cwd notebooks/exercises`, and the same with `iris`. The notebook's
+# last table counts, over the six $\varepsilon$ values, the points where each method is
+# significantly better (Welch's test on the per-start means, as in the ledger). Apply the
+# ledger's rule to those counts: "holds" needs every point. Expect the pattern of the ledger
+# (the stepped schedule helping, merging not), but the point of the exercise is to check it:
+# with $N = 150$ or $178$ records the noise is large at every $\varepsilon$ here, and more
+# points end with "no difference". Differences between the two datasets are differences of
+# size and shape as much as of dimension, which is why claim 5 cannot be settled this way.
+# ```
+#
+# ```{exercise}
 # :label: ex-dpkccm-audit-trials
 #
 # The 4x copy's true transcript loss is $4$, and its first-order ceiling with this chapter's
@@ -1088,8 +1118,9 @@ h2h
 # most of the twelve iterations' noises favour the added record), and a Clopper–Pearson bound on
 # a rare event needs many occurrences before its lower end clears the claim. The point
 # estimate, $\ln\frac{k_0/n_0}{k_1/n_1}$ on the held-out half, has no such margin, which is why it
-# can exceed $1$ while the bound does not. With the chapter's seed for this audit
-# (`SEED + 8`), twice the trials gave a bound of about $0.86$ (still consistent: the event is
-# chosen afresh on a new selection half, so the bound need not rise monotonically) and four
-# times the trials about $1.13$, "violation detected", at four times the run time.
+# can exceed $1$ while the bound does not. Expect the bound to need several times
+# `AUDIT_TRIALS` before it clears the claim, and not to rise monotonically on the way: the
+# event is chosen afresh on a new selection half at every trial count. (When this chapter was
+# written, with the audit's seed `SEED + 8`, twice the trials were still consistent and four
+# times the trials detected the violation; the chapter does not re-run that, so check it.)
 # ```
