@@ -750,10 +750,11 @@ glue("ch7_target_met", "met" if timing["met"] else "missed", display=False)
 pd.Series(timing["cells_s"], name="seconds").to_frame()
 
 # %% [markdown]
-# The whole reproduction took {glue}`ch7_wall_min` minutes of wall-clock time on the 2-core
-# machine that built this book ({glue}`ch7_cpu_min` minutes of cell time over two workers;
-# `python -m benchmarks.dpkccm_reproduction`, table above per figure), so the target of
-# {glue}`ch7_target_min` minutes was **{glue}`ch7_target_met`**.
+# The whole reproduction took {glue}`ch7_wall_min` minutes of wall-clock time on a quiet
+# 2-core machine ({glue}`ch7_cpu_min` minutes of cell time over two workers, one BLAS thread
+# each; `python -m benchmarks.dpkccm_reproduction`, which writes the table above, per figure
+# and dataset), so the target of {glue}`ch7_target_min` minutes was
+# **{glue}`ch7_target_met`**.
 #
 # {glue}`ch7_points` private points, {glue}`ch7_runs` runs in all. That every run's ledger
 # total equals its $\varepsilon$ is checked in each run by the engine and again here over the
