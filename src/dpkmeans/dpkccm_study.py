@@ -40,6 +40,7 @@ from .data.scaling import scale_to_interval
 from .dpkccm import VARIANTS, dpkccm_config
 from .engine import DPLloydConfig, run
 from .errors import PrivacyLeakWarning
+from .experiments import BOX  # seed 000 scales every attribute to [-r, r], r = 1, like Part II
 from .init import sphere_packing
 from .lloyd import lloyd_reference
 from .validation import check_positive_int
@@ -80,8 +81,6 @@ KS = tuple(range(2, 9))
 ALGORITHMS = (*VARIANTS, "dplloyd-impr")
 #: 20 initial-centroid sets x 50 runs (seed 000 §4.1).
 PAPER_INITS, PAPER_RUNS = 20, 50
-#: The reproduction's scaling box (seed 000: every attribute in [-r, r], r = 1).
-BOX = (-1.0, 1.0)
 #: Non-private Lloyd from the same k-centroid starts, for reference lines.
 REFERENCE = "lloyd (non-private)"
 
