@@ -20,12 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["Comparison", "compare_means", "verdict", "Verdict", "LEVEL"]
+__all__ = ["Comparison", "compare_means", "verdict", "VERDICTS", "LEVEL"]
 
 #: Two-sided significance level of every comparison.
 LEVEL = 0.05
 #: The three verdicts, best first.
-Verdict = str
 VERDICTS = ("holds", "mixed", "fails")
 
 
@@ -57,13 +56,14 @@ def compare_means(mean_a: float, se_a: float, df_a: int, mean_b: float, se_b: fl
     return Comparison(float(mean_a - mean_b), float(2 * stats.t.sf(abs(t), df)))
 
 
-def verdict(successes: int, total: int, required: float = 1.0) -> Verdict:
+def verdict(successes: int, total: int, required: float = 1.0) -> str:
     """holds / mixed / fails from the number of points where the claim held (see module)."""
     if total <= 0:
         raise ValueError("a claim needs at least one point")
     if not 0.5 <= required <= 1.0:
         raise ValueError(f"required must be in [0.5, 1], got {required}")
     share = successes / total
+    holds, mixed, fails = VERDICTS
     if share >= required:
-        return "holds"
-    return "mixed" if share >= 0.5 else "fails"
+        return holds
+    return mixed if share >= 0.5 else fails

@@ -73,16 +73,13 @@ def pairwise(points: pd.DataFrame, dataset: str, a: str, b: str,
              metric: str = "nicv") -> pd.DataFrame:
     """Per (k, epsilon) point of ``dataset``: mean of a minus mean of b, the p-value and the
     outcome ("a better", "b better" or "no difference")."""
-    rows = points[points["dataset"] == dataset]
-    pairs = rows[rows["algorithm"] == a].merge(rows[rows["algorithm"] == b],
-                                               on=["k", "epsilon"], suffixes=("_a", "_b"))
+    rows = points[points["dataset"] == dataset].set_index(["k", "epsilon"])
+    rows_a, rows_b = rows[rows["algorithm"] == a], rows[rows["algorithm"] == b]
     out = []
-    for _, row in pairs.iterrows():
-        ra = pd.Series({c[:-2]: row[c] for c in row.index if c.endswith("_a")})
-        rb = pd.Series({c[:-2]: row[c] for c in row.index if c.endswith("_b")})
-        cmp = _compare(ra, rb, metric)
+    for k, eps in rows_a.index.intersection(rows_b.index):
+        cmp = _compare(rows_a.loc[(k, eps)], rows_b.loc[(k, eps)], metric)
         outcome = "a better" if cmp.a_better else "b better" if cmp.b_better else "no difference"
-        out.append({"k": row["k"], "epsilon": row["epsilon"], "difference": cmp.difference,
+        out.append({"k": k, "epsilon": eps, "difference": cmp.difference,
                     "p_value": cmp.p_value, "outcome": outcome})
     return pd.DataFrame(out)
 

@@ -121,8 +121,7 @@ def evaluate(*, dataset: str, algorithm: str, epsilon: float, k: int, replicas: 
 
     rows = {"replica": np.arange(first_replica, first_replica + replicas),
             "n": X.shape[0], "d": X.shape[1], "iterations": T, "epsilon_spent": spent,
-            "nicv": metrics.nicv(X, centroids),
-            "nicv_unsquared": metrics.nicv_unsquared(X, centroids)}
+            **dict(zip(("nicv", "nicv_unsquared"), metrics.nicv_pair(X, centroids)))}
     if initial is not None:
         reference = lloyd_reference(X, initial, T)
         labels_ref, labels_dp = assign(X, reference), assign(X, centroids)
