@@ -84,9 +84,9 @@ from myst_nb import glue
 from dpkmeans import audit, schedules
 from dpkmeans import mechanisms as mech
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.dpkccm import VARIANTS, allocation_nk
-from dpkmeans.dpkccm_claims import CLAIMS, claims_ledger, head_to_head, main_points
-from dpkmeans.dpkccm_study import PAPER_SETTINGS, REFERENCE
+from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk
+from dpkmeans.papers.dpkccm.claims import CLAIMS, claims_ledger, head_to_head, main_points
+from dpkmeans.papers.dpkccm.study import PAPER_SETTINGS, REFERENCE
 from dpkmeans.engine import run
 from dpkmeans.merging import merge_eq12, merge_to_k
 from dpkmeans.plotting import PALETTE, new_figure, plot_curves, use_book_style
@@ -95,7 +95,7 @@ use_book_style()
 next_seed = count(SEED).__next__  # every experiment gets its own seed: SEED, SEED + 1, ...
 
 # %% [markdown]
-# `dpkmeans.dpkccm.VARIANTS` builds the four configurations. Each is an ordinary engine
+# `dpkmeans.papers.dpkccm.VARIANTS` builds the four configurations. Each is an ordinary engine
 # configuration (chapter 5); the `*_nk` ones carry $n k$ clusters and a final release that
 # merges them. Here they are for $k = 4$, with each iteration's budget as a multiple of
 # $\varepsilon/24$:
@@ -722,7 +722,7 @@ glue("ch7_audit_seconds", round(sum(seconds.values()), 1), display=False)
 #
 # The numbers come from `python -m dpkmeans sweep notebooks/sweeps/dpkccm.yaml --jobs 2`
 # (`notebooks/sweeps/dpkccm_cell.ipynb` once per dataset and axis; the library function is
-# `dpkmeans.dpkccm_study.evaluate_cell`), committed as `data/results/dpkccm.csv`. Every
+# `dpkmeans.papers.dpkccm.study.evaluate_cell`), committed as `data/results/dpkccm.csv`. Every
 # point's seed derives from the study's base seed and the point alone, and the tests recompute
 # committed points from it.
 

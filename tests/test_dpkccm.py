@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpkmeans import schedules
-from dpkmeans.dpkccm import VARIANTS, allocation_nk, average_k, average_nk, dpkccm_config
+from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk, average_k, average_nk, dpkccm_config
 from dpkmeans.engine import run
 from dpkmeans.merging import MergeRelease, merge_eq12, merge_release, merge_to_k
 

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans import dpkccm_study as study
+from dpkmeans.papers.dpkccm import study
 from dpkmeans.claims import compare_means, verdict
 from dpkmeans.data import DataError, gaussian_mixture_dataset
-from dpkmeans.dpkccm_claims import CLAIMS, claims_ledger, main_points, pairwise
-from dpkmeans.dpkccm_study import Point
+from dpkmeans.papers.dpkccm.claims import CLAIMS, claims_ledger, main_points, pairwise
+from dpkmeans.papers.dpkccm.study import Point
 from dpkmeans.engine import run
 from dpkmeans.lloyd import batched_stats
 from dpkmeans.sweep import expand, load_spec, run_sweep

@@ -46,8 +46,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from dpkmeans.data import load
-from dpkmeans.dpkccm_claims import head_to_head
-from dpkmeans.dpkccm_study import ALGORITHMS, BOX, REFERENCE, Point, evaluate_points
+from dpkmeans.papers.dpkccm.claims import head_to_head
+from dpkmeans.papers.dpkccm.study import ALGORITHMS, BOX, REFERENCE, Point, evaluate_points
 from dpkmeans.plotting import new_figure, plot_curves, use_book_style
 
 use_book_style()

@@ -20,12 +20,12 @@
 # Papermill runs this notebook once per cell of `notebooks/sweeps/dpkccm.yaml`
 # (`python -m dpkmeans sweep notebooks/sweeps/dpkccm.yaml`): one dataset and one axis
 # (`"epsilon"`, `"k"` or `"ablations"`). The `parameters` cell holds a fast default; the sweep
-# overrides it. All the work is `dpkmeans.dpkccm_study.evaluate_cell`; every point derives its
+# overrides it. All the work is `dpkmeans.papers.dpkccm.study.evaluate_cell`; every point derives its
 # seed from `base_seed` and the point itself, so the cell layout never changes the numbers.
 
 # %% tags=["parameters"]
 case = "blood"  # the case name in the sweep file (informational)
-dataset = "blood"  # one of dpkmeans.dpkccm_study.PAPER_SETTINGS
+dataset = "blood"  # one of dpkmeans.papers.dpkccm.study.PAPER_SETTINGS
 axis = "epsilon"  # "epsilon" (figures 3-8), "k" (figures 9-14) or "ablations"
 base_seed = 20261122
 inits = 2  # initial-centroid sets (paper: 20)
@@ -34,7 +34,7 @@ seed = None  # the sweep's per-cell seed; unused (points derive theirs from base
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
-from dpkmeans.dpkccm_study import evaluate_cell
+from dpkmeans.papers.dpkccm.study import evaluate_cell
 
 rows = evaluate_cell(dataset, axis, base_seed=base_seed, inits=inits, runs=runs)
 if output_csv is not None:

@@ -1,6 +1,6 @@
 """Verdicts on a paper's claims, computed from sweep summaries (book: the claims ledgers).
 
-A sweep summarises each point by a mean and a standard error (:mod:`dpkmeans.dpkccm_study`).
+A sweep summarises each point by a mean and a standard error (e.g. :mod:`dpkmeans.papers.dpkccm.study`).
 Two points are compared with Welch's t test on the difference of means at the 5% level; a
 claim over many points is then judged by the share of points where the claimed direction is
 significant:

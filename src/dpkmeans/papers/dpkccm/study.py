@@ -33,17 +33,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from . import metrics
-from .algorithms import dplloyd_impr
-from .data import Dataset, load
-from .data.scaling import scale_to_interval
-from .dpkccm import VARIANTS, dpkccm_config
-from .engine import DPLloydConfig, run
-from .errors import PrivacyLeakWarning
-from .experiments import BOX  # seed 000 scales every attribute to [-r, r], r = 1, like Part II
-from .init import sphere_packing
-from .lloyd import lloyd_reference
-from .validation import check_positive_int
+from ... import metrics
+from ...algorithms import dplloyd_impr
+from ...data import Dataset, load
+from ...data.scaling import scale_to_interval
+from ...engine import DPLloydConfig, run
+from ...errors import PrivacyLeakWarning
+from ...experiments import BOX  # seed 000 scales every attribute to [-r, r], r = 1, like Part II
+from ...init import sphere_packing
+from ...lloyd import lloyd_reference
+from ...validation import check_positive_int
+from .variants import VARIANTS, dpkccm_config
 
 __all__ = [
     "PAPER_SETTINGS",

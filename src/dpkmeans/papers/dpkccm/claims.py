@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .claims import compare_means, verdict
-from .dpkccm import VARIANTS
-from .dpkccm_study import EPSILONS, KS, PAPER_SETTINGS
+from ...claims import compare_means, verdict
+from .study import EPSILONS, KS, PAPER_SETTINGS
+from .variants import VARIANTS
 
 __all__ = ["CLAIMS", "main_points", "pairwise", "head_to_head", "claims_ledger", "LOW_DIMENSIONAL"]
 

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import schedules
-from .engine import DPLloydConfig
-from .init import sphere_packing
-from .merging import merge_release
-from .validation import check_epsilon, check_positive_int
+from ... import schedules
+from ...engine import DPLloydConfig
+from ...init import sphere_packing
+from ...merging import merge_release
+from ...validation import check_epsilon, check_positive_int
 
 __all__ = [
     "Variant",
