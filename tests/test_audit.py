@@ -29,13 +29,14 @@ def test_laplace_is_consistent_and_half_scale_is_caught(eps):
     assert bad.verdict == "violation detected" and bad.lower_bound > 1.5 * eps
 
 
-@pytest.mark.parametrize("calibration, eps", [("analytic", 1.0), ("classic", 0.5)])
-def test_gaussian_is_consistent_at_its_delta(calibration, eps):
+@pytest.mark.parametrize("sampler, calibration, eps", [
+    ("discrete", None, 1.0), ("continuous", "analytic", 1.0), ("continuous", "classic", 0.5)])
+def test_gaussian_is_consistent_at_its_delta(sampler, calibration, eps):
     delta = 1e-3
 
     def release(which, n, rng):
         return m.gaussian_mechanism(float(which), 1.0, eps, delta, rng, ledger=None,
-                                    calibration=calibration, repeats=n)
+                                    calibration=calibration, repeats=n, sampler=sampler)
 
     report = audit.audit_mechanism("Gaussian", release, eps, delta=delta, trials=200_000, seed=2)
     assert report.verdict == "consistent"
@@ -149,6 +150,7 @@ def test_exact_loss_distribution_and_trials_to_expose():
 def test_laplace_outputs_are_possible_under_their_own_value():
     from dpkmeans.floating_point import laplace_output_possible
 
-    y = m.laplace_mechanism(0.0, 1.0, 1.0, np.random.default_rng(8), ledger=None, repeats=200)
+    y = m.laplace_mechanism(0.0, 1.0, 1.0, np.random.default_rng(8), ledger=None, repeats=200,
+                            sampler="continuous")
     assert laplace_output_possible(y, 0.0, 1.0).all()
     assert not laplace_output_possible(y, 1.0, 1.0).all()  # Mironov: some are impossible

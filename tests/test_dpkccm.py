@@ -187,7 +187,7 @@ def test_ledger_total_equals_epsilon_with_parallel_composition_over_the_clusters
     result = run(X, config, seed, replicas=2)
     assert result.ledger.total().epsilon == pytest.approx(eps, rel=1e-9)
     assert result.ledger.is_fully_spent() and result.ledger.is_private
-    laplace = [e for e in result.ledger.entries if e.mechanism == "Laplace"]
+    laplace = [e for e in result.ledger.entries if e.mechanism == "Laplace (discrete)"]
     m = config.n_clusters
     assert len(laplace) == 12 * m  # one joint (S_j, n_j) release per cluster per iteration
     assert {e.sensitivity for e in laplace} == {d + 1.0}  # Delta = d r + 1 on [-1, 1]^d

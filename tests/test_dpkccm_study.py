@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from dpkmeans.papers.dpkccm import study
-from dpkmeans.claims import compare_means, verdict
+from dpkmeans.claims import combine, compare_means, verdict
 from dpkmeans.data import DataError, gaussian_mixture_dataset
 from dpkmeans.papers.dpkccm.claims import CLAIMS, claims_ledger, main_points, pairwise
 from dpkmeans.papers.dpkccm.study import Point
@@ -21,6 +21,7 @@ from dpkmeans.sweep import expand, load_spec, run_sweep
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "dpkccm.yaml"
 RESULTS = ROOT / "data" / "results" / "dpkccm.csv"
+CLAIMS_FILE = ROOT / "data" / "results" / "dpkccm_claims.csv"
 SUMMARY_COLUMNS = [f"{m}_{s}" for m in ("nicv", "nicv_unsquared")
                    for s in ("mean", "sd", "se", "ci_low", "ci_high")]
 
@@ -155,19 +156,26 @@ def test_paper_mode_is_evaluated_in_the_public_coordinates():
 
 # --- claims ---------------------------------------------------------------------------------
 
-def test_welch_comparison_and_verdict_rule():
+def test_welch_comparison_and_the_four_verdicts():
     clear = compare_means(1.0, 0.01, 19, 2.0, 0.01, 19)
     assert clear.a_better and not clear.b_better and clear.p_value < 1e-10
     tie = compare_means(1.0, 0.5, 19, 1.1, 0.5, 19)
     assert not tie.a_better and not tie.b_better
     assert compare_means(2.0, 0.01, 19, 1.0, 0.01, 19).b_better
-    assert [verdict(12, 12), verdict(11, 12), verdict(6, 12), verdict(5, 12)] == [
-        "holds", "mixed", "mixed", "fails"]
-    assert verdict(10, 12, required=0.8) == "holds"
-    with pytest.raises(ValueError):
-        verdict(0, 0)
+    # (supported, opposite, total): all / nearly all, the opposite, nothing, a split
+    assert verdict(12, 0, 12) == "holds" and verdict(10, 2, 12, required=0.8) == "holds"
+    assert verdict(11, 1, 12) == "mixed"  # "all cases" with one exception is not "holds"
+    assert verdict(0, 7, 12) == "refuted" and verdict(3, 7, 12) == "refuted"
+    assert verdict(0, 0, 12) == "inconclusive" and verdict(2, 3, 12) == "inconclusive"
+    assert verdict(5, 5, 12) == "mixed" and verdict(0, 6, 12) == "mixed"  # 6/12 is no majority
+    assert combine(["holds", "holds"]) == "holds" and combine(["holds", "refuted"]) == "mixed"
+    for bad in [(0, 0, 0), (7, 6, 12), (-1, 0, 3)]:
+        with pytest.raises(ValueError):
+            verdict(*bad)
     with pytest.raises(ValueError):
         compare_means(1.0, 0.0, 19, 1.0, 0.0, 19)
+    with pytest.raises(ValueError):
+        combine(["fails"])
 
 
 def _fake_results(order: dict[str, float], datasets=("blood", "credit_card")) -> pd.DataFrame:
@@ -190,22 +198,22 @@ def test_ledger_reads_the_paper_ranking_as_holding():
     assert set(ledger["claim"]) == set(CLAIMS)
     assert (ledger["verdict"] == "holds").all(), ledger
     unsquared = claims_ledger(_fake_results(paper_order), metric="nicv_unsquared")
-    assert (unsquared.loc[unsquared["claim"] == 4, "verdict"] == "fails").all()  # flat in eps
+    assert (unsquared.loc[unsquared["claim"] == 4, "verdict"] == "inconclusive").all()  # flat
     with pytest.raises(ValueError, match="metric"):
         claims_ledger(_fake_results(paper_order), metric="sse")
 
 
-def test_ledger_reads_a_reversed_ranking_as_failing_and_a_dimension_split():
+def test_ledger_reads_a_reversed_ranking_as_refuted_and_a_dimension_split():
     reversed_order = {"allocation_nk": 1.6, "average_nk": 1.4, "average_k": 1.2,
                       "allocation_k": 1.0, "dplloyd-impr": 1.0}
     frame = _fake_results(reversed_order)
     ledger = claims_ledger(frame)
-    assert (ledger.loc[ledger["claim"].isin([1, 2, 3]), "verdict"] == "fails").all()
-    # Make claim 1 hold on the high-dimensional dataset only: claim 5 must fail.
+    assert (ledger.loc[ledger["claim"].isin([1, 2, 3]), "verdict"] == "refuted").all()
+    # Make claim 1 hold on the high-dimensional dataset only: claim 5 is refuted.
     hi = (frame["dataset"] == "credit_card") & (frame["algorithm"] == "allocation_k")
     frame.loc[hi, "nicv_mean"] *= 10
     ledger = claims_ledger(frame)
-    assert (ledger.loc[ledger["claim"] == 5, "verdict"] == "fails").all()
+    assert (ledger.loc[ledger["claim"] == 5, "verdict"] == "refuted").all()
     table = pairwise(main_points(frame), "credit_card", "average_k", "allocation_k")
     assert len(table) == 12 and (table["outcome"] == "a better").all()
 
@@ -227,9 +235,10 @@ def test_smoke_sweep_runs_through_papermill(tmp_path):
         if "not found" in str(err) and "DPKMEANS_DATA" in str(err):
             pytest.skip("the blood file is not available (set DPKMEANS_DATA)")
         raise
-    private = rows[rows["epsilon"].notna()]
-    assert len(private) == 30 + 9 and private["ledger_equals_epsilon"].all()
-    assert np.all(np.isfinite(private["nicv_mean"]))
+    points = rows[rows["epsilon"].notna()]
+    assert len(points) == 30 + 9 and points["ledger_equals_epsilon"].all()
+    assert (points["is_private"] == (points["bounds"] == "public")).all()
+    assert np.all(np.isfinite(points["nicv_mean"]))
 
 
 @pytest.fixture(scope="module")
@@ -238,23 +247,28 @@ def committed() -> pd.DataFrame:
     return pd.read_csv(RESULTS)
 
 
-def test_committed_results_are_complete_and_every_ledger_equals_epsilon(committed):
-    private = committed[committed["epsilon"].notna()]
+def test_committed_results_are_complete_and_only_public_bounds_rows_are_private(committed):
+    points = committed[committed["epsilon"].notna()]
     expected = {(d, p) for d in study.PAPER_SETTINGS for axis in ("epsilon", "k", "ablations")
                 for p in study.points(d, axis)}
     stored = {(r.dataset, Point(r.algorithm, int(r.k), float(r.epsilon), int(r.n), r.schedule,
-                                r.bounds)) for r in private.itertuples()}
+                                r.bounds)) for r in points.itertuples()}
     assert stored == expected
-    assert (private["inits"] == 20).all() and (private["runs"] == 50).all()
-    assert private["ledger_equals_epsilon"].all()
-    np.testing.assert_allclose(private["epsilon_spent"], private["epsilon"], rtol=1e-12)
+    assert (points["inits"] == 20).all() and (points["runs"] == 50).all()
+    # paper-mode rows spend epsilon too, but their bounds read the data: never private
+    assert (points["is_private"] == (points["bounds"] == "public")).all()
+    assert not committed.loc[committed["epsilon"].isna(), "is_private"].any()  # references
+    np.testing.assert_allclose(points["epsilon_spent"], points["epsilon"], rtol=1e-12)
     assert committed[SUMMARY_COLUMNS].notna().all().all()
 
 
-def test_committed_ledger_covers_every_claim_and_dataset(committed):
-    ledger = claims_ledger(committed)
-    assert len(ledger) == 5 * 6
-    assert set(ledger["verdict"]) <= {"holds", "mixed", "fails"}
+def test_committed_claims_ledger_is_the_one_the_results_give(committed):
+    """data/results/dpkccm_claims.csv (what the book and later chapters read) must be
+    recomputed whenever the results change: a stale verdict fails here."""
+    stored = pd.read_csv(CLAIMS_FILE)
+    fresh = pd.concat([claims_ledger(committed, metric=m).assign(metric=m)
+                       for m in ("nicv", "nicv_unsquared")], ignore_index=True)
+    pd.testing.assert_frame_equal(stored, fresh, check_dtype=False)
 
 
 @pytest.mark.parametrize("algorithm", ["allocation_nk", "dplloyd-impr"])

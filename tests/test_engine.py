@@ -72,7 +72,7 @@ def test_empty_clusters_receive_noise():
     _, exact = batched_stats(X, result.initial_centroids)
     assert exact[0].tolist() == [20.0, 0.0, 0.0]
     assert np.all(result.noisy_counts[0, 1:] != 0.0), "an empty cluster was not noised"
-    assert len([e for e in result.ledger.entries if e.mechanism == "Laplace"]) == 3
+    assert len([e for e in result.ledger.entries if e.mechanism == "Laplace (discrete)"]) == 3
 
 
 def test_same_seed_gives_bit_identical_output_and_replicas_do_not_depend_on_batch_size():
@@ -101,7 +101,7 @@ def test_sensitivities_and_su_split_in_the_ledger():
     d = 5
     X = np.random.default_rng(1).uniform(-1, 1, size=(100, d))
     joint = run(X, dplloyd(2, 1.0, (-np.ones(d), np.ones(d)), iterations=2), 0)
-    laplace = [e for e in joint.ledger.entries if e.mechanism == "Laplace"]
+    laplace = [e for e in joint.ledger.entries if e.mechanism == "Laplace (discrete)"]
     assert {e.sensitivity for e in laplace} == {d + 1.0}
     assert all(e.scale == pytest.approx((d + 1.0) / 0.5) for e in laplace)
     impr = run(X, dplloyd_impr(2, 1.0, (-np.ones(d), np.ones(d)), n_records=100), 0)
@@ -115,7 +115,7 @@ def test_replace_adjacency_uses_joint_sensitivity():
     X = blobs()
     config = DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[0.5, 0.5], neighbour="replace")
     result = run(X, config, 0)
-    laplace = [e for e in result.ledger.entries if e.mechanism == "Laplace"]
+    laplace = [e for e in result.ledger.entries if e.mechanism == "Laplace (discrete)"]
     assert len(laplace) == 2 and {e.sensitivity for e in laplace} == {6.0}  # 2 (d r + 1)
     assert result.ledger.neighbour == "replace"
 

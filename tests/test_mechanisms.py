@@ -42,7 +42,8 @@ def test_mechanisms_record_in_ledger(rng):
     mech.exponential_mechanism([1.0, 2.0, 3.0], 1.0, 1.0, rng, ledger=ledger)
     mech.laplace_mechanism(0.0, 1.0, 0.25, rng, ledger=ledger, repeats=4)
     kinds = [e.mechanism for e in ledger.entries]
-    assert kinds == ["Laplace", "Gaussian (analytic)", "exponential", "Laplace"]
+    assert kinds == ["Laplace (discrete)", "Gaussian (discrete, zCDP)", "exponential",
+                     "Laplace (discrete)"]
     assert ledger.entries[0].scale == pytest.approx(4.0)
     assert ledger.entries[0].label == "sums"
     assert ledger.entries[3].epsilon == pytest.approx(1.0)

@@ -41,14 +41,14 @@ def test_laplace_check_rejects_a_wrong_scale(misscale):
 def test_gaussian_noise_has_the_calibrated_scale(sens, eps, delta):
     sigma = mech.gaussian_sigma_analytic(sens, eps, delta)
     draws = mech.gaussian_mechanism(np.zeros(N), sens, eps, delta, np.random.default_rng(12),
-                                    ledger=None)
+                                    ledger=None, sampler="continuous")
     assert ks_pvalue(draws, stats.norm(scale=sigma)) > ALPHA
 
 
 def test_gaussian_check_rejects_a_wrong_scale():
     sigma = mech.gaussian_sigma_analytic(1.0, 1.0, 1e-5)
     draws = mech.gaussian_mechanism(np.zeros(N), 1.0, 1.0, 1e-5, np.random.default_rng(12),
-                                    ledger=None) * 0.95
+                                    ledger=None, sampler="continuous") * 0.95
     assert ks_pvalue(draws, stats.norm(scale=sigma)) < ALPHA
 
 
@@ -87,7 +87,8 @@ def test_gaussian_privacy_loss_distribution():
     eps, delta = 1.0, 1e-2
     sigma = mech.gaussian_sigma_analytic(1.0, eps, delta)
     s = 1.0 / sigma
-    y = mech.gaussian_mechanism(np.zeros(N), 1.0, eps, delta, np.random.default_rng(15), ledger=None)
+    y = mech.gaussian_mechanism(np.zeros(N), 1.0, eps, delta, np.random.default_rng(15), ledger=None,
+                                sampler="continuous")
     loss = pl.gaussian_privacy_loss(y, 0.0, 1.0, sigma)
     assert ks_pvalue(loss, stats.norm(loc=s**2 / 2, scale=s)) > ALPHA
 
@@ -105,9 +106,10 @@ def empirical_delta_excess(noise_factor: float, eps: float = 1.0, delta: float =
     """
     sigma = mech.gaussian_sigma_analytic(1.0, eps, delta)
     gen = np.random.default_rng(16)
-    y_D = noise_factor * mech.gaussian_mechanism(np.zeros(N_DELTA), 1.0, eps, delta, gen, ledger=None)
+    y_D = noise_factor * mech.gaussian_mechanism(np.zeros(N_DELTA), 1.0, eps, delta, gen,
+                                                 ledger=None, sampler="continuous")
     y_Dp = 1.0 + noise_factor * mech.gaussian_mechanism(np.zeros(N_DELTA), 1.0, eps, delta, gen,
-                                                        ledger=None)
+                                                        ledger=None, sampler="continuous")
     threshold = 0.5 - eps * sigma**2
     p_D, p_Dp = np.mean(y_D < threshold), np.mean(y_Dp < threshold)
     measured = p_D - math.exp(eps) * p_Dp

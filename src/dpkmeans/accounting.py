@@ -89,6 +89,13 @@ class LedgerEntry:
     label: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+
+    def __reduce__(self):  # a read-only mapping does not pickle; rebuild it from a dict
+        return (self.__class__, (self.mechanism, self.epsilon, self.delta, self.sensitivity,
+                                 self.scale, self.scope, self.label, dict(self.details)))
+
     @property
     def cost(self) -> PrivacyCost:
         return PrivacyCost(self.epsilon, self.delta)
@@ -199,9 +206,14 @@ class PrivacyLedger:
 
         The caller asserts disjointness: under add/remove adjacency one record lies in at
         most one part, so the scope costs the maximum over parts (book ch. 3, parallel
-        composition). Under replace adjacency one record can touch two parts; use
-        sequential scopes there, or double the sensitivity.
+        composition). Under replace adjacency one record can leave one part and join another,
+        so parallel composition does not hold: this ledger then raises ``ValueError`` (use
+        sequential scopes with the joint sensitivity).
         """
+        if self.neighbour == "replace":
+            raise ValueError("parallel composition needs add/remove adjacency: under replace "
+                             "adjacency one record can touch two parts (a record that moves "
+                             "leaves one and joins another); compose sequentially")
         node = _Parallel(str(name))
         self._current_sequential("open a parallel scope").children.append(node)
         self._stack.append(node)
@@ -251,7 +263,7 @@ class PrivacyLedger:
             scale=float(scale),
             scope=self._scope_path(),
             label=str(label),
-            details=MappingProxyType(dict(details or {})),
+            details=dict(details or {}),
         )
         node = self._current_sequential("record a draw")
         node.children.append(entry)

@@ -6,15 +6,18 @@ Each function returns a :class:`~dpkmeans.engine.DPLloydConfig`; run it with
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from . import schedules
+from .accounting import PrivacyLedger
 from .engine import DPLloydConfig
 from .init import sphere_packing, uniform_box
+from .mechanisms import laplace_mechanism
 from .schedules import SU_RHO
 from .validation import check_epsilon, check_positive_int
 
-__all__ = ["dplloyd", "dplloyd_impr", "ALGORITHMS"]
+__all__ = ["dplloyd", "dplloyd_impr", "noisy_record_count", "ALGORITHMS"]
 
 
 def dplloyd(
@@ -49,7 +52,10 @@ def dplloyd_impr(
     """DPLloyd-Impr (Su et al. 2016): sphere-packing initialisation, T from Su's rule
     (2 <= T <= 7, from epsilon_m), and the count : per-dimension split cbrt(4 d rho^2) : 1.
 
-    ``n_records`` enters epsilon_m; it is treated as public (state so when reporting).
+    ``n_records`` enters epsilon_m and so T, the noise scale and the ledger's length. It must
+    be **public**: a number the user states (e.g. from the dataset's documentation), or a noisy
+    count paid for with :func:`noisy_record_count`. Never pass ``len(X)`` of private data: under
+    add/remove adjacency N is private, and one record can change T (book chapter 5).
     """
     k = check_positive_int(n_clusters, "n_clusters")
     eps = check_epsilon(epsilon)
@@ -64,6 +70,23 @@ def dplloyd_impr(
         rho=rho,
         name="DPLloyd-Impr",
     )
+
+
+def noisy_record_count(n: int, epsilon: float, rng: np.random.Generator, *,
+                       ledger: PrivacyLedger | None) -> int:
+    """A differentially private record count for Su's rule: N + discrete Laplace noise of
+    sensitivity 1 (add/remove), rounded and clamped to >= 1 (post-processing).
+
+    Spends ``epsilon`` (charged to ``ledger``); exact and floating-point safe
+    (:mod:`dpkmeans.noise`). The book spends a declared share of the budget on it when the user
+    does not state N (chapter 5).
+    """
+    count = check_positive_int(n, "n")
+    noisy = laplace_mechanism(float(count), 1.0, epsilon, rng, ledger=ledger,
+                              label="N (record count)", integer_valued=True)
+    if ledger is not None:
+        ledger.post_process("N' = max(round(noisy N), 1), used by Su's rule for T")
+    return max(int(np.rint(noisy)), 1)
 
 
 #: Algorithm names accepted by the estimator and the sweeps.

@@ -1,16 +1,20 @@
 """Verdicts on a paper's claims, computed from sweep summaries (book: the claims ledgers).
 
 A sweep summarises each point by a mean and a standard error (e.g. :mod:`dpkmeans.papers.dpkccm.study`).
-Two points are compared with Welch's t test on the difference of means at the 5% level; a
-claim over many points is then judged by the share of points where the claimed direction is
-significant:
+Two points are compared with Welch's t test on the difference of means at the 5% level. A claim
+judged over n points counts the points where the claimed direction is significant (s), where
+the opposite direction is significant (o) and where neither is (z = n - s - o). Four verdicts,
+checked in this order:
 
-- **holds**: at least ``required`` of the points (1.0 for "in all cases", less for "nearly");
-- **mixed**: at least half of them, but fewer than required;
-- **fails**: fewer than half.
+- **holds**: s >= required * n (``required`` is 1 for "in all cases", less for "nearly all");
+- **refuted**: o > n / 2, the opposite of the claim is significant at most points;
+- **inconclusive**: z > n / 2, no significant difference at most points;
+- **mixed**: anything else: the points disagree (some support, some oppose or show nothing).
 
-The rule is fixed before looking at any result, and the evidence string always says how many
-points went each way, so a reader can apply a different rule.
+"No significant difference" is never read as "the opposite". Across datasets (or settings) a
+claim gets one verdict if all of them agree, and "mixed" otherwise (:func:`combine`). The rule
+is fixed before looking at any result, and the evidence always says how many points went each
+way, so a reader can apply another rule.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["Comparison", "compare_means", "verdict", "VERDICTS", "LEVEL"]
+__all__ = ["Comparison", "compare_means", "verdict", "combine", "VERDICTS", "LEVEL"]
 
 #: Two-sided significance level of every comparison.
 LEVEL = 0.05
-#: The three verdicts, best first.
-VERDICTS = ("holds", "mixed", "fails")
+#: The four verdicts (module docstring).
+VERDICTS = ("holds", "refuted", "inconclusive", "mixed")
 
 
 @dataclass(frozen=True)
@@ -56,14 +60,28 @@ def compare_means(mean_a: float, se_a: float, df_a: int, mean_b: float, se_b: fl
     return Comparison(float(mean_a - mean_b), float(2 * stats.t.sf(abs(t), df)))
 
 
-def verdict(successes: int, total: int, required: float = 1.0) -> str:
-    """holds / mixed / fails from the number of points where the claim held (see module)."""
+def verdict(supported: int, opposite: int, total: int, required: float = 1.0) -> str:
+    """holds / refuted / inconclusive / mixed from the points' outcomes (module docstring)."""
     if total <= 0:
         raise ValueError("a claim needs at least one point")
+    if min(supported, opposite) < 0 or supported + opposite > total:
+        raise ValueError(f"need 0 <= supported + opposite <= total, got {supported}, "
+                         f"{opposite}, {total}")
     if not 0.5 <= required <= 1.0:
         raise ValueError(f"required must be in [0.5, 1], got {required}")
-    share = successes / total
-    holds, mixed, fails = VERDICTS
-    if share >= required:
+    holds, refuted, inconclusive, mixed = VERDICTS
+    if supported >= required * total:
         return holds
-    return mixed if share >= 0.5 else fails
+    if opposite > total / 2:
+        return refuted
+    if total - supported - opposite > total / 2:
+        return inconclusive
+    return mixed
+
+
+def combine(verdicts) -> str:
+    """One verdict over datasets or settings: theirs if they all agree, else "mixed"."""
+    values = list(verdicts)
+    if not values or any(v not in VERDICTS for v in values):
+        raise ValueError(f"verdicts must be a non-empty list drawn from {VERDICTS}, got {values}")
+    return values[0] if len(set(values)) == 1 else "mixed"

@@ -25,12 +25,29 @@ from .data.scaling import clip_to_bounds as clip_columns
 from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
 from .lloyd import SCORE_PRECISIONS, as_data_matrix, batched_stats
-from .mechanisms import NOISE_KINDS, release_batch, standard_noise
+from .mechanisms import charge
+from .noise import NOISE_KINDS, NoiseCalibration, calibrate, check_sampler, draw_steps, to_grid
 from .schedules import SU_RHO, su_split
-from .sensitivity import check_bounds, lloyd_query_sensitivity
+from .sensitivity import (
+    box_midpoint,
+    check_bounds,
+    check_box,
+    coordinate_bounds,
+    lloyd_query_sensitivity,
+)
 from .validation import check_delta, check_epsilon, check_positive_int
 
-__all__ = ["DPLloydConfig", "DPLloydResult", "run", "clip_to_bounds", "SPLITS", "FLAWS"]
+__all__ = [
+    "DPLloydConfig",
+    "DPLloydResult",
+    "Release",
+    "iteration_releases",
+    "plan_ledger",
+    "run",
+    "clip_to_bounds",
+    "SPLITS",
+    "FLAWS",
+]
 
 #: How one iteration's budget is spent on a cluster's (sum, count):
 #: "joint" = one Laplace release of the (d + 1)-vector (DPLloyd; seed 000),
@@ -44,6 +61,10 @@ FLAWS = {
     "skip-empty-clusters": "empty clusters get no noise and keep their centroid (diffprivlib 0.6.6)",
     "exact-counts": "cluster sizes are released without noise (seed 004 as published)",
     "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
+    "data-derived-bounds": ("the box was read off the private data (min-max scaling, 'paper "
+                            "mode'): a neighbour can move the box, so no sensitivity holds"),
+    "private-record-count": ("T was chosen from the exact number of private records (Su's rule "
+                             "in diffprivlib 0.6.6): one record more can change T"),
 }
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
@@ -57,8 +78,15 @@ class DPLloydConfig:
     ``schedule`` holds the per-iteration budgets (their sum is the run's epsilon); with
     Gaussian noise ``delta`` is spent per iteration, so a run is (epsilon, T delta)-DP;
     ``allocation`` optionally scales each cluster's share of an iteration's budget (values in
-    (0, 1], equal by default); ``count_floor`` is the post-processing rule for small noisy
-    counts: a cluster whose noisy count is below it keeps its previous centroid.
+    (0, 1] with largest share 1, equal by default; add/remove adjacency only); ``count_floor``
+    is the post-processing rule for small noisy counts: a cluster whose noisy count is below it
+    keeps its previous centroid.
+
+    ``centred`` (default) releases each cluster's sum measured from the box's midpoint and adds
+    the midpoint back (book chapter 5): the sensitivity uses the half-widths of the box instead
+    of the largest |coordinate|. ``centred=False`` is the papers' Delta = d r + 1. ``sampler``
+    is ``"discrete"`` (exact noise on a public grid, the default) or ``"continuous"`` (numpy
+    float64, as the papers; recorded as a leak) (:mod:`dpkmeans.noise`).
     """
 
     n_clusters: int
@@ -76,10 +104,12 @@ class DPLloydConfig:
     name: str = "dp-lloyd"
     flaws: tuple[str, ...] = ()
     scores: str = "double"
+    centred: bool = True
+    sampler: str = "discrete"
 
     def __post_init__(self) -> None:
         check_positive_int(self.n_clusters, "n_clusters")
-        object.__setattr__(self, "bounds", check_bounds(self.bounds))
+        object.__setattr__(self, "bounds", check_box(self.bounds))
         schedule = np.atleast_1d(np.asarray(self.schedule, dtype=float))
         if schedule.ndim != 1 or schedule.size == 0:
             raise ValueError("schedule must be a non-empty 1-D array of per-iteration budgets")
@@ -102,9 +132,18 @@ class DPLloydConfig:
             shares = np.asarray(self.allocation, dtype=float)
             if shares.shape != (self.n_clusters,) or not np.all((shares > 0) & (shares <= 1)):
                 raise ValueError("allocation must hold one share in (0, 1] per cluster")
-            if self.neighbour == "replace" and not np.all(shares == shares[0]):
-                raise ValueError("unequal per-cluster allocations need add/remove adjacency")
+            if shares.max() != 1.0:
+                raise ValueError(f"allocation must give its largest share 1 (the most expensive "
+                                 f"cluster spends the iteration's budget), got max "
+                                 f"{shares.max():g}: divide the shares by their maximum")
+            if self.neighbour == "replace":
+                raise ValueError("allocation needs add/remove adjacency: under replace a record "
+                                 "touches two clusters, so per-cluster budgets do not compose "
+                                 "in parallel")
             object.__setattr__(self, "allocation", shares)
+        check_sampler(self.sampler)
+        if not isinstance(self.centred, bool | np.bool_):
+            raise TypeError(f"centred must be True or False, got {self.centred!r}")
         if not self.count_floor > 0:
             raise ValueError(f"count_floor must be > 0, got {self.count_floor}")
         object.__setattr__(self, "flaws", tuple(self.flaws))
@@ -155,7 +194,19 @@ def clip_to_bounds(X: ArrayLike, bounds: tuple[np.ndarray, np.ndarray]) -> tuple
     return clipped, counts.total
 
 
-def _releases(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, float, float]]:
+@dataclass(frozen=True)
+class Release:
+    """One noise release of an iteration: the columns of the (d + 1)-vector (S_j, n_j) it
+    covers, for one cluster (``cluster = j``) or all of them at once (``None``, replace
+    adjacency), and its calibrated noise."""
+
+    label: str
+    cluster: int | None
+    columns: slice
+    calibration: NoiseCalibration
+
+
+def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, float, float]]:
     """The releases of one cluster in one iteration: (label, columns, sensitivity, epsilon).
 
     Columns index the (d + 1)-vector (S_j, n_j). Under replace adjacency each release covers
@@ -164,14 +215,14 @@ def _releases(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, flo
     """
     lower, upper = config.bounds
     d = lower.size
-    sens = lloyd_query_sensitivity(config.bounds, config.neighbour)
+    per_dim = coordinate_bounds(config.bounds, config.centred)
     if config.split == "joint":
         if config.noise == "gaussian":
-            per_dim = np.maximum(np.abs(lower), np.abs(upper))
             l2 = float(np.sqrt(np.sum(per_dim**2) + 1.0))
             if config.neighbour == "replace":
                 l2 = max(float(np.linalg.norm(upper - lower)), np.sqrt(2.0) * l2)
             return [("(S_j, n_j)", slice(0, d + 1), l2, eps_t)]
+        sens = lloyd_query_sensitivity(config.bounds, config.neighbour, centred=config.centred)
         delta1 = sens.joint if config.neighbour == "replace" else sens.per_cluster
         if "exact-counts" in config.flaws:  # only the sums are noised; the count stays exact
             return [("S_j", slice(0, d), delta1 - 1.0, eps_t)]
@@ -180,49 +231,95 @@ def _releases(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, flo
     if "swapped-split" in config.flaws:
         eps_count, eps_dim = eps_dim, eps_count
     factor = 2.0 if config.neighbour == "replace" else 1.0
-    per_dim = np.maximum(np.abs(lower), np.abs(upper))
     out = [] if "exact-counts" in config.flaws else [("n_j", slice(d, d + 1), factor, eps_count)]
     out += [(f"S_j[{i}]", slice(i, i + 1), factor * float(per_dim[i]), eps_dim) for i in range(d)]
     return out
 
 
-def _noisy_iteration(stats: np.ndarray, unit: np.ndarray, config: DPLloydConfig, eps_t: float,
-                     ledger: PrivacyLedger, replicas: int) -> np.ndarray:
-    """Add noise to every cluster's (S_j, n_j), empty clusters included, and record it.
+def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
+    """Every release of one iteration, calibrated (public: it reads the configuration only).
 
-    Columns that no release covers (the counts, under the "exact-counts" flaw) stay exact.
+    Under add/remove adjacency cluster j's releases use the budget eps_t * allocation[j].
+    Calibrations are computed once per distinct (sensitivity, epsilon, width).
     """
-    noisy = stats.copy()
-    kind, delta = config.noise, config.delta
-    details = {"replicas": replicas}
+    cache: dict[tuple[float, float, int], NoiseCalibration] = {}
+
+    def cal(sens: float, eps: float, width: int) -> NoiseCalibration:
+        key = (sens, eps, width)
+        if key not in cache:
+            cache[key] = calibrate(config.noise, sens, eps, config.delta, sampler=config.sampler,
+                                   coordinates=width)
+        return cache[key]
+
+    def specs(cluster: int | None, budget: float) -> list[Release]:
+        return [Release(label, cluster, cols, cal(sens, eps, cols.stop - cols.start))
+                for label, cols, sens, eps in _release_specs(config, budget)]
+
     if config.neighbour == "replace":
-        for label, cols, sens, eps in _releases(config, eps_t):
-            noisy[:, :, cols] = release_batch(stats[:, :, cols], unit[:, :, cols], kind=kind,
-                                              sensitivity=sens, epsilon=eps, delta=delta,
-                                              ledger=ledger, label=f"{label}, all clusters",
-                                              details=details)
-        return noisy
+        return specs(None, eps_t)
     shares = np.ones(config.n_clusters) if config.allocation is None else config.allocation
+    return [r for j in range(config.n_clusters) for r in specs(j, eps_t * float(shares[j]))]
+
+
+def _charge_iteration(ledger: PrivacyLedger, releases: list[Release], replicas: int) -> None:
+    """Record an iteration's releases: sequentially over releases that cover all clusters
+    (replace), in parallel over the disjoint clusters otherwise (add/remove)."""
+    details = {"replicas": replicas}
+    if releases[0].cluster is None:
+        for r in releases:
+            charge(ledger, r.calibration, label=f"{r.label}, all clusters", details=details)
+        return
     with ledger.parallel("clusters"):
-        for j in range(config.n_clusters):
+        for j in sorted({r.cluster for r in releases}):
             with ledger.part(f"cluster {j}"):
-                for label, cols, sens, eps in _releases(config, eps_t * shares[j]):
-                    noisy[:, j, cols] = release_batch(stats[:, j, cols], unit[:, j, cols],
-                                                      kind=kind, sensitivity=sens, epsilon=eps,
-                                                      delta=delta, ledger=ledger, label=label,
-                                                      details=details)
+                for r in releases:
+                    if r.cluster == j:
+                        charge(ledger, r.calibration, label=r.label, details=details)
+
+
+def _element_plan(releases: list[Release], shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """Per element of (k, d + 1): grid step, noise steps and continuous scale (0: no noise)."""
+    grid, steps, scale = np.ones(shape), np.zeros(shape, dtype=np.int64), np.zeros(shape)
+    for r in releases:
+        rows = slice(None) if r.cluster is None else r.cluster
+        c = r.calibration
+        grid[rows, r.columns] = c.grid if c.grid > 0 else 1.0
+        steps[rows, r.columns] = c.noise_steps
+        scale[rows, r.columns] = c.scale
+    return grid, steps, scale
+
+
+def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloydConfig,
+                     rngs: list[np.random.Generator], unit: np.ndarray | None) -> np.ndarray:
+    """Add noise to every cluster's (S_j, n_j), empty clusters included.
+
+    Discrete sampler: every noised element is rounded to its public grid and gets exact
+    integer noise drawn now, per iteration, from each replica's own generator. Continuous:
+    ``unit`` holds this iteration's unit draws (drawn up front). Columns that no release
+    covers (the counts, under the "exact-counts" flaw) stay exact.
+    """
+    grid, steps, scale = _element_plan(releases, stats.shape[1:])
+    noised = scale > 0
+    noisy = stats.copy()
+    if config.sampler == "continuous":
+        noisy[:, noised] = stats[:, noised] + scale[noised] * unit[:, noised]
+    elif noised.any():
+        on_grid = to_grid(stats[:, noised], grid[noised])
+        noisy[:, noised] = (on_grid + draw_steps(config.noise, steps[noised], rngs)) * grid[noised]
     if "skip-empty-clusters" in config.flaws:
         empty = stats[..., -1] == 0
         noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
     return noisy
 
 
-def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig) -> np.ndarray:
-    """Post-processing: c_j = S'_j / n'_j if n'_j >= count_floor, else keep c_j; clip to box."""
+def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,
+            centre: np.ndarray) -> np.ndarray:
+    """Post-processing: c_j = S'_j / n'_j + m if n'_j >= count_floor, else keep c_j; clip to the
+    box. ``S'_j`` is the released (centred) sum; m is the midpoint (0 when not centred)."""
     sums, counts = noisy[..., :-1], noisy[..., -1]
     usable = counts >= config.count_floor
     safe = np.where(usable, counts, 1.0)[..., None]
-    centroids = np.where(usable[..., None], sums / safe, previous)
+    centroids = np.where(usable[..., None], sums / safe + centre, previous)
     return np.clip(centroids, *config.bounds)
 
 
@@ -241,6 +338,13 @@ def _given_initial(initial: ArrayLike, config: DPLloydConfig, R: int, d: int) ->
     return C
 
 
+def _unit_noise(kind: str, rngs: list[np.random.Generator], shape: tuple[int, ...]) -> np.ndarray:
+    """Continuous sampler only: unit-scale float noise of shape (R, *shape), drawn up front;
+    replica r draws only from ``rngs[r]`` (noise never depends on the data)."""
+    return np.stack([g.laplace(0.0, 1.0, size=shape) if kind == "laplace"
+                     else g.standard_normal(size=shape) for g in rngs])
+
+
 def run(
     X: ArrayLike,
     config: DPLloydConfig,
@@ -249,6 +353,7 @@ def run(
     replicas: int = 1,
     initial_centroids: ArrayLike | None = None,
     record_history: bool = False,
+    ledger: PrivacyLedger | None = None,
 ) -> DPLloydResult:
     """Run ``replicas`` independent DP-Lloyd runs of ``config`` on X in one pass.
 
@@ -260,6 +365,11 @@ def run(
     starts from row r. They must not depend on the data (e.g. sphere-packing draws shared by
     several replicas, as in seed 000's "20 initial-centroid sets x 50 runs"); the run cannot
     check that, so it is the caller's promise. They must lie in the bounds.
+
+    ``ledger`` continues an existing ledger (same neighbour relation) whose declared budget
+    covers what was spent before the run plus ``config.epsilon`` -- e.g. a noisy record count
+    released first (:func:`dpkmeans.algorithms.noisy_record_count`). At the end its total must
+    equal its budget. By default the run opens a ledger whose budget is ``config.epsilon``.
     """
     R = check_positive_int(replicas, "replicas")
     X, n_clipped = clip_to_bounds(X, config.bounds)
@@ -273,31 +383,57 @@ def run(
         initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
     else:
         initial = _given_initial(initial_centroids, config, R, d)
-    unit = standard_noise(config.noise, rngs, (T, k, d + 1))
-
-    budget = (config.epsilon, config.delta * T) if config.delta else config.epsilon
-    ledger = PrivacyLedger(budget=None if config.flaws else budget, neighbour=config.neighbour)
-    for flaw in config.flaws:
-        if flaw == "swapped-split":
-            ledger.post_process(f"as published, {FLAWS[flaw]}: the total below is the true spend")
-        else:
-            ledger.leak(FLAWS[flaw])
+    unit = _unit_noise(config.noise, rngs, (T, k, d + 1)) if config.sampler == "continuous" else None
+    ledger = _open_ledger(config, ledger)
+    centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
     centroids, history = initial, []
     noisy = np.zeros((R, k, d + 1))
     for t, eps_t in enumerate(config.schedule):
         sums, counts = batched_stats(X, centroids, scores=config.scores)
+        if config.centred:
+            sums -= counts[..., None] * centre  # S_j - n_j m: the centred query
         stats = np.concatenate([sums, counts[..., None]], axis=2)
+        releases = iteration_releases(config, float(eps_t))
         with ledger.sequential(f"iteration {t + 1}"):
-            noisy = _noisy_iteration(stats, unit[:, t], config, float(eps_t), ledger, R)
-            ledger.post_process(f"c_j = S'_j / n'_j if n'_j >= {config.count_floor:g}, "
-                                "else keep c_j; clip to the bounds")
-        centroids = _update(noisy, centroids, config)
+            _charge_iteration(ledger, releases, R)  # before any noise is drawn
+            noisy = _noisy_iteration(stats, releases, config, rngs,
+                                     None if unit is None else unit[:, t])
+            ledger.post_process(f"c_j = S'_j / n'_j{' + m' if config.centred else ''} if "
+                                f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
+        centroids = _update(noisy, centroids, config, centre)
         if record_history:
             history.append(centroids)
     released = centroids
     if config.release is not None:
         released = config.release(centroids, noisy[..., -1])
         ledger.post_process(f"final release: {getattr(config.release, '__name__', 'custom')}")
-    if not config.flaws and not ledger.is_fully_spent():
+    if not config.flaws and ledger.budget is not None and not ledger.is_fully_spent():
         raise RuntimeError(f"ledger total {ledger.total()} differs from the budget {ledger.budget}")
     return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history)
+
+
+def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
+    """The ledger a run of ``config`` records, without running it: every charge depends on the
+    configuration only (public), so the privacy of a configuration is computed before, and
+    without, any data. Used for the rows of contenders the engine does not run itself."""
+    ledger = _open_ledger(config, None)
+    for t, eps_t in enumerate(config.schedule):
+        with ledger.sequential(f"iteration {t + 1}"):
+            _charge_iteration(ledger, iteration_releases(config, float(eps_t)), replicas)
+    return ledger
+
+
+def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:
+    """The run's ledger (a new one, or the caller's), with the configuration's flaws recorded."""
+    if ledger is None:
+        budget = (config.epsilon, config.delta * config.iterations) if config.delta else config.epsilon
+        ledger = PrivacyLedger(budget=None if config.flaws else budget, neighbour=config.neighbour)
+    elif ledger.neighbour != config.neighbour:
+        raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
+                         f"the configuration's ({config.neighbour!r})")
+    for flaw in config.flaws:
+        if flaw == "swapped-split":
+            ledger.post_process(f"as published, {FLAWS[flaw]}: the total below is the true spend")
+        else:
+            ledger.leak(FLAWS[flaw])
+    return ledger

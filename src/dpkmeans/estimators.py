@@ -1,56 +1,60 @@
-"""A scikit-learn style estimator over the DP-Lloyd engine.
+"""A scikit-learn style estimator over the DP-Lloyd engine (book chapter 5).
 
 ``DPKMeans(n_clusters, epsilon, bounds, algorithm, random_state)`` follows diffprivlib's API
 but avoids its bugs (reference/dp-libraries.md §3.1): the parameters are never mutated (clone
-safe), every cluster is noised every iteration, Su's split is the right way round, and
-``bounds=None`` ("paper mode", bounds read off the data) warns with ``PrivacyLeakWarning``.
+safe), every cluster is noised every iteration, Su's split is the right way round, the record
+count behind Su's rule is public or paid for, and ``bounds=None`` ("paper mode", bounds read
+off the data) warns with ``PrivacyLeakWarning`` and is recorded as a leak in the ledger. It
+passes scikit-learn's ``check_estimator`` (``tests/test_estimators.py``).
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
-from .accounting import PrivacyCost
-from .algorithms import ALGORITHMS
+from .accounting import PrivacyCost, PrivacyLedger
+from .algorithms import ALGORITHMS, noisy_record_count
 from .engine import run
 from .errors import PrivacyLeakWarning
 from .lloyd import assign
-from .sensitivity import check_bounds
-from .validation import check_epsilon, check_positive_int
+from .sensitivity import check_box
+from .validation import check_epsilon, check_positive_int, check_real
 
 __all__ = ["DPKMeans"]
 
 
-def _check_X(X: ArrayLike, n_features: int | None = None) -> np.ndarray:
-    """X as a finite 2-D float array with at least one row, or a ValueError naming why."""
-    if hasattr(X, "dtypes"):  # a DataFrame: every column must be numeric
+def _reject_non_numeric_columns(X: ArrayLike) -> None:
+    """A DataFrame must have only numeric (not boolean) columns; name the others."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
         from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
         bad = [str(c) for c, t in zip(X.columns, X.dtypes)
                if not is_numeric_dtype(t) or is_bool_dtype(t)]
         if bad:
             raise ValueError(f"X has non-numeric columns: {bad}")
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("X must contain only numeric values") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got {arr.ndim}-D input; "
-                         "reshape a single feature with X.reshape(-1, 1)")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"X must have at least one row and one column, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("X contains NaN or infinite values")
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(f"X has {arr.shape[1]} features, but the model was fitted with {n_features}")
-    return arr
+
+
+def _bound_side(side: object, name: str, d: int) -> np.ndarray:
+    """One side of ``bounds`` as a float array of length d (a scalar is broadcast)."""
+    values = np.asarray(side, dtype=object).reshape(-1)
+    if values.size == 0 or any(isinstance(v, str | bytes) or not isinstance(
+            v, numbers.Real | np.floating | np.integer) or isinstance(v, bool | np.bool_)
+            for v in values):
+        raise TypeError(f"bounds: the {name} bound must be a number or an array of numbers, "
+                        f"got {side!r}")
+    arr = np.asarray(side, dtype=float)
+    if arr.ndim > 1 or arr.size not in (1, d):
+        raise ValueError(f"bounds: the {name} bound must be a scalar or an array of length {d} "
+                         f"(n_features), got shape {arr.shape}")
+    return np.broadcast_to(arr.reshape(-1), (d,)).astype(float)
 
 
 class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -59,32 +63,71 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int
+        k, a public choice (choosing it on the data would cost budget).
     epsilon : float
-        Total privacy budget of one fit (add/remove adjacency).
+        Total privacy budget of one fit (add/remove adjacency), all releases included.
     bounds : (lower, upper) or None
         Public bounds of every feature (scalars or arrays). Data outside are clipped.
-        ``None`` reads them off the data: not private, warns ``PrivacyLeakWarning``.
+        ``None`` reads them off the data: not private, warns ``PrivacyLeakWarning`` and the
+        ledger records the leak (``ledger_.is_private`` is then False).
     algorithm : {"dplloyd-impr", "dplloyd"}
     max_iter : int
         Iterations of "dplloyd" (DPLloyd-Impr chooses T by Su's rule).
+    n_records : int or None
+        DPLloyd-Impr only: the number of records, **stated by you as public** (for example
+        from the documentation of the data). Su's rule reads it to choose T; one record more
+        can change T, so the exact count of private data must not be used. ``None`` (default)
+        spends ``n_records_share * epsilon`` on a noisy count (discrete Laplace, sensitivity 1)
+        and runs the iterations with the rest; both are in ``ledger_``.
+    n_records_share : float in (0, 1)
+        The share of ``epsilon`` spent on the noisy count when ``n_records`` is None.
     random_state : int, numpy SeedSequence or None
-        Seed of every random draw. ``None`` draws fresh entropy, stored in ``seed_``.
+        Seed of every random draw. ``None`` draws fresh entropy, which is *not* stored: a seed
+        behind a published release must stay secret, since it regenerates every noise draw.
 
     Attributes
     ----------
-    cluster_centers_, n_iter_, ledger_, privacy_spent_, bounds_, seed_, n_clipped_
+    cluster_centers_ : (k, d) array
+        The private centroids: the release.
+    n_iter_ : int
+        Iterations run (public: it follows from public inputs or the noisy count).
+    n_records_used_ : int or None
+        The N that Su's rule used (the stated one or the noisy count; None for "dplloyd").
+    ledger_ : PrivacyLedger
+        Every release, its mechanism, sensitivity, noise and budget; ``privacy_spent_`` is its
+        total and ``ledger_.is_private`` says whether any leak was recorded.
+    bounds_ : (lower, upper) arrays
+    paper_mode_ : bool
+    labels_ : (n_samples,) array
+        The training records' clusters under the private centroids. Each label is a function of
+        its own record: like the clip count (shown only in the ``ClippingWarning``) it is for
+        the data holder and **not** a differentially private release.
     """
 
     def __init__(self, n_clusters: int = 8, *, epsilon: float = 1.0, bounds=None,
-                 algorithm: str = "dplloyd-impr", max_iter: int = 5, random_state=None):
+                 algorithm: str = "dplloyd-impr", max_iter: int = 5, n_records=None,
+                 n_records_share: float = 0.05, random_state=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
         self.algorithm = algorithm
         self.max_iter = max_iter
+        self.n_records = n_records
+        self.n_records_share = n_records_share
         self.random_state = random_state
 
-    # -- fitting -----------------------------------------------------------------------------
+    # -- input ---------------------------------------------------------------------------------
+    def _validate_X(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
+        """X as a finite float64 2-D array (scikit-learn's checks; errors say it is about X)."""
+        _reject_non_numeric_columns(X)
+        try:
+            return validate_data(self, X, reset=reset, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            message = str(err)
+            if "X" not in message.split():
+                message = f"invalid X: {message}"
+            raise type(err)(message) from err
+
     def _resolve_bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.bounds is None:
             warnings.warn(
@@ -96,70 +139,89 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             upper = np.where(upper > lower, upper, lower + 1.0)
             return lower, upper
         if not isinstance(self.bounds, tuple | list) or len(self.bounds) != 2:
-            raise ValueError("bounds must be a pair (lower, upper)")
+            raise ValueError(f"bounds must be a pair (lower, upper), got {self.bounds!r}")
         d = X.shape[1]
-        sides = []
-        for name, side in zip(("lower", "upper"), self.bounds):
-            arr = np.asarray(side, dtype=float)
-            if arr.ndim > 1 or arr.size not in (1, d):
-                raise ValueError(f"{name} bounds must be a scalar or an array of length {d} "
-                                 f"(n_features), got shape {arr.shape}")
-            sides.append(np.broadcast_to(arr.reshape(-1), (d,)))
-        if np.any(sides[0] >= sides[1]):
+        lower = _bound_side(self.bounds[0], "lower", d)
+        upper = _bound_side(self.bounds[1], "upper", d)
+        if np.any(lower >= upper):
             raise ValueError("bounds must satisfy lower < upper in every feature")
-        return check_bounds((sides[0], sides[1]))
+        return check_box((lower, upper))
 
     def _seed(self) -> np.random.SeedSequence:
         rs = self.random_state
         if rs is None:
-            return np.random.SeedSequence()
+            return np.random.SeedSequence()  # fresh entropy, never stored on the model
         if isinstance(rs, np.random.SeedSequence):
             return rs
         if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0:
             return np.random.SeedSequence(int(rs))
         raise ValueError("random_state must be a non-negative int, a numpy SeedSequence or None")
 
-    def fit(self, X: ArrayLike, y=None) -> DPKMeans:
-        """Fit on X (y is ignored). Spends ``epsilon``, recorded in ``ledger_``."""
-        X = _check_X(X)
+    def _check_params(self) -> tuple[int, float]:
         if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral):
             raise ValueError(f"n_clusters must be an integer, got {self.n_clusters!r}")
         k = check_positive_int(self.n_clusters, "n_clusters")
         eps = check_epsilon(self.epsilon)
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}, got {self.algorithm!r}")
+        if self.n_records is not None:
+            check_positive_int(self.n_records, "n_records")
+        share = check_real(self.n_records_share, "n_records_share")
+        if not 0.0 < share < 1.0:
+            raise ValueError(f"n_records_share must lie in (0, 1), got {share}")
+        return k, eps
+
+    # -- fitting -------------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y=None) -> DPKMeans:
+        """Fit on X (y is ignored). Spends ``epsilon``, recorded in ``ledger_``."""
+        k, eps = self._check_params()
+        X = self._validate_X(X, reset=True)
+        if k > X.shape[0]:
+            warnings.warn(f"n_clusters = {k} exceeds the {X.shape[0]} records: some clusters "
+                          "will be empty (they are still noised)", UserWarning, stacklevel=2)
         bounds = self._resolve_bounds(X)
+        count_seq, run_seq = self._seed().spawn(2)
+        ledger = PrivacyLedger(budget=eps)
+        n_used = None
         if self.algorithm == "dplloyd":
             config = ALGORITHMS["dplloyd"](k, eps, bounds, iterations=check_positive_int(
                 self.max_iter, "max_iter"))
         else:
-            config = ALGORITHMS["dplloyd-impr"](k, eps, bounds, n_records=X.shape[0])
-        seed = self._seed()
-        result = run(X, config, seed)
+            run_eps = eps
+            if self.n_records is None:
+                count_eps = self.n_records_share * eps
+                n_used = noisy_record_count(X.shape[0], count_eps, np.random.default_rng(count_seq),
+                                            ledger=ledger)
+                run_eps = eps - count_eps
+            else:
+                n_used = int(self.n_records)
+            config = ALGORITHMS["dplloyd-impr"](k, run_eps, bounds, n_records=n_used)
+        if self.bounds is None:
+            config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
+        result = run(X, config, run_seq, ledger=ledger)
         self.cluster_centers_ = result.centroids[0]
         self.n_iter_ = config.iterations
+        self.n_records_used_ = n_used
         self.ledger_ = result.ledger
         self.privacy_spent_: PrivacyCost = result.ledger.total()
         self.bounds_ = bounds
-        self.seed_ = seed.entropy
-        self.n_clipped_ = result.n_clipped
-        self.n_features_in_ = X.shape[1]
         self.paper_mode_ = self.bounds is None
+        self.labels_ = assign(X, self.cluster_centers_)
         return self
 
     # -- using a fitted model (all post-processing) -------------------------------------------
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Index of the nearest private centroid for each row."""
         check_is_fitted(self, "cluster_centers_")
-        return assign(_check_X(X, self.n_features_in_), self.cluster_centers_)
+        return assign(self._validate_X(X, reset=False), self.cluster_centers_)
 
     def fit_predict(self, X: ArrayLike, y=None) -> np.ndarray:
-        return self.fit(X).predict(X)
+        return self.fit(X).labels_
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Euclidean distances from each row to each private centroid."""
         check_is_fitted(self, "cluster_centers_")
-        X = _check_X(X, self.n_features_in_)
+        X = self._validate_X(X, reset=False)
         C = self.cluster_centers_
         squared = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C.T + (C * C).sum(axis=1)[None, :]
         return np.sqrt(np.maximum(squared, 0.0))  # (N, k): no (N, k, d) intermediate
@@ -167,4 +229,4 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     def score(self, X: ArrayLike, y=None) -> float:
         """Negative SSE of X under the private centroids (sklearn's convention: higher is better)."""
         check_is_fitted(self, "cluster_centers_")
-        return -float(metrics.sse(_check_X(X, self.n_features_in_), self.cluster_centers_))
+        return -float(metrics.sse(self._validate_X(X, reset=False), self.cluster_centers_))

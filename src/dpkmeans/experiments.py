@@ -9,19 +9,28 @@ result can be recomputed on its own (the spot-check tests do exactly that).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
 
 from . import metrics
-from .algorithms import ALGORITHMS
+from .algorithms import ALGORITHMS, dplloyd_impr
 from .data import Dataset, gaussian_mixture_dataset, load
-from .engine import run
+from .engine import DPLloydConfig, plan_ledger, run
 from .lloyd import assign, lloyd_reference
 from .schedules import su_split
+from .sensitivity import lloyd_query_sensitivity
 
-__all__ = ["prepare_dataset", "evaluate", "diffprivlib_epsilon_factor", "package_versions"]
+__all__ = [
+    "prepare_dataset",
+    "evaluate",
+    "diffprivlib_config",
+    "diffprivlib_epsilon_factor",
+    "centring_comparison",
+    "package_versions",
+]
 
 #: Every dataset is scaled to this box by its public bounds; the algorithms see [-1, 1]^d.
 BOX = (-1.0, 1.0)
@@ -54,6 +63,19 @@ def prepare_dataset(dataset: str, *, paper: str | None = None, n: int | None = N
     else:
         ds = load(dataset, paper=paper)
     return ds.scaled(BOX)
+
+
+def diffprivlib_config(k: int, epsilon: float, bounds: tuple[np.ndarray, np.ndarray],
+                       n_records: int) -> DPLloydConfig:
+    """diffprivlib 0.6.6's ``KMeans`` as an engine configuration with its published flaws
+    (reference/dp-libraries.md §3.1): DPLloyd-Impr with the swapped split, empty clusters
+    skipped, T from the exact record count and float64 noise. Its planned ledger
+    (:func:`dpkmeans.engine.plan_ledger`) computes what diffprivlib really spends and that it
+    is not private; the book runs diffprivlib itself for the centroids."""
+    config = dplloyd_impr(k, epsilon, bounds, n_records=n_records)
+    return replace(config, name="diffprivlib KMeans (as published)", sampler="continuous",
+                   centred=False,
+                   flaws=("skip-empty-clusters", "swapped-split", "private-record-count"))
 
 
 def diffprivlib_epsilon_factor(d: int, rho: float = 0.225) -> float:
@@ -98,29 +120,33 @@ def evaluate(*, dataset: str, algorithm: str, epsilon: float, k: int, replicas: 
                          separation=separation)
     X = np.asarray(ds.X)
     bounds = (np.full(X.shape[1], BOX[0]), np.full(X.shape[1], BOX[1]))
+    n_public = ds.public_n_records
     start = time.perf_counter()
     if algorithm == "diffprivlib":
         children = np.random.SeedSequence(seed).spawn(first_replica + replicas)[first_replica:]
         seeds = [int(c.generate_state(1)[0]) for c in children]
         centroids = _diffprivlib_centroids(X, k, epsilon, seeds)
         initial, T = None, np.nan
-        spent = epsilon * diffprivlib_epsilon_factor(X.shape[1])
+        ledger = plan_ledger(diffprivlib_config(k, epsilon, bounds, X.shape[0]))
     else:
         if algorithm == "dplloyd":
             config = ALGORITHMS[algorithm](k, epsilon, bounds, iterations=iterations)
         elif algorithm == "dplloyd-impr":
-            config = ALGORITHMS[algorithm](k, epsilon, bounds, n_records=X.shape[0])
+            if n_public is None:
+                raise ValueError(f"dataset {dataset!r} states no public record count for Su's rule")
+            config = ALGORITHMS[algorithm](k, epsilon, bounds, n_records=n_public)
         else:
             raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS) + ['diffprivlib']}, "
                              f"got {algorithm!r}")
         result = run(X, config, seed, replicas=first_replica + replicas)
         centroids = result.centroids[first_replica:]
         initial, T = result.initial_centroids[first_replica:], config.iterations
-        spent = result.ledger.total().epsilon
+        ledger = result.ledger
     runtime = time.perf_counter() - start
 
     rows = {"replica": np.arange(first_replica, first_replica + replicas),
-            "n": X.shape[0], "d": X.shape[1], "iterations": T, "epsilon_spent": spent,
+            "n": X.shape[0], "n_public": n_public, "d": X.shape[1], "iterations": T,
+            "epsilon_spent": ledger.total().epsilon, "is_private": ledger.is_private,
             **dict(zip(("nicv", "nicv_unsquared"), metrics.nicv_pair(X, centroids)))}
     if initial is not None:
         reference = lloyd_reference(X, initial, T)
@@ -135,3 +161,38 @@ def evaluate(*, dataset: str, algorithm: str, epsilon: float, k: int, replicas: 
     frame = pd.DataFrame(rows)
     frame["runtime_s"] = runtime / replicas
     return frame
+
+
+def centring_comparison(dataset: str, *, paper: str, k: int, epsilons: tuple[float, ...],
+                        replicas: int, seed: int, interval: tuple[float, float] = (0.0, 1.0),
+                        algorithms: tuple[str, ...] = ("dplloyd", "dplloyd-impr")) -> pd.DataFrame:
+    """Centred against uncentred sensitivity on the same data, seeds and starts (chapter 5).
+
+    The dataset is scaled by its public bounds to ``interval`` ([0, 1]^d by default, the
+    convention of three of the papers), where the origin is a corner of the box: uncentred,
+    Delta = d + 1; centred on the midpoint, d / 2 + 1. Both variants of a configuration run
+    from the same seed, so they share their initial centroids and their noise *draws* (at
+    different scales). One row per (algorithm, epsilon, centred) with the mean squared NICV
+    over ``replicas``, its standard error, the L1 sensitivity of (S_j, n_j) and T.
+    """
+    ds = load(dataset, paper=paper).scaled(interval)
+    X = np.asarray(ds.X)
+    d = X.shape[1]
+    bounds = (np.full(d, interval[0]), np.full(d, interval[1]))
+    rows = []
+    for algorithm in algorithms:
+        for eps in epsilons:
+            if algorithm == "dplloyd-impr":
+                base = ALGORITHMS[algorithm](k, eps, bounds, n_records=ds.public_n_records)
+            else:
+                base = ALGORITHMS[algorithm](k, eps, bounds)
+            for centred in (False, True):
+                config = replace(base, centred=centred)
+                result = run(X, config, seed, replicas=replicas)
+                values = metrics.nicv(X, result.centroids)
+                rows.append({"dataset": dataset, "algorithm": algorithm, "epsilon": eps,
+                             "centred": centred, "iterations": config.iterations,
+                             "delta_1": lloyd_query_sensitivity(bounds, centred=centred).joint,
+                             "nicv_mean": float(np.mean(values)),
+                             "nicv_se": float(np.std(values, ddof=1) / np.sqrt(replicas))})
+    return pd.DataFrame(rows)

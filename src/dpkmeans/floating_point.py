@@ -1,9 +1,11 @@
-"""Floating-point exposure of the Laplace sampler (Mironov 2012; book "Auditing privacy").
+"""Floating-point exposure of noise samplers (Mironov 2012; book "Auditing privacy").
 
 numpy's ``Generator.laplace`` draws U = k / 2^53 and returns loc - b log(2 - 2U) if U >= 1/2,
 else loc + b log(2U). Not every double is reachable from every ``loc``: an output that value
 ``v + 1`` cannot produce reveals that the input was not ``v + 1``. This module tests exactly,
-in float64, whether an output is possible under a given value.
+in float64, whether an output is possible under a given value: for numpy's continuous sampler
+(:func:`laplace_output_possible`) and for the library's exact discrete sampler on a public grid
+(:func:`grid_output_possible`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import math
 
 import numpy as np
 
-__all__ = ["laplace_output_possible"]
+__all__ = ["laplace_output_possible", "grid_output_possible"]
 
 
 def laplace_output_possible(y, value: float, scale: float, window: int = 64) -> np.ndarray:
@@ -44,3 +46,15 @@ def laplace_output_possible(y, value: float, scale: float, window: int = 64) -> 
             if not found[r] and value + sign * (scale * math.log(arg[r, c])) == y[r]:
                 found[r] = True
     return found
+
+
+def grid_output_possible(y, value: float, grid: float) -> np.ndarray:
+    """For each double y: can the discrete mechanism on ``grid`` return exactly y from
+    ``value``? It returns (round(value / g) + Y) g for an integer Y of positive probability
+    whatever its value (the discrete Laplace and Gaussian charge every integer), so y is
+    possible exactly when y / g is an integer below 2^53 in magnitude (then (y / g) g = y
+    exactly). ``value`` is accepted for symmetry with :func:`laplace_output_possible` and
+    deliberately unused: the answer does not depend on it, which is the point."""
+    y = np.asarray(y, dtype=float)
+    steps = y / grid  # exact: the grid is a power of two
+    return np.isfinite(steps) & (steps == np.round(steps)) & (np.abs(steps) < 2.0**53)

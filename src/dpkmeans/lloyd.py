@@ -8,9 +8,11 @@ independent replicas (centroids shaped ``(R, k, d)``) and chunked over rows and 
 memory stays bounded, the working set stays in cache and there is no Python loop over points
 (DESIGN.md section 4).
 
-Determinism: the row chunks depend on (N, k, d) only and every matrix product is one product per
-replica, so replica r's numbers are bit-identical whatever the number of replicas beside it.
-Ties go to the lowest centroid index, as with ``np.argmin``.
+Determinism: the row chunks depend on (k, d) only and every chunk goes through the same code
+path, so a record's cluster depends on that record and the centroids alone, never on N (a
+neighbouring dataset must not change how the other records are assigned; issue 10). Every
+matrix product is one product per replica, so replica r's numbers are bit-identical whatever
+the number of replicas beside it. Ties go to the lowest centroid index, as with ``np.argmin``.
 
 Precision: ``scores="single"`` computes the assignment scores in float32 (about 1.3x faster on
 large inputs) while the sums and counts stay float64. Which centroid a row joins is still a
@@ -21,6 +23,8 @@ move by more than the rounding a sensitivity bound can ignore.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -45,8 +49,6 @@ SCORE_PRECISIONS = {"double": np.float64, "single": np.float32}
 BLOCK_BYTES = 512 * 2**10
 #: Fewest rows per chunk (so that very many clusters still give products of some size).
 MIN_ROWS = 256
-#: Largest X that is copied once with a column of ones (see :class:`_Nearest`).
-AUGMENT_BYTES = 4 * 2**20
 
 
 def as_data_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
@@ -82,100 +84,161 @@ def as_centroids(centroids: ArrayLike, d: int) -> tuple[np.ndarray, bool]:
     return C, single
 
 
-def _blocks(n_rows: int, R: int, k: int, d: int) -> tuple[int, int]:
-    """(rows per chunk, replicas per block). Rows depend on (N, k, d) only, never on R."""
-    rows = int(min(max(n_rows, 1), max(MIN_ROWS, BLOCK_BYTES // (8 * max(k, d)))))
-    reps = int(min(R, max(1, BLOCK_BYTES // (8 * k * rows))))
+def _blocks(n_rows: int, k: int, d: int, R: int) -> tuple[int, int]:
+    """(rows per chunk, replicas per block). The chunks depend on (k, d) only, never on N or R;
+    the replicas per block fill the cache for the rows actually present (speed only: with
+    exact assignment no number depends on how replicas are grouped)."""
+    rows = int(max(MIN_ROWS, BLOCK_BYTES // (8 * max(k, d))))
+    m = max(1, min(rows, n_rows))
+    reps = int(min(R, max(1, BLOCK_BYTES // (8 * k * m))))
     return rows, reps
+
+
+#: Rounding unit of each score precision: every computed score is within
+#: (d + 4) u sum_i |a_i b_i| of the exact one (a = (x, 1), b = (-2 c, ||c||^2)), whatever the
+#: order of the products (Higham, Accuracy and Stability, eq. 3.5), plus 2 u sum_i |a_i b_i|
+#: for the rounding of a and b to float32 in single precision.
+_UNIT_ROUNDING = {np.float64: 2.0**-53, np.float32: 2.0**-24}
 
 
 class _Nearest:
     """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
 
-    The score of centroid c for row x is ||c||^2 + (-2 c).x (scaling by -2 is exact). When X
-    fits in one chunk it is augmented with a column of ones, once, so that one product gives
-    the scores (||c||^2 rides along as the weight of that column) and, later, the product of
-    the one-hot matrix with the augmented rows gives sums and counts together. Otherwise
-    ||c||^2 is added to each block and the counts are row sums of the one-hot matrix. The
-    choice depends on (N, k, d) only, like the chunks.
+    Every chunk of rows is copied into a buffer with an extra column of ones, so that one
+    product gives the scores ||c||^2 + (-2 c).x (||c||^2 rides along as the weight of that
+    column; scaling by -2 is exact) and, later, the product of the one-hot matrix with the
+    augmented rows gives sums and counts together.
+
+    **Exact assignment.** A record joins the centroid whose *exact* score, in real arithmetic,
+    is smallest (the lowest index on an exact tie), with b = (-2 c, fl(||c||^2)) fixed by the
+    public centroids. The matrix product is rounded, and how depends on the BLAS kernel, the
+    chunk and a row's place in it; so a row is decided by the product only when its best score
+    beats every other by more than twice a proven bound on the rounding (:data:`_UNIT_ROUNDING`).
+    The few rows that do not (near ties) are decided again in float64 and, if still too close,
+    with exact rational arithmetic (:func:`_exact_nearest`). A record's cluster is then a
+    function of that record and the centroids alone: not of N, of the other records, of the
+    chunking or of the number of BLAS threads (issue 10; tested bit for bit across N).
     """
 
     def __init__(self, X: np.ndarray, C: np.ndarray, scores: str = "double"):
         if scores not in SCORE_PRECISIONS:
             raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {scores!r}")
-        dtype = SCORE_PRECISIONS[scores]
+        self.dtype = SCORE_PRECISIONS[scores]
         R, k, d = C.shape
-        self.k = k
-        self.rows, self.reps = _blocks(X.shape[0], R, k, d)
-        self.augmented = X.shape[0] <= self.rows and 8 * X.shape[0] * (d + 1) <= AUGMENT_BYTES
-        CT = (-2.0 * C).transpose(0, 2, 1)  # (R, d, k)
-        c_norms = (C * C).sum(axis=2)  # (R, k)
-        if self.augmented:
-            self.CT = np.ascontiguousarray(np.concatenate([CT, c_norms[:, None, :]], axis=1),
-                                           dtype=dtype)
-            self.data = np.empty((X.shape[0], d + 1))
-            self.data[:, :d] = X
-            self.data[:, d] = 1.0
-        else:
-            self.CT, self.data = np.ascontiguousarray(CT, dtype=dtype), X
-            self.c_norms = c_norms[:, :, None].astype(dtype)
-        # The rows the score products read: X itself, or a float32 copy in single precision.
-        self.score_data = self.data if dtype == np.float64 else self.data.astype(dtype)
-        size = self.reps * k * self.rows
-        self._scores, self._onehot = np.empty(size, dtype=dtype), np.empty(size)
-        self._min = np.empty(self.reps * self.rows, dtype=dtype)
+        self.k, self.d, self.X = k, d, X
+        self.rows, self.reps = _blocks(X.shape[0], k, d, R)
+        c_norms = (C * C).sum(axis=2)  # (R, k): fl(||c||^2), public
+        self.B = np.ascontiguousarray(
+            np.concatenate([(-2.0 * C).transpose(0, 2, 1), c_norms[:, None, :]], axis=1))
+        self.CT = self.B if self.dtype == np.float64 else self.B.astype(self.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # (R,): max_j ||b_j||
+        u = _UNIT_ROUNDING[self.dtype]
+        extra = 0 if self.dtype == np.float64 else 2
+        # Margin per replica: 2.2 times the bound (d + 4 [+ 2]) u ||a|| max_j ||b_j|| on the
+        # rounding of a score (sum_i |a_i b_i| <= ||a|| ||b|| by Cauchy-Schwarz); the slack
+        # covers the rounding of the margin itself and of low + margin.
+        self.margin = (2.3 * (d + 4 + extra) * u * b_norm).astype(self.dtype)
+        m = min(self.rows, X.shape[0])
+        self._rows = np.empty((m, d + 1))  # the chunk with its column of ones
+        self._rows[:, d] = 1.0
+        self._score_rows = self._rows if self.dtype == np.float64 else np.empty((m, d + 1),
+                                                                                dtype=self.dtype)
+        self._scores = np.empty(self.reps * k * m, dtype=self.dtype)
+        self._min = np.empty(self.reps * m, dtype=self.dtype)
 
     def blocks(self, onehot: bool = True):
         """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m)).
 
         With ``onehot=False`` the last item is instead the minimum score of each row, (r, m).
 
-        The one-hot matrix marks every centroid at the minimum score; it has exactly one 1 in
-        each column unless there is a tie or a non-finite score (see :meth:`first_minimum`).
-        ``rows`` are the rows of X, with the column of ones when augmented.
+        The one-hot matrix has exactly one 1 per column: the exact nearest centroid (class
+        docstring). Rows with a non-finite score follow np.argmin (a NaN wins); the caller
+        reports non-finite data. ``rows`` are the chunk's rows of X with the column of ones,
+        (m, d + 1).
         """
-        R, k = self.CT.shape[0], self.k
-        for start in range(0, self.data.shape[0], self.rows):
-            chunk = self.data[start:start + self.rows]
-            score_rows = self.score_data[start:start + self.rows]
-            m = chunk.shape[0]
+        R, k, d = self.CT.shape[0], self.k, self.d
+        ones = np.ones(k)
+        if onehot:  # buffers of the one-hot path only
+            size = self._min.size
+            hot_buffer, threshold_buffer = np.empty(size * k), np.empty(size, dtype=self.dtype)
+            near_buffer = np.empty(size)
+        for start in range(0, self.X.shape[0], self.rows):
+            m = min(self.rows, self.X.shape[0] - start)
+            chunk = self._rows[:m]
+            chunk[:, :d] = self.X[start:start + m]
+            score_rows = self._score_rows[:m]
+            if score_rows is not chunk:
+                score_rows[:] = chunk
+            if onehot:
+                row_norm = np.sqrt(np.einsum("ij,ij->i", chunk, chunk)).astype(self.dtype)
             for r0 in range(0, R, self.reps):
                 reps = slice(r0, min(R, r0 + self.reps))
                 nr = reps.stop - r0
                 S = self._scores[:nr * k * m].reshape(nr, k, m)
                 np.matmul(score_rows, self.CT[reps], out=S.transpose(0, 2, 1))  # one GEMM a replica
-                if not self.augmented:
-                    S += self.c_norms[reps]
                 low = self._min[:nr * m].reshape(nr, m)
                 np.minimum.reduce(S, axis=1, out=low)
                 if not onehot:
                     yield start, reps, chunk, S, low
                     continue
-                hot = self._onehot[:nr * k * m].reshape(nr, k, m)
-                np.equal(S, low[:, None, :], out=hot)
+                threshold = threshold_buffer[:nr * m].reshape(nr, m)
+                np.multiply.outer(self.margin[reps], row_norm, out=threshold)
+                threshold += low
+                hot = hot_buffer[:nr * k * m].reshape(nr, k, m)
+                np.less_equal(S, threshold[:, None, :], out=hot)
+                near = np.matmul(ones, hot, out=near_buffer[:nr * m].reshape(nr, m))
+                if near.sum() == near.size:  # one centroid per row (a 0 only for non-finite
+                    yield start, reps, chunk, S, hot  # rows, whose NaN sums the caller reports)
+                    continue
+                rep_of, col = np.nonzero(near != 1.0)
+                if col.size:  # near ties (or non-finite rows): decide them exactly
+                    labels = _exact_nearest(chunk[col], self.B[rep_of + r0], S[rep_of, :, col])
+                    hot[rep_of, :, col] = labels[:, None] == np.arange(k)[None, :]
                 yield start, reps, chunk, S, hot
 
-    def first_minimum(self, S: np.ndarray, onehot: np.ndarray, bad: np.ndarray) -> np.ndarray:
-        """Redo the one-hot matrices of the replicas flagged ``bad`` with np.argmin's rule (the
-        lowest index wins a tie; a NaN score wins); return their indices."""
-        idx = np.flatnonzero(bad)
-        first = S[idx].argmin(axis=1)
-        onehot[idx] = first[:, None, :] == np.arange(self.k)[None, :, None]
-        return idx
+
+def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """argmin_j of the exact score sum_i a_i B_ij for each of n rows (lowest j on a tie).
+
+    ``a`` (n, d + 1) are augmented rows, ``B`` (n, d + 1, k) their centroids' b vectors and
+    ``scores`` (n, k) the rounded scores already computed (used for non-finite rows, where a
+    NaN wins as in np.argmin: the caller reports non-finite data). Float64 first, with the
+    rounding margin; rows still within it are decided in exact rational arithmetic.
+    """
+    labels = np.argmin(scores, axis=1)
+    finite = np.isfinite(a).all(axis=1) & np.isfinite(B).all(axis=(1, 2))
+    rows = np.flatnonzero(finite)
+    if rows.size == 0:
+        return labels
+    s64 = np.einsum("ni,nik->nk", a[rows], B[rows])
+    bound = 2.2 * (a.shape[1] + 3) * 2.0**-53 * np.einsum("ni,nik->nk", np.abs(a[rows]),
+                                                            np.abs(B[rows]))
+    low = np.argmin(s64, axis=1)
+    lo = np.arange(rows.size)
+    gap = s64 - s64[lo, low][:, None] - bound - bound[lo, low][:, None]
+    gap[lo, low] = np.inf
+    sure = (gap > 0).all(axis=1)
+    labels[rows[sure]] = low[sure]
+    for r in rows[~sure]:  # a near tie even in float64: exact rational scores
+        exact = [sum((Fraction(float(x)) * Fraction(float(b)) for x, b in zip(a[r], B[r][:, j])),
+                     Fraction(0)) for j in range(B.shape[2])]
+        labels[r] = min(range(len(exact)), key=lambda j: (exact[j], j))
+    return labels
 
 
-def assign(X: ArrayLike, centroids: ArrayLike) -> np.ndarray:
-    """Nearest-centroid labels: shape (N,) for (k, d) centroids, (R, N) for (R, k, d)."""
+def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.ndarray:
+    """Nearest-centroid labels: shape (N,) for (k, d) centroids, (R, N) for (R, k, d).
+
+    The exact nearest centroid of each row (:class:`_Nearest`), whatever ``scores``: the
+    precision only changes how many near ties need a second look.
+    """
     X = as_data_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
     R, k, _ = C.shape
     labels = np.empty((R, X.shape[0]), dtype=np.intp)
     index = np.arange(k, dtype=np.float64)
-    nearest = _Nearest(X, C)
-    for start, reps, chunk, S, onehot in nearest.blocks():
-        bad = (onehot.sum(axis=1) != 1).any(axis=1)
-        if bad.any():
-            nearest.first_minimum(S, onehot, bad)
+    for start, reps, chunk, _, onehot in _Nearest(X, C, scores).blocks():
         labels[reps, start:start + chunk.shape[0]] = np.matmul(index, onehot)  # exact integers
     return labels[0] if single else labels
 
@@ -195,16 +258,10 @@ def batched_stats(X: ArrayLike, centroids: ArrayLike, *,
     counts = np.zeros((R, k))
     nearest = _Nearest(X, C, scores)
     with np.errstate(invalid="ignore"):  # NaN or inf in X: reported below, not warned about
-        for _, reps, chunk, S, onehot in nearest.blocks():
-            part = np.matmul(onehot, chunk)  # (r, k, m) @ (m, d[+1]): one GEMM a replica
-            block_counts = part[:, :, d] if nearest.augmented else onehot.sum(axis=2)
-            bad = block_counts.sum(axis=1) != chunk.shape[0]  # a tie or a non-finite score
-            if bad.any():
-                idx = nearest.first_minimum(S, onehot, bad)
-                part[idx] = np.matmul(onehot[idx], chunk)
-                block_counts[idx] = onehot[idx].sum(axis=2)
+        for _, reps, chunk, _, onehot in nearest.blocks():
+            part = np.matmul(onehot, chunk)  # (r, k, m) @ (m, d + 1): one GEMM a replica
             sums[reps] += part[:, :, :d]
-            counts[reps] += block_counts
+            counts[reps] += part[:, :, d]
     # Finiteness of X is checked here rather than up front (a full pass over X): every row is
     # in exactly one cluster with weight 1.0, so a NaN or infinite value in X makes a sum
     # non-finite. Only then is X scanned, to tell bad data from overflow of huge values.

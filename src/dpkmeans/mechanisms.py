@@ -6,7 +6,13 @@ Each takes an explicit ``numpy.random.Generator`` and a keyword-only ``ledger``:
 noise is drawn, so an over-budget draw never happens), or ``ledger=None`` to say, in the
 code, that this call is a demonstration that is not accounted.
 
-Book: chapter 1 (Laplace), chapter 2 (Gaussian), chapter 3 (accounting).
+Laplace and Gaussian noise is exact and floating-point safe by default (``sampler="discrete"``:
+:mod:`dpkmeans.noise`); ``sampler="continuous"`` is numpy's float64 sampler, as the papers used
+it, and a ledger records it as a leak. The exponential mechanism samples an index from float64
+probabilities; it has no impossible outputs unless a probability underflows (below about
+1e-308), but it is not exact either (book chapter 6).
+
+Book: chapter 1 (Laplace), chapter 2 (Gaussian), chapter 3 (accounting), chapter 6 (floats).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.special import log_ndtr
 
 from .accounting import PrivacyLedger
+from .noise import FLOAT_LEAK, NOISE_KINDS, NoiseCalibration, calibrate, check_sampler, perturb
 from .validation import (
     check_delta,
     check_epsilon,
@@ -38,6 +45,9 @@ __all__ = [
     "gaussian_mechanism",
     "exponential_probabilities",
     "exponential_mechanism",
+    "charge",
+    "release_batch",
+    "NOISE_KINDS",
 ]
 
 
@@ -84,6 +94,8 @@ def laplace_mechanism(
     label: str = "",
     repeats: int | None = None,
     details: Mapping[str, Any] | None = None,
+    sampler: str = "discrete",
+    integer_valued: bool = False,
 ) -> np.ndarray:
     """Release ``value + Lap(sensitivity / epsilon)`` noise on every coordinate.
 
@@ -91,16 +103,40 @@ def laplace_mechanism(
     neighbour relation; the release is epsilon-DP (book chapter 1). With ``repeats=R`` the
     result has a leading axis of R independent releases, and the ledger is charged for
     their sequential composition, R * epsilon. ``details`` are stored with the ledger entry.
+
+    ``sampler="discrete"`` (default) draws exact discrete Laplace noise on a public grid
+    (:mod:`dpkmeans.noise`; the scale is rounded up by at most a few parts in 10^9);
+    ``"continuous"`` is numpy's float64 sampler (recorded as a leak). ``integer_valued`` says
+    the value is a count: it then sits exactly on the grid (checked).
     """
     arr = _as_value(value)
-    b = laplace_scale(sensitivity, epsilon)
+    cal = calibrate("laplace", sensitivity, epsilon, sampler=sampler,
+                    coordinates=max(arr.size, 1), integer_valued=integer_valued)
+    return _release_one(arr, cal, rng, ledger=ledger, label=label, repeats=repeats,
+                        details=details, integer_valued=integer_valued)
+
+
+def _release_one(arr: np.ndarray, cal: NoiseCalibration, rng: np.random.Generator, *,
+                 ledger: PrivacyLedger | None, label: str, repeats: int | None,
+                 details: Mapping[str, Any] | None, integer_valued: bool = False) -> np.ndarray:
+    """Charge ``repeats`` (or one) release(s) of ``arr`` to the ledger, then draw them."""
     rng = check_generator(rng)
     shape = _output_shape(arr, repeats)
     if ledger is not None:
         r = _repeat_factor(repeats)
-        ledger.charge("Laplace", epsilon=r * epsilon, sensitivity=sensitivity, scale=b,
-                      label=label, details=_entry_details(details, repeats))
-    return arr + rng.laplace(0.0, b, size=shape) if b > 0 else np.broadcast_to(arr, shape).copy()
+        charge(ledger, cal, label=label, details=_entry_details(details, repeats), times=r)
+    return perturb(np.broadcast_to(arr, shape)[None], cal, [rng], integer_valued=integer_valued)[0]
+
+
+def charge(ledger: PrivacyLedger, cal: NoiseCalibration, *, label: str = "",
+           details: Mapping[str, Any] | None = None, times: int = 1) -> None:
+    """Record ``times`` releases calibrated by ``cal`` (sequential composition) *before* their
+    noise is drawn; a continuous (float64) sampler is also recorded as a leak."""
+    ledger.charge(cal.mechanism, epsilon=times * cal.epsilon,
+                  delta=min(times * cal.delta, 1.0), sensitivity=cal.sensitivity,
+                  scale=cal.scale, label=label, details={**cal.details(), **dict(details or {})})
+    if cal.sampler == "continuous" and cal.adds_noise:
+        ledger.leak(FLOAT_LEAK)
 
 
 # --- Gaussian ---------------------------------------------------------------------------
@@ -205,31 +241,38 @@ def gaussian_mechanism(
     rng: np.random.Generator,
     *,
     ledger: PrivacyLedger | None,
-    calibration: str = "analytic",
+    calibration: str | None = None,
     label: str = "",
     repeats: int | None = None,
     details: Mapping[str, Any] | None = None,
+    sampler: str = "discrete",
 ) -> np.ndarray:
     """Release ``value + N(0, sigma^2 I)``, (epsilon, delta)-DP for L2 ``sensitivity``.
 
-    ``calibration`` is ``"analytic"`` (Balle & Wang, exact, any epsilon; the default) or
-    ``"classic"`` (Dwork-Roth, epsilon < 1 only). ``repeats`` as in :func:`laplace_mechanism`.
+    ``sampler="discrete"`` (default): exact discrete Gaussian noise on a public grid, sigma from
+    zCDP (:mod:`dpkmeans.noise`; ``calibration`` must be None or ``"zcdp"``).
+    ``sampler="continuous"``: numpy's float64 normal (recorded as a leak), with ``calibration``
+    ``"analytic"`` (Balle & Wang, exact, any epsilon; the default) or ``"classic"``
+    (Dwork-Roth, epsilon < 1 only). ``repeats`` as in :func:`laplace_mechanism`.
     """
-    if calibration == "analytic":
-        sigma = gaussian_sigma_analytic(sensitivity, epsilon, delta)
+    sampler = check_sampler(sampler)
+    arr = _as_value(value)
+    if sampler == "discrete":
+        if calibration not in (None, "zcdp"):
+            raise ValueError(f"calibration must be None or 'zcdp' with sampler='discrete', got "
+                             f"{calibration!r} ('analytic' and 'classic' are continuous-noise "
+                             "theorems: pass sampler='continuous')")
+        cal = calibrate("gaussian", sensitivity, epsilon, delta, coordinates=max(arr.size, 1))
+    elif calibration in (None, "analytic"):
+        cal = calibrate("gaussian", sensitivity, epsilon, delta, sampler="continuous")
     elif calibration == "classic":
-        sigma = gaussian_sigma_classic(sensitivity, epsilon, delta)
+        cal = NoiseCalibration("gaussian", "continuous", check_sensitivity(sensitivity),
+                               check_epsilon(epsilon), check_delta(delta),
+                               gaussian_sigma_classic(sensitivity, epsilon, delta))
     else:
         raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
-    arr = _as_value(value)
-    rng = check_generator(rng)
-    shape = _output_shape(arr, repeats)
-    if ledger is not None:
-        r = _repeat_factor(repeats)
-        ledger.charge(f"Gaussian ({calibration})", epsilon=r * epsilon, delta=min(r * delta, 1.0),
-                      sensitivity=sensitivity, scale=sigma, label=label,
-                      details=_entry_details(details, repeats))
-    return arr + rng.normal(0.0, sigma, size=shape) if sigma > 0 else np.broadcast_to(arr, shape).copy()
+    return _release_one(arr, cal, rng, ledger=ledger, label=label, repeats=repeats,
+                        details=details)
 
 
 # --- Exponential ------------------------------------------------------------------------
@@ -274,60 +317,24 @@ def exponential_mechanism(
     return picks if repeats is not None else int(picks)
 
 
+
+
 # --- Batched releases for R replicas of one run (the DP-Lloyd engine) --------------------
-NOISE_KINDS = ("laplace", "gaussian")
-
-
-def standard_noise(kind: str, rngs: list[np.random.Generator], shape: tuple[int, ...]) -> np.ndarray:
-    """Unit-scale noise of shape (R, *shape); replica r draws only from ``rngs[r]``.
-
-    Noise does not depend on the data, so a run can draw all of it up front; replica r's
-    numbers then depend only on its own seed, whatever the batch size or backend.
-    """
-    if kind not in NOISE_KINDS:
-        raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
-    if not rngs:
-        raise ValueError("rngs must contain one generator per replica")
-    draws = [
-        check_generator(g).laplace(0.0, 1.0, size=shape) if kind == "laplace"
-        else check_generator(g).standard_normal(size=shape)
-        for g in rngs
-    ]
-    return np.stack(draws)
-
-
-def noise_scale(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0) -> float:
-    """Laplace scale Delta_1/eps, or the analytic Gaussian sigma for (eps, delta) and Delta_2."""
-    if kind == "laplace":
-        return laplace_scale(sensitivity, epsilon)
-    if kind == "gaussian":
-        return gaussian_sigma_analytic(sensitivity, epsilon, delta)
-    raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
-
-
 def release_batch(
     value: np.ndarray,
-    unit_noise: np.ndarray,
+    calibration: NoiseCalibration,
+    rngs: list[np.random.Generator],
     *,
-    kind: str,
-    sensitivity: float,
-    epsilon: float,
-    delta: float = 0.0,
     ledger: PrivacyLedger | None,
     label: str = "",
     details: Mapping[str, Any] | None = None,
 ) -> np.ndarray:
-    """Release ``value`` for R independent replicas of one run: value + scale * unit_noise.
-
-    ``value`` and ``unit_noise`` have a leading replica axis; ``sensitivity`` refers to one
-    replica's value. The ledger describes one run (every replica spends the same), so it is
-    charged once, before the noise is added.
-    """
-    scale = noise_scale(kind, sensitivity, epsilon, delta)
-    if np.shape(value) != np.shape(unit_noise):
-        raise ValueError(f"value {np.shape(value)} and unit_noise {np.shape(unit_noise)} differ")
+    """Release ``value`` (R, ...) for R independent replicas of one run; replica r draws only
+    from ``rngs[r]``. The ledger describes one run (every replica spends the same), so it is
+    charged once, before the noise is drawn."""
+    if np.shape(value)[0] != len(rngs):
+        raise ValueError(f"value has {np.shape(value)[0]} replicas but there are {len(rngs)} "
+                         "generators")
     if ledger is not None:
-        name = "Laplace" if kind == "laplace" else "Gaussian (analytic)"
-        ledger.charge(name, epsilon=epsilon, delta=delta if kind == "gaussian" else 0.0,
-                      sensitivity=sensitivity, scale=scale, label=label, details=details)
-    return value + scale * unit_noise
+        charge(ledger, calibration, label=label, details=details)
+    return perturb(value, calibration, rngs)

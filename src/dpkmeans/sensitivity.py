@@ -4,6 +4,11 @@ With the assignment fixed by already-public centroids, one DP-Lloyd iteration as
 f(D) = (S_1, n_1, ..., S_k, n_k): the sum and the count of the records in each cluster.
 Records lie in a public box [lower, upper] (clipped to it), so one record moves f by a
 bounded amount that depends on the neighbour relation.
+
+*Centred* release (the library's default, book chapter 5): release instead
+f_c(D) = (S_j - n_j m, n_j)_j with m the midpoint of the public box, and add n'_j m back after
+the noise (post-processing). A record's size is then measured from m, not from the origin:
+[0, 1]^6 has Delta_1 = 6 * 1/2 + 1 = 4 instead of 7, [17, 90]^6 has 220 instead of 541.
 """
 
 from __future__ import annotations
@@ -15,7 +20,14 @@ from numpy.typing import ArrayLike
 
 from .accounting import NEIGHBOUR_RELATIONS
 
-__all__ = ["LloydSensitivity", "check_bounds", "lloyd_query_sensitivity"]
+__all__ = [
+    "LloydSensitivity",
+    "check_bounds",
+    "check_box",
+    "box_midpoint",
+    "coordinate_bounds",
+    "lloyd_query_sensitivity",
+]
 
 
 @dataclass(frozen=True)
@@ -54,13 +66,43 @@ def check_bounds(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.nd
     return lower.copy(), upper.copy()
 
 
+def check_box(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`check_bounds` for a clustering box: every feature must have lower < upper.
+
+    A degenerate feature (lower == upper) carries no information and has no midpoint-centred
+    scale worth the name; DP-Lloyd configurations reject it (issue 10).
+    """
+    lower, upper = check_bounds(bounds)
+    flat = np.flatnonzero(lower == upper)
+    if flat.size:
+        raise ValueError(f"bounds must satisfy lower < upper in every feature; features "
+                         f"{flat.tolist()} have lower == upper (drop constant features first)")
+    return lower, upper
+
+
+def box_midpoint(bounds: tuple[ArrayLike, ArrayLike]) -> np.ndarray:
+    """The centre m = (l + u) / 2 of the public box (public: it depends on the bounds only)."""
+    lower, upper = check_bounds(bounds)
+    return (lower + upper) / 2.0
+
+
+def coordinate_bounds(bounds: tuple[ArrayLike, ArrayLike], centred: bool = False) -> np.ndarray:
+    """Per feature, the largest |x_i - c_i| of a record in the box: max(|l_i|, |u_i|) from the
+    origin (c = 0), or (u_i - l_i) / 2 from the midpoint (``centred``)."""
+    lower, upper = check_bounds(bounds)
+    if centred:
+        return (upper - lower) / 2.0
+    return np.maximum(np.abs(lower), np.abs(upper))
+
+
 def lloyd_query_sensitivity(
-    bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove"
+    bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove", *, centred: bool = False
 ) -> LloydSensitivity:
     """L1 sensitivity of (S_j, n_j)_j for records in the box ``bounds`` (book Thm. 1.3).
 
     Let M = sum_i max(|l_i|, |u_i|) be the largest L1 norm of a record and
-    W = sum_i (u_i - l_i) the largest L1 distance between two records.
+    W = sum_i (u_i - l_i) the largest L1 distance between two records. With ``centred`` the
+    query is the centred one, (S_j - n_j m, n_j) (module docstring), and M = W / 2.
 
     * add/remove: one record changes one cluster's sum by at most M and its count by 1,
       so per-cluster = joint = M + 1 (on [-r, r]^d: d r + 1).
@@ -71,7 +113,7 @@ def lloyd_query_sensitivity(
     if neighbour not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
     lower, upper = check_bounds(bounds)
-    max_norm = float(np.sum(np.maximum(np.abs(lower), np.abs(upper))))
+    max_norm = float(np.sum(coordinate_bounds((lower, upper), centred)))
     width = float(np.sum(upper - lower))
     if neighbour == "add/remove":
         return LloydSensitivity(neighbour, max_norm + 1.0, max_norm + 1.0, 1)

@@ -53,5 +53,6 @@ def load_bundled(spec: BundledSpec, columns: Sequence[str] | None = None) -> Dat
         target=np.asarray(bunch.target, dtype=np.int64),
         target_name="target",
         target_levels=tuple(str(t) for t in bunch.target_names),
-        metadata={"bounds_mode": "public", "scaling": None},
+        metadata={"bounds_mode": "public", "scaling": None,
+                  "public_rows": int(bunch.data.shape[0])},
     )

@@ -129,6 +129,14 @@ class Dataset:
         return self.n_numeric + int(self.categorical.shape[1])
 
     @property
+    def public_n_records(self) -> int | None:
+        """The number of records that the data's documentation states (the registry's row count
+        for this paper's selection, a synthetic generator's ``n``), or None. Public, unlike
+        ``n_samples`` under add/remove adjacency: Su's rule may read it (book chapter 5)."""
+        value = self.metadata.get("public_rows")
+        return None if value is None else int(value)
+
+    @property
     def bounds_mode(self) -> str:
         """``"public"`` (registry bounds) or ``"paper"`` (the data's min/max; not private)."""
         return str(self.metadata.get("bounds_mode", "public"))

@@ -295,6 +295,7 @@ def _load_registered(
         "target_in_X": target_in_x,
         "encoding": "ordinal" if ordinal and any(c.kind == "categorical" for c in in_x) else "none",
         "missing": missing_counts,
+        "public_rows": use.rows if use is not None else spec.rows,
     }
     if use is not None:
         metadata["paper_use"] = {

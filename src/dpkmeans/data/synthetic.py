@@ -169,6 +169,7 @@ def gaussian_mixture_dataset(
         metadata={
             "bounds_mode": "public",
             "scaling": None,
+            "public_rows": n,
             "true_centers": mixture.centers,
             "std": mixture.std,
             "separation": separation,

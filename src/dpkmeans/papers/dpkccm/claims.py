@@ -10,13 +10,16 @@ Claims re-tested (reference §4.7; lower NICV is better):
 
 "Cases" are the points of figures 3-14 for a dataset: the epsilon grid at the paper's k and
 the k grid at the paper's fixed epsilon (12 distinct points; they share one). Claims 1-3 are
-judged point by point with :func:`dpkmeans.claims.compare_means`; "nearly all" needs 80% of
-the points. Claim 4 holds for a variant when its NICV at the largest epsilon is significantly
-below that at the smallest and never rises significantly between neighbouring epsilons; the
-dataset verdict needs all four variants. Claim 5 is judged across datasets: it holds if every
-other claim gets the same verdict on all six datasets, fails if some claim's verdict is
-uniform within the low-dimensional (d <= 10) and within the high-dimensional datasets but
-differs between them, and is mixed otherwise.
+judged point by point with :func:`dpkmeans.claims.compare_means` and the four verdicts of
+:func:`dpkmeans.claims.verdict`; "nearly all" needs 80% of the points. Claim 4 supports a
+variant when its NICV at the largest epsilon is significantly below that at the smallest and
+never rises significantly between neighbouring epsilons, and opposes it when the largest
+epsilon is significantly *worse* than the smallest; the dataset verdict counts the four
+variants. Claim 5 is judged across datasets: it holds if every other claim gets the same
+verdict on all six datasets, is refuted if some claim's verdict is uniform within the
+low-dimensional (d <= 10) and within the high-dimensional datasets but differs between them,
+and is inconclusive otherwise (the verdicts vary, but not with the dimension in a way that six
+datasets could show). Only private rows (``is_private``) are read.
 """
 
 from __future__ import annotations
@@ -24,11 +27,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import compare_means, verdict
+from ...claims import VERDICTS, combine, compare_means, verdict
 from .study import EPSILONS, KS, PAPER_SETTINGS
 from .variants import VARIANTS
 
-__all__ = ["CLAIMS", "main_points", "pairwise", "head_to_head", "claims_ledger", "LOW_DIMENSIONAL"]
+__all__ = [
+    "CLAIMS",
+    "main_points",
+    "pairwise",
+    "head_to_head",
+    "claims_ledger",
+    "claims_summary",
+    "write_claims",
+    "LOW_DIMENSIONAL",
+]
 
 CLAIMS = {
     1: "allocation_k is worse than average_k (all cases)",
@@ -47,8 +59,10 @@ LOW_DIMENSIONAL = 10
 def main_points(results: pd.DataFrame) -> pd.DataFrame:
     """The rows of figures 3-14 (public bounds, the paper's schedules and n = 3), one per
     (dataset, algorithm, k, epsilon)."""
-    main = results[(results["axis"].isin(["epsilon", "k"])) & (results["bounds"] == "public")
-                   & (results["schedule"] == "paper")]
+    private = results["is_private"].astype(bool) if "is_private" in results else \
+        results["bounds"] == "public"
+    main = results[(results["axis"].isin(["epsilon", "k"])) & private
+                   & (results["bounds"] == "public") & (results["schedule"] == "paper")]
     merged = main["algorithm"].str.endswith("_nk")
     main = main[(merged & (main["n"] == 3)) | (~merged & (main["n"] == 1))]
     keep = []
@@ -99,13 +113,13 @@ def _pairwise_claim(points: pd.DataFrame, dataset: str, claim: int, metric: str)
     n = sum(counts.values())
     evidence = (f"{better} significantly better at {held}/{n} points, {worse} better at "
                 f"{opposite}/{n}, no difference at {n - held - opposite}/{n}")
-    return {"verdict": verdict(held, n, required), "evidence": evidence}
+    return {"verdict": verdict(held, opposite, n, required), "evidence": evidence}
 
 
 def _improves_with_epsilon(points: pd.DataFrame, dataset: str, metric: str) -> dict:
     k0, _ = PAPER_SETTINGS[dataset]
     rows = points[(points["dataset"] == dataset) & (points["k"] == k0)]
-    good, notes = 0, []
+    good, worse, notes = 0, 0, []
     for variant in VARIANTS:
         curve = rows[rows["algorithm"] == variant].sort_values("epsilon").reset_index(drop=True)
         end = _compare(curve.iloc[-1], curve.iloc[0], metric)
@@ -114,12 +128,15 @@ def _improves_with_epsilon(points: pd.DataFrame, dataset: str, metric: str) -> d
                  if _compare(hi, lo, metric).b_better]
         ok = end.a_better and not rises
         good += ok
+        worse += end.b_better
         if not ok:
-            why = "no significant gain from the smallest to the largest epsilon" if not end.a_better \
-                else f"significant rise at {', '.join(rises)}"
+            why = ("significantly worse at the largest epsilon than at the smallest"
+                   if end.b_better else
+                   "no significant gain from the smallest to the largest epsilon"
+                   if not end.a_better else f"significant rise at {', '.join(rises)}")
             notes.append(f"{variant}: {why}")
     evidence = f"{good}/{len(VARIANTS)} variants improve" + (f" ({'; '.join(notes)})" if notes else "")
-    return {"verdict": verdict(good, len(VARIANTS), 1.0), "evidence": evidence}
+    return {"verdict": verdict(good, worse, len(VARIANTS), 1.0), "evidence": evidence}
 
 
 def claims_ledger(results: pd.DataFrame, metric: str = "nicv") -> pd.DataFrame:
@@ -164,13 +181,45 @@ def _dimension_claim(ledger: pd.DataFrame, dims: dict[str, int]) -> list[dict]:
         if len(lo) == 1 and len(hi) == 1 and lo != hi:
             split.append(int(claim))
     n = ledger["claim"].nunique()
+    holds, refuted, inconclusive, _ = VERDICTS
     if uniform == n:
-        result = "holds"
+        result = holds
     elif split:
-        result = "fails"
+        result = refuted
     else:
-        result = "mixed"
+        result = inconclusive
     evidence = (f"{uniform}/{n} claims get one verdict on every dataset"
                 + (f"; claims {split} split low (d <= {LOW_DIMENSIONAL}) from high dimension"
                    if split else "") + ". " + "; ".join(patterns))
     return [{"claim": 5, "dataset": d, "verdict": result, "evidence": evidence} for d in dims]
+
+
+def claims_summary(ledger: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim: its verdict over the datasets (:func:`dpkmeans.claims.combine`) and
+    how many datasets gave each verdict."""
+    rows = []
+    for claim, group in ledger.groupby("claim", sort=True):
+        counts = group["verdict"].value_counts()
+        rows.append({"claim": int(claim), "text": CLAIMS[int(claim)],
+                     "verdict": combine(group["verdict"]),
+                     **{v: int(counts.get(v, 0)) for v in VERDICTS}})
+    return pd.DataFrame(rows)
+
+
+def write_claims(results_path, out_path) -> pd.DataFrame:
+    """Compute the ledger (both metrics) from a results CSV and write it as a CSV; the
+    committed ``data/results/dpkccm_claims.csv`` is made this way and checked by a test."""
+    results = pd.read_csv(results_path)
+    ledger = pd.concat([claims_ledger(results, metric=m).assign(metric=m)
+                        for m in ("nicv", "nicv_unsquared")], ignore_index=True)
+    ledger.to_csv(out_path, index=False)
+    return ledger
+
+
+if __name__ == "__main__":  # python -m dpkmeans.papers.dpkccm.claims [results.csv] [claims.csv]
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    args = sys.argv[1:] or [root / "data/results/dpkccm.csv", root / "data/results/dpkccm_claims.csv"]
+    print(write_claims(*args).groupby(["metric", "verdict"]).size().to_string())

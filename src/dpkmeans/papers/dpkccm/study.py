@@ -107,7 +107,12 @@ def point_seed(base_seed: int, dataset: str, point: Point) -> int:
 def study_config(point: Point, bounds: tuple[np.ndarray, np.ndarray],
                  n_records: int) -> DPLloydConfig:
     """The engine configuration of a point; assignment scores in single precision (speed
-    only: :mod:`dpkmeans.lloyd`)."""
+    only: the assignment is exact either way, :mod:`dpkmeans.lloyd`).
+
+    ``n_records`` is the public record count (the dataset's documented size) that Su's rule
+    reads for DPLloyd-Impr. Paper-mode points (``bounds="paper"``) carry the
+    ``"data-derived-bounds"`` flaw: their ledgers record the leak, so they are not private.
+    """
     if point.algorithm == "dplloyd-impr":
         if point.n != 1 or point.schedule != "paper":
             raise ValueError("DPLloyd-Impr has no merge factor or schedule option")
@@ -121,7 +126,10 @@ def study_config(point: Point, bounds: tuple[np.ndarray, np.ndarray],
             raise ValueError(f"{point.algorithm} does not merge; n must be 1")
     else:
         raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {point.algorithm!r}")
-    return replace(config, scores="single")
+    if point.bounds not in ("public", "paper"):
+        raise ValueError(f"bounds must be 'public' or 'paper', got {point.bounds!r}")
+    flaws = ("data-derived-bounds",) if point.bounds == "paper" else ()
+    return replace(config, scores="single", flaws=flaws)
 
 
 def shared_initial_centroids(config: DPLloydConfig, inits: int, runs: int,
@@ -166,7 +174,10 @@ def run_point(data: dict[str, Dataset], point: Point, *, base_seed: int, dataset
     public = data["public"]
     source = data[point.bounds]
     X = np.asarray(source.X)
-    config = study_config(point, _box(X.shape[1]), X.shape[0])
+    n_public = public.public_n_records
+    if n_public is None:
+        raise ValueError(f"dataset {dataset!r} states no public record count (Su's rule)")
+    config = study_config(point, _box(X.shape[1]), n_public)
     seed = point_seed(base_seed, dataset, point)
     init_seq, noise_seq = np.random.SeedSequence(seed).spawn(2)
     initial = shared_initial_centroids(config, inits, runs, init_seq)
@@ -188,7 +199,7 @@ def run_point(data: dict[str, Dataset], point: Point, *, base_seed: int, dataset
         "inits": inits, "runs": runs, "point_seed": seed,
         **summarise(squared, inits, "nicv"), **summarise(plain, inits, "nicv_unsquared"),
         "epsilon_spent": spent, "ledger_equals_epsilon": bool(np.isclose(spent, point.epsilon)),
-        "run_s": runtime,
+        "is_private": result.ledger.is_private, "run_s": runtime,
     }
 
 
@@ -205,7 +216,8 @@ def reference_point(data: dict[str, Dataset], k: int, *, base_seed: int, dataset
     squared, plain = metrics.nicv_pair(X, final)
     return {"dataset": dataset, **asdict(point), "clusters_run": k, "iterations": iterations,
             "N": X.shape[0], "d": X.shape[1], "inits": inits, "runs": 1, "point_seed": seed,
-            **summarise(squared, 1, "nicv"), **summarise(plain, 1, "nicv_unsquared")}
+            **summarise(squared, 1, "nicv"), **summarise(plain, 1, "nicv_unsquared"),
+            "is_private": False}
 
 
 def points(dataset: str, axis: str) -> list[Point]:

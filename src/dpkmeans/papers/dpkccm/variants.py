@@ -122,6 +122,7 @@ def dpkccm_config(
     n: int | None = None,
     iterations: int = PAPER_ITERATIONS,
     schedule: str | Schedule | ArrayLike | None = None,
+    centred: bool = False,
 ) -> DPLloydConfig:
     """The engine configuration of one of seed 000's variants (see the module docstring).
 
@@ -139,6 +140,11 @@ def dpkccm_config(
     schedule:
         Overrides the variant's schedule: ``"uniform"``, ``"stepped"``, a callable
         ``(epsilon, T) -> budgets``, or T explicit budgets summing to epsilon.
+    centred:
+        False (default): the paper's Delta = d r + 1, the largest L1 norm of a record
+        measured from the origin (eq. 10-11). True: measured from the box's midpoint
+        (:mod:`dpkmeans.sensitivity`), less noise on a box that is not symmetric about 0; the
+        two coincide on the paper's [-1, 1]^d.
     """
     if variant not in _VARIANTS:
         raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {variant!r}")
@@ -161,6 +167,7 @@ def dpkccm_config(
         split="joint",
         release=merge_release(k) if spec.merge else None,
         name=variant,
+        centred=centred,
     )
 
 
@@ -175,9 +182,10 @@ def _named(variant: str, doc: str) -> Callable[..., DPLloydConfig]:
         n: int | None = None,
         iterations: int = PAPER_ITERATIONS,
         schedule: str | Schedule | ArrayLike | None = None,
+        centred: bool = False,
     ) -> DPLloydConfig:
         return dpkccm_config(variant, n_clusters, epsilon, bounds, n=n, iterations=iterations,
-                             schedule=schedule)
+                             schedule=schedule, centred=centred)
 
     factory.__name__ = factory.__qualname__ = variant
     factory.__doc__ = doc + "\n\nSee :func:`dpkccm_config` for the parameters."
