@@ -128,6 +128,13 @@ rng = np.random.default_rng(SEED)
 # :pyobject: laplace_mechanism
 # ```
 #
+# By default the noise is drawn *exactly*: the value is rounded to a fine public grid (a power
+# of two, about $2^{-30}$ of the sensitivity) and an integer number of grid steps is added,
+# drawn from the discrete Laplace distribution with only integer arithmetic. Chapter 6 shows
+# why textbook floating-point Laplace noise leaks and how this closes the hole; for the
+# reasoning of this chapter the two are indistinguishable, and the rounding only ever adds
+# noise (by a few parts in a billion).
+#
 # ### Checking the theorem from samples
 #
 # Take a counting query ("how many records have income over 50K?"): adding or removing one

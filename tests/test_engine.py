@@ -209,3 +209,33 @@ def test_flaw_validation(kwargs, match):
 def test_empty_data_is_a_clear_error():
     with pytest.raises(ValueError, match="at least one row"):
         run(np.zeros((0, 2)), dplloyd(2, 1.0, BOX2), 0)
+
+
+def test_centred_release_adds_the_midpoint_back():
+    """On [17, 90]^2 the centred run charges Delta = 2 * 36.5 + 1 = 74 (not 181) and, with
+    noise negligible, lands where the uncentred one does: non-private Lloyd."""
+    import dataclasses
+
+    gen = np.random.default_rng(4)
+    X = np.clip(gen.normal([30.0, 70.0], 3.0, size=(400, 2)), 17, 90)
+    box = (np.full(2, 17.0), np.full(2, 90.0))
+    base = DPLloydConfig(n_clusters=2, bounds=box, schedule=schedules.uniform(1e9, 4))
+    runs = {c: run(X, dataclasses.replace(base, centred=c), 3) for c in (True, False)}
+    sens = {c: {e.sensitivity for e in r.ledger.entries if e.epsilon > 0} for c, r in runs.items()}
+    assert sens == {True: {74.0}, False: {181.0}}
+    reference = lloyd_reference(X, runs[True].initial_centroids, 4)
+    for r in runs.values():
+        np.testing.assert_allclose(r.centroids, reference, atol=1e-6)
+
+
+def test_the_discrete_release_lies_on_its_public_grid():
+    from dpkmeans.engine import iteration_releases
+    from dpkmeans.floating_point import grid_output_possible
+
+    config = dplloyd(3, 1.0, BOX2, iterations=2)
+    result = run(blobs(), config, 0, replicas=4)
+    grid = iteration_releases(config, 0.5)[0].calibration.grid
+    noisy_counts = result.noisy_counts  # the released counts of the last iteration
+    assert grid_output_possible(noisy_counts, 0.0, grid).all()
+    entries = [e for e in result.ledger.entries if e.epsilon > 0]
+    assert all(e.details["sampler"] == "discrete" and e.details["grid"] == grid for e in entries)

@@ -91,3 +91,44 @@ def test_lloyd_input_errors():
         assign(np.zeros((3, 2)), np.zeros((1, 3)))
     with pytest.raises(ValueError, match="finite"):
         cluster_stats(np.array([[np.nan, 0.0]]), np.zeros((1, 2)))
+
+
+# --- centred release (issue 10; book chapter 5) --------------------------------------------
+
+@pytest.mark.parametrize("lower, upper, plain, centred", [(0.0, 1.0, 7.0, 4.0),
+                                                           (17.0, 90.0, 541.0, 220.0),
+                                                           (-1.0, 1.0, 7.0, 7.0)])
+def test_centring_on_the_midpoint_shrinks_the_sensitivity(lower, upper, plain, centred):
+    bounds = (np.full(6, lower), np.full(6, upper))
+    assert lloyd_query_sensitivity(bounds).joint == pytest.approx(plain)
+    assert lloyd_query_sensitivity(bounds, centred=True).joint == pytest.approx(centred)
+    width = 6 * (upper - lower)
+    replace = lloyd_query_sensitivity(bounds, "replace", centred=True)
+    assert replace.joint == pytest.approx(max(width, 2 * centred))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 6), k=st.integers(1, 5))
+def test_no_neighbour_exceeds_the_centred_bound(seed, d, k):
+    """The centred query (S_j - n_j m, n_j) against brute force, corners included."""
+    rng = np.random.default_rng(seed)
+    lower = rng.uniform(-3, 5, d)
+    upper = lower + rng.uniform(0.1, 3, d)
+    m = (lower + upper) / 2
+    X = rng.uniform(lower, upper, size=(30, d))
+    C = rng.uniform(lower, upper, size=(k, d))
+
+    def centred_query(data):
+        q = query(data, C)
+        q[:, :d] -= q[:, d:] * m
+        return q
+
+    base = centred_query(X)
+    ar = lloyd_query_sensitivity((lower, upper), centred=True)
+    rp = lloyd_query_sensitivity((lower, upper), "replace", centred=True)
+    corners = np.where(rng.random((20, d)) < 0.5, lower, upper)
+    for z in np.vstack([corners, rng.uniform(lower, upper, size=(10, d))]):
+        assert np.abs(centred_query(np.vstack([X, z])) - base).sum() <= ar.joint + 1e-9
+        replaced = X.copy()
+        replaced[rng.integers(len(X))] = z
+        assert np.abs(centred_query(replaced) - base).sum() <= rp.joint + 1e-9

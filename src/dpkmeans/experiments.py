@@ -19,7 +19,7 @@ from . import metrics
 from .algorithms import ALGORITHMS, dplloyd_impr
 from .data import Dataset, gaussian_mixture_dataset, load
 from .engine import DPLloydConfig, plan_ledger, run
-from .lloyd import assign, lloyd_reference
+from .lloyd import assign, batched_stats, lloyd_reference
 from .schedules import su_split
 from .sensitivity import lloyd_query_sensitivity
 
@@ -173,7 +173,8 @@ def centring_comparison(dataset: str, *, paper: str, k: int, epsilons: tuple[flo
     Delta = d + 1; centred on the midpoint, d / 2 + 1. Both variants of a configuration run
     from the same seed, so they share their initial centroids and their noise *draws* (at
     different scales). One row per (algorithm, epsilon, centred) with the mean squared NICV
-    over ``replicas``, its standard error, the L1 sensitivity of (S_j, n_j) and T.
+    over ``replicas``, its standard error, the L1 sensitivity of (S_j, n_j), T, and the mean
+    number of released centroids that no record is nearest to (empty clusters).
     """
     ds = load(dataset, paper=paper).scaled(interval)
     X = np.asarray(ds.X)
@@ -190,9 +191,11 @@ def centring_comparison(dataset: str, *, paper: str, k: int, epsilons: tuple[flo
                 config = replace(base, centred=centred)
                 result = run(X, config, seed, replicas=replicas)
                 values = metrics.nicv(X, result.centroids)
+                _, counts = batched_stats(X, result.centroids)
                 rows.append({"dataset": dataset, "algorithm": algorithm, "epsilon": eps,
                              "centred": centred, "iterations": config.iterations,
                              "delta_1": lloyd_query_sensitivity(bounds, centred=centred).joint,
                              "nicv_mean": float(np.mean(values)),
-                             "nicv_se": float(np.std(values, ddof=1) / np.sqrt(replicas))})
+                             "nicv_se": float(np.std(values, ddof=1) / np.sqrt(replicas)),
+                             "empty_clusters": float((counts == 0).sum(axis=1).mean())})
     return pd.DataFrame(rows)

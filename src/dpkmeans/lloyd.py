@@ -24,8 +24,6 @@ move by more than the rounding a sensitivity bound can ignore.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -104,10 +102,9 @@ _UNIT_ROUNDING = {np.float64: 2.0**-53, np.float32: 2.0**-24}
 class _Nearest:
     """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
 
-    Every chunk of rows is copied into a buffer with an extra column of ones, so that one
-    product gives the scores ||c||^2 + (-2 c).x (||c||^2 rides along as the weight of that
-    column; scaling by -2 is exact) and, later, the product of the one-hot matrix with the
-    augmented rows gives sums and counts together.
+    The score of centroid c for row x is ||c||^2 + (-2 c).x (scaling by -2 is exact): one
+    product per chunk of rows and replica, plus ||c||^2. The sums are then the product of the
+    one-hot matrix with the rows, the counts its row sums.
 
     **Exact assignment.** A record joins the centroid whose *exact* score, in real arithmetic,
     is smallest (the lowest index on an exact tie), with b = (-2 c, fl(||c||^2)) fixed by the
@@ -130,7 +127,13 @@ class _Nearest:
         c_norms = (C * C).sum(axis=2)  # (R, k): fl(||c||^2), public
         self.B = np.ascontiguousarray(
             np.concatenate([(-2.0 * C).transpose(0, 2, 1), c_norms[:, None, :]], axis=1))
-        self.CT = self.B if self.dtype == np.float64 else self.B.astype(self.dtype)
+        # A centroid equal (bit for bit) to one of lower index ties it on every row and never
+        # wins: its score is set to +inf (||c||^2 -> inf rides the column of ones), so that
+        # centroids clipped to the same corner of the box do not make every row a tie.
+        same = (C[:, :, None, :] == C[:, None, :, :]).all(axis=3)  # (R, k, k)
+        self.shadowed = np.triu(same, k=1).any(axis=1)  # (R, k): equals an earlier centroid
+        self.CT = np.ascontiguousarray(self.B[:, :d, :], dtype=self.dtype)  # (R, d, k)
+        self.c_norms = np.where(self.shadowed, np.inf, c_norms).astype(self.dtype)[:, :, None]
         with np.errstate(invalid="ignore", over="ignore"):
             b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # (R,): max_j ||b_j||
         u = _UNIT_ROUNDING[self.dtype]
@@ -140,22 +143,20 @@ class _Nearest:
         # covers the rounding of the margin itself and of low + margin.
         self.margin = (2.3 * (d + 4 + extra) * u * b_norm).astype(self.dtype)
         m = min(self.rows, X.shape[0])
-        self._rows = np.empty((m, d + 1))  # the chunk with its column of ones
-        self._rows[:, d] = 1.0
-        self._score_rows = self._rows if self.dtype == np.float64 else np.empty((m, d + 1),
-                                                                                dtype=self.dtype)
+        self._score_rows = None if self.dtype == np.float64 else np.empty((m, d), self.dtype)
         self._scores = np.empty(self.reps * k * m, dtype=self.dtype)
         self._min = np.empty(self.reps * m, dtype=self.dtype)
 
     def blocks(self, onehot: bool = True):
-        """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m)).
+        """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m), counts).
 
-        With ``onehot=False`` the last item is instead the minimum score of each row, (r, m).
+        With ``onehot=False`` the fifth item is instead the minimum score of each row, (r, m),
+        and the counts are None.
 
         The one-hot matrix has exactly one 1 per column: the exact nearest centroid (class
-        docstring). Rows with a non-finite score follow np.argmin (a NaN wins); the caller
-        reports non-finite data. ``rows`` are the chunk's rows of X with the column of ones,
-        (m, d + 1).
+        docstring), and ``counts`` (r, k) are its row sums. Rows with a non-finite score follow
+        np.argmin (a NaN wins); the caller reports non-finite data. ``rows`` are the chunk's
+        rows of X, (m, d).
         """
         R, k, d = self.CT.shape[0], self.k, self.d
         ones = np.ones(k)
@@ -164,47 +165,55 @@ class _Nearest:
             hot_buffer, threshold_buffer = np.empty(size * k), np.empty(size, dtype=self.dtype)
             near_buffer = np.empty(size)
         for start in range(0, self.X.shape[0], self.rows):
-            m = min(self.rows, self.X.shape[0] - start)
-            chunk = self._rows[:m]
-            chunk[:, :d] = self.X[start:start + m]
-            score_rows = self._score_rows[:m]
-            if score_rows is not chunk:
+            chunk = self.X[start:start + self.rows]
+            m = chunk.shape[0]
+            score_rows = chunk
+            if self._score_rows is not None:
+                score_rows = self._score_rows[:m]
                 score_rows[:] = chunk
-            if onehot:
-                row_norm = np.sqrt(np.einsum("ij,ij->i", chunk, chunk)).astype(self.dtype)
+            if onehot:  # ||a|| of the augmented rows a = (x, 1)
+                row_norm = np.sqrt(np.einsum("ij,ij->i", chunk, chunk) + 1.0).astype(self.dtype)
             for r0 in range(0, R, self.reps):
                 reps = slice(r0, min(R, r0 + self.reps))
                 nr = reps.stop - r0
                 S = self._scores[:nr * k * m].reshape(nr, k, m)
                 np.matmul(score_rows, self.CT[reps], out=S.transpose(0, 2, 1))  # one GEMM a replica
+                S += self.c_norms[reps]
                 low = self._min[:nr * m].reshape(nr, m)
                 np.minimum.reduce(S, axis=1, out=low)
                 if not onehot:
-                    yield start, reps, chunk, S, low
+                    yield start, reps, chunk, S, low, None
                     continue
                 threshold = threshold_buffer[:nr * m].reshape(nr, m)
                 np.multiply.outer(self.margin[reps], row_norm, out=threshold)
                 threshold += low
                 hot = hot_buffer[:nr * k * m].reshape(nr, k, m)
                 np.less_equal(S, threshold[:, None, :], out=hot)
-                near = np.matmul(ones, hot, out=near_buffer[:nr * m].reshape(nr, m))
-                if near.sum() == near.size:  # one centroid per row (a 0 only for non-finite
-                    yield start, reps, chunk, S, hot  # rows, whose NaN sums the caller reports)
-                    continue
-                rep_of, col = np.nonzero(near != 1.0)
-                if col.size:  # near ties (or non-finite rows): decide them exactly
-                    labels = _exact_nearest(chunk[col], self.B[rep_of + r0], S[rep_of, :, col])
+                counts = hot.sum(axis=2)
+                # Every row with finite scores marks at least its minimum, so one centroid per
+                # row is exactly "nr * m marks" (a row of a non-finite record marks none; the
+                # callers report non-finite data: assign checks X first, batched_stats its sums).
+                if counts.sum() != nr * m:
+                    near = np.matmul(ones, hot, out=near_buffer[:nr * m].reshape(nr, m))
+                    rep_of, col = np.nonzero(near != 1.0)  # near ties (or non-finite rows)
+                    replica = rep_of + r0
+                    a = np.hstack([chunk[col], np.ones((col.size, 1))])
+                    labels = _exact_nearest(a, self.B[replica], S[rep_of, :, col],
+                                            ~self.shadowed[replica])
                     hot[rep_of, :, col] = labels[:, None] == np.arange(k)[None, :]
-                yield start, reps, chunk, S, hot
+                    counts = hot.sum(axis=2)
+                yield start, reps, chunk, S, hot, counts
 
 
-def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """argmin_j of the exact score sum_i a_i B_ij for each of n rows (lowest j on a tie).
+def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
+                   allowed: np.ndarray) -> np.ndarray:
+    """argmin_j of the exact score sum_i a_i B_ij for each of n rows (lowest j on a tie), over
+    the centroids ``allowed`` (n, k) (a centroid equal to an earlier one never wins).
 
     ``a`` (n, d + 1) are augmented rows, ``B`` (n, d + 1, k) their centroids' b vectors and
     ``scores`` (n, k) the rounded scores already computed (used for non-finite rows, where a
     NaN wins as in np.argmin: the caller reports non-finite data). Float64 first, with the
-    rounding margin; rows still within it are decided in exact rational arithmetic.
+    rounding margin; rows still within it are decided in exact integer arithmetic.
     """
     labels = np.argmin(scores, axis=1)
     finite = np.isfinite(a).all(axis=1) & np.isfinite(B).all(axis=(1, 2))
@@ -214,17 +223,36 @@ def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray) -> np.ndarr
     s64 = np.einsum("ni,nik->nk", a[rows], B[rows])
     bound = 2.2 * (a.shape[1] + 3) * 2.0**-53 * np.einsum("ni,nik->nk", np.abs(a[rows]),
                                                             np.abs(B[rows]))
+    s64[~allowed[rows]] = np.inf
     low = np.argmin(s64, axis=1)
     lo = np.arange(rows.size)
     gap = s64 - s64[lo, low][:, None] - bound - bound[lo, low][:, None]
     gap[lo, low] = np.inf
     sure = (gap > 0).all(axis=1)
     labels[rows[sure]] = low[sure]
-    for r in rows[~sure]:  # a near tie even in float64: exact rational scores
-        exact = [sum((Fraction(float(x)) * Fraction(float(b)) for x, b in zip(a[r], B[r][:, j])),
-                     Fraction(0)) for j in range(B.shape[2])]
-        labels[r] = min(range(len(exact)), key=lambda j: (exact[j], j))
+    decided: dict[bytes, int] = {}  # duplicated records against the same centroids: once
+    for r in rows[~sure]:  # a near tie even in float64: exact scores
+        key = a[r].tobytes() + B[r].tobytes() + allowed[r].tobytes()
+        if key not in decided:
+            candidates = np.flatnonzero(allowed[r])
+            exact = _exact_dots(a[r], B[r][:, candidates])
+            decided[key] = int(candidates[min(range(candidates.size),
+                                              key=lambda j: (exact[j], j))])
+        labels[r] = decided[key]
     return labels
+
+
+def _exact_dots(a: np.ndarray, B: np.ndarray) -> list[int]:
+    """sum_i a_i B_ij for every column j, exactly, as integers on a common scale 2^-E (every
+    float64 is an integer times a power of two, so the products and sums are exact integers)."""
+    def parts(v: np.ndarray) -> tuple[list[int], list[int]]:
+        mantissa, exponent = np.frexp(v)  # v = mantissa * 2^exponent, 0.5 <= |mantissa| < 1
+        return [int(m) for m in np.ldexp(mantissa, 53)], [int(e) - 53 for e in exponent]
+    a_m, a_e = parts(a)
+    rows = [parts(B[:, j]) for j in range(B.shape[1])]
+    E = -min(min(a_e) + min(e) for _, e in rows)
+    return [sum((x << (ea + eb + E)) * y for x, ea, y, eb in zip(a_m, a_e, b_m, b_e))
+            for b_m, b_e in rows]
 
 
 def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.ndarray:
@@ -238,7 +266,7 @@ def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.
     R, k, _ = C.shape
     labels = np.empty((R, X.shape[0]), dtype=np.intp)
     index = np.arange(k, dtype=np.float64)
-    for start, reps, chunk, _, onehot in _Nearest(X, C, scores).blocks():
+    for start, reps, chunk, _, onehot, _ in _Nearest(X, C, scores).blocks():
         labels[reps, start:start + chunk.shape[0]] = np.matmul(index, onehot)  # exact integers
     return labels[0] if single else labels
 
@@ -250,18 +278,24 @@ def batched_stats(X: ArrayLike, centroids: ArrayLike, *,
     This is the exact DP-Lloyd query f(D) (book Thm. 1.3). Empty clusters get zero sums and
     counts; they still receive noise downstream. ``scores`` is the precision of the
     assignment scores (see the module docstring); sums and counts are float64 either way.
+    Replicas with equal centroids (the shared starts of a study's first iteration) are
+    computed once: with exact assignment their statistics are the same bits anyway.
     """
     X = _as_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
     R, k, d = C.shape
+    if R > 1:  # replicas that share their centroids (e.g. a common start) share their stats
+        unique, inverse = np.unique(C.reshape(R, -1), axis=0, return_inverse=True)
+        if unique.shape[0] < R:
+            sums, counts = batched_stats(X, unique.reshape(-1, k, d), scores=scores)
+            return sums[inverse.ravel()], counts[inverse.ravel()]
     sums = np.zeros((R, k, d))
     counts = np.zeros((R, k))
     nearest = _Nearest(X, C, scores)
     with np.errstate(invalid="ignore"):  # NaN or inf in X: reported below, not warned about
-        for _, reps, chunk, _, onehot in nearest.blocks():
-            part = np.matmul(onehot, chunk)  # (r, k, m) @ (m, d + 1): one GEMM a replica
-            sums[reps] += part[:, :, :d]
-            counts[reps] += part[:, :, d]
+        for _, reps, chunk, _, onehot, block_counts in nearest.blocks():
+            sums[reps] += np.matmul(onehot, chunk)  # (r, k, m) @ (m, d): one GEMM a replica
+            counts[reps] += block_counts
     # Finiteness of X is checked here rather than up front (a full pass over X): every row is
     # in exactly one cluster with weight 1.0, so a NaN or infinite value in X makes a sum
     # non-finite. Only then is X scanned, to tell bad data from overflow of huge values.
@@ -283,7 +317,7 @@ def nearest_distance_sums(X: np.ndarray, centroids: np.ndarray) -> tuple[np.ndar
     R, _, d = C.shape
     sq_norms = np.einsum("nd,nd->n", X, X)
     squared, plain = np.zeros(R), np.zeros(R)
-    for start, reps, chunk, _, low in _Nearest(X, C).blocks(onehot=False):
+    for start, reps, chunk, _, low, _ in _Nearest(X, C).blocks(onehot=False):
         dist2 = low + sq_norms[start:start + chunk.shape[0]]
         np.maximum(dist2, 0.0, out=dist2)
         squared[reps] += dist2.sum(axis=1)
