@@ -26,14 +26,23 @@ def laplace_draws(sens: float, eps: float, seed: int, misscale: float = 1.0) -> 
     return draws * misscale
 
 
+#: The Laplace draws' seed. It was 11 with numpy's float sampler; with the exact sampler seed 11
+#: happens to give 50.45% positive signs in 200,000 draws (a 4-sigma sample, KS p = 4e-4 at
+#: every scale, since the signs do not depend on the scale), while the sign z-scores of seeds
+#: 0..199 follow N(0, 1) (KS p = 0.73; tests/test_discrete.py checks the symmetry). The test
+#: now uses the project's base seed, for both the check and its mis-scaled twin.
+LAPLACE_SEED = 20261122
+
+
 @pytest.mark.parametrize("sens, eps", [(1.0, 1.0), (3.0, 0.1), (0.5, 5.0)])
 def test_laplace_noise_has_the_calibrated_scale(sens, eps):
-    assert ks_pvalue(laplace_draws(sens, eps, 11), stats.laplace(scale=sens / eps)) > ALPHA
+    assert ks_pvalue(laplace_draws(sens, eps, LAPLACE_SEED),
+                     stats.laplace(scale=sens / eps)) > ALPHA
 
 
 @pytest.mark.parametrize("misscale", [0.95, 1.05, 0.5])
 def test_laplace_check_rejects_a_wrong_scale(misscale):
-    draws = laplace_draws(1.0, 1.0, 11, misscale)
+    draws = laplace_draws(1.0, 1.0, LAPLACE_SEED, misscale)
     assert ks_pvalue(draws, stats.laplace(scale=1.0)) < ALPHA
 
 
