@@ -7,6 +7,9 @@ dataset is its figure among figures 3-8, the "k" cell its figure among 9-14 (wit
 point it shares with the epsilon figure), "ablations" the chapter's ablation table.
 
     python -m benchmarks.dpkccm_reproduction            # full run, writes the JSON below
+    python -m benchmarks.dpkccm_reproduction --results data/results/dpkccm.csv
+                                                        # the same, keeping the results (a
+                                                        # fresh file: it must not exist)
     python -m benchmarks.dpkccm_reproduction --smoke    # the CI grid, prints only
     python -m benchmarks.dpkccm_reproduction --record data/results/dpkccm.csv --wall 1195 \
         --note "..."   # record a sweep that already ran (its wall time from its own log)
@@ -39,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", help="a results CSV of a sweep that already ran")
     parser.add_argument("--wall", type=float, help="with --record: its measured wall time (s)")
     parser.add_argument("--note", default="", help="with --record: how it was measured")
+    parser.add_argument("--results", help="keep the timed run's results here (a new file)")
     args = parser.parse_args(argv)
+    if args.results and Path(args.results).exists():
+        parser.error(f"{args.results} exists: the timed run must start from no results")
     if args.record:
         if args.wall is None:
             parser.error("--record needs --wall")
@@ -59,10 +65,16 @@ def main(argv: list[str] | None = None) -> int:
     spec = load_spec(SPEC, smoke=args.smoke)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
+        out = Path(args.results) if args.results else Path(tmp) / "r.csv"
         start = time.perf_counter()
-        rows = run_sweep(spec, jobs=args.jobs, results_path=Path(tmp) / "r.csv", progress=False)
+        rows = run_sweep(spec, jobs=args.jobs, results_path=out, progress=False)
         wall = time.perf_counter() - start
     report = _report(rows, wall, smoke=args.smoke, jobs=args.jobs, load=load_before)
+    if OUT.exists() and not args.smoke:  # the run this one replaces, for the comparison
+        previous = json.loads(OUT.read_text())
+        report["previous"] = {"wall_s": previous["wall_s"], "what": previous.get("what", ""),
+                              "sampler": previous.get("sampler", "continuous (numpy float64)")}
+        report["ratio_to_previous"] = round(wall / previous["wall_s"], 3)
     print(json.dumps(report, indent=2))
     if not args.smoke:
         OUT.write_text(json.dumps(report, indent=2) + "\n")
@@ -74,6 +86,7 @@ def _report(rows, wall: float, *, smoke: bool, jobs: int, load) -> dict:
     cells = rows.groupby(["dataset", "axis"], sort=False)["cell_runtime_s"].first()
     return {
         "what": "python -m dpkmeans sweep notebooks/sweeps/dpkccm.yaml --jobs 2 (fresh results)",
+        "sampler": "discrete (exact, dpkmeans.discrete)",
         "smoke": smoke, "jobs": jobs, "wall_s": round(wall, 1),
         "target_s": TARGET_S, "met": wall <= TARGET_S,
         "cells_s": {f"{FIGURES[a]}: {d}": round(float(t), 1) for (d, a), t in cells.items()},

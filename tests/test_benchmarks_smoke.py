@@ -66,3 +66,14 @@ def test_data_and_lloyd_step():
     C = run._initial_centroids(X, 4, 2)
     step = run.lloyd_step(X, C)
     assert step.shape == C.shape and np.all(np.isfinite(step))
+
+
+def test_sampler_benchmark_case_reports_its_units():
+    """benchmarks/sampler.py at a tiny size: the per-draw and per-million figures agree."""
+    from benchmarks import sampler
+
+    res = sampler.bench_case("tiny", "laplace", 30, (3, 4), repeats=1, replicas=5)
+    ns = res["ns_per_draw"]["dpkmeans"]
+    assert res["ms_per_million_draws"]["dpkmeans"] == pytest.approx(ns)  # 1e6 draws x ns
+    assert res["params"]["elements"] == 5 * 12
+    json.dumps(res)

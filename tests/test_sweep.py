@@ -56,6 +56,25 @@ def test_resume_skips_finished_cells(tmp_path):
     assert table.columns[0] == "experiment"
 
 
+def test_a_relative_results_path_survives_a_runner_that_changes_directory(tmp_path, monkeypatch):
+    """papermill changes the process's working directory while a cell runs; with two workers
+    the other thread's rows must still land in the file the caller named (a relative path
+    used to break the timed DP-KCCM reproduction)."""
+    spec = load_spec(SPEC, smoke=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    def wandering_runner(notebook, params, workdir):
+        os.chdir(elsewhere)  # what papermill's cwd= does, process-wide
+        return pd.DataFrame({"replica": [0], "nicv": [float(params["epsilon"])]})
+
+    run_sweep(spec, results_path=Path("results.csv"), runner=wandering_runner, jobs=2,
+              progress=False)
+    assert len(pd.read_csv(tmp_path / "results.csv")) == 4
+    assert not (elsewhere / "results.csv").exists()
+
+
 def test_bad_sweep_files(tmp_path):
     bad = tmp_path / "notebooks" / "sweeps" / "bad.yaml"
     bad.parent.mkdir(parents=True)

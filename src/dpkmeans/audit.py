@@ -241,8 +241,10 @@ def laplace_count_release(
         raise ValueError(f"noise_factor must be > 0, got {noise_factor}")
 
     def release(which: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        noise = laplace_mechanism(np.zeros(n), 1.0, eps, rng, ledger=None)
-        return float(which) + noise_factor * noise
+        # n independent releases of the count (noise scale noise_factor / eps): exactly the
+        # library's mechanism, with its default exact sampler
+        return laplace_mechanism(float(which), 1.0, eps / noise_factor, rng, ledger=None,
+                                 repeats=n)
 
     return release
 

@@ -148,7 +148,9 @@ def run_sweep(
 
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    path = results_path or spec.results_path
+    # absolute: papermill changes the process's working directory while a cell runs, and the
+    # other worker thread appends its rows meanwhile
+    path = Path(results_path or spec.results_path).resolve()
     done = _completed_cells(path)
     todo = [c for c in expand(spec) if cell_id(c) not in done]
     versions = ";".join(f"{k}={v}" for k, v in sorted(package_versions().items()))
