@@ -559,12 +559,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{mode} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) at start "
           f"{report['load_average_start']}, at end {report['load_average_end']}")
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {out}")
+        write_report(report, out)
     if args.update_readme:
         update_readme(report, ROOT / "benchmarks" / "README.md")
     return 0
+
+
+def write_report(report: dict, out: Path) -> None:
+    """Write a benchmark report as indented JSON (creating its folder) and say where."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
 
 
 README_BEGIN = "<!-- results table: begin (python -m benchmarks.run --update-readme) -->"

@@ -22,16 +22,13 @@ Targets (discrete_laplace): <= 100 ns per draw amortised for R |S| >= 3e5 elemen
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.run import _load, measure
+from benchmarks.run import _load, machine_info, measure, write_report
 from dpkmeans.discrete import discrete_gaussian, discrete_laplace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,27 +118,6 @@ CASES = [
 ]
 
 
-def machine_info() -> dict:
-    import scipy
-
-    import dpkmeans
-
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((line.split(":", 1)[1].strip() for line in fh
-                        if line.startswith("model name")), cpu)
-    except OSError:  # pragma: no cover
-        pass
-    return {"platform": platform.platform(), "machine": platform.machine(), "cpu": cpu,
-            "cpu_count": os.cpu_count(),
-            "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                         "scipy": scipy.__version__,
-                         "dpkmeans": getattr(dpkmeans, "__version__", "unknown")},
-            "threads": "numpy element-wise code is single-threaded",
-            "env": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}}
-
-
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
@@ -196,9 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{mode} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) before "
           f"{report['load_average_before']}, after {report['load_average_after']}")
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {out}")
+        write_report(report, out)
     return 0
 
 
