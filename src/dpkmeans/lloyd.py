@@ -112,7 +112,7 @@ class _Nearest:
     chunk and a row's place in it; so a row is decided by the product only when its best score
     beats every other by more than twice a proven bound on the rounding (:data:`_UNIT_ROUNDING`).
     The few rows that do not (near ties) are decided again in float64 and, if still too close,
-    with exact rational arithmetic (:func:`_exact_nearest`). A record's cluster is then a
+    in exact integer arithmetic (:func:`_exact_nearest`). A record's cluster is then a
     function of that record and the centroids alone: not of N, of the other records, of the
     chunking or of the number of BLAS threads (issue 10; tested bit for bit across N).
     """
@@ -128,8 +128,8 @@ class _Nearest:
         self.B = np.ascontiguousarray(
             np.concatenate([(-2.0 * C).transpose(0, 2, 1), c_norms[:, None, :]], axis=1))
         # A centroid equal (bit for bit) to one of lower index ties it on every row and never
-        # wins: its score is set to +inf (||c||^2 -> inf rides the column of ones), so that
-        # centroids clipped to the same corner of the box do not make every row a tie.
+        # wins: its ||c||^2 is set to +inf, and so its scores, so that centroids clipped to the
+        # same corner of the box do not make every row a near tie.
         same = (C[:, :, None, :] == C[:, None, :, :]).all(axis=3)  # (R, k, k)
         self.shadowed = np.triu(same, k=1).any(axis=1)  # (R, k): equals an earlier centroid
         self.CT = np.ascontiguousarray(self.B[:, :d, :], dtype=self.dtype)  # (R, d, k)

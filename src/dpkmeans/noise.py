@@ -96,7 +96,8 @@ class NoiseCalibration:
     nominal one. For the discrete sampler, ``grid`` is the public step g, ``sensitivity_steps``
     the sensitivity of the rounded query in steps (an integer for Laplace; L2 for Gaussian) and
     ``noise_steps`` the integer parameter given to the exact sampler (Laplace t, Gaussian
-    sigma^2 in steps^2). All are functions of public inputs only.
+    sigma^2 in steps^2), and ``nominal_scale`` the scale the same rule gives without any
+    rounding (Delta / epsilon for Laplace). All are functions of public inputs only.
     """
 
     kind: str
@@ -108,6 +109,7 @@ class NoiseCalibration:
     grid: float = 0.0
     sensitivity_steps: float = 0.0
     noise_steps: int = 0
+    nominal_scale: float = 0.0  # the scale before any rounding (discrete only)
 
     @property
     def adds_noise(self) -> bool:
@@ -121,14 +123,6 @@ class NoiseCalibration:
         if self.sampler == "discrete":
             return "Gaussian (discrete, zCDP)"
         return "Gaussian (continuous, analytic)"
-
-    @property
-    def nominal_scale(self) -> float:
-        """The scale without any rounding: Delta / epsilon (Laplace); for the Gaussian the
-        sigma of the same calibration rule applied to the unrounded sensitivity."""
-        if self.kind == "laplace" or self.sampler == "continuous":
-            return self.sensitivity / self.epsilon if self.kind == "laplace" else self.scale
-        return self.sensitivity / math.sqrt(2.0 * zcdp_rho_for(self.epsilon, self.delta))
 
     def details(self) -> dict[str, Any]:
         """What the ledger records about the sampler (the rounding included)."""
@@ -182,7 +176,7 @@ def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
     if t >= 2**62:
         raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (a scale of "
                          f"{t} grid steps); use a larger epsilon or sampler='continuous'")
-    return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid, steps, t)
+    return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid, steps, t, b)
 
 
 def _gaussian(sens: float, eps: float, delta: float, sampler: str,
@@ -201,7 +195,7 @@ def _gaussian(sens: float, eps: float, delta: float, sampler: str,
     steps = sens / grid + math.sqrt(coordinates)  # L2: rounding adds at most 1 per coordinate
     sigma2 = math.ceil(steps * steps / (2.0 * rho) * (1.0 + 1e-12)) + 1  # >= steps^2 / (2 rho)
     return NoiseCalibration("gaussian", "discrete", sens, eps, delta,
-                            math.sqrt(sigma2) * grid, grid, steps, sigma2)
+                            math.sqrt(sigma2) * grid, grid, steps, sigma2, nominal)
 
 
 # --- zCDP of the discrete Gaussian (CKS20 §2.3) --------------------------------------------
