@@ -100,6 +100,16 @@ rng = np.random.default_rng(SEED)
 # centroid, every other centroid is the noisy mean, and all are clipped to the box. No run can
 # produce a NaN or an infinite centroid.
 #
+# The proof also needs the partition to be a rule applied to each record on its own: a record
+# joins its nearest centroid, whatever the other records. Computed naively that is not quite
+# true, because the matrix product that scores all records at once rounds differently with the
+# number of rows, the chunk and the BLAS kernel, and a record near the bisector of two
+# centroids can change sides when a record is added elsewhere. The engine therefore assigns
+# each record to its *exact* nearest centroid: the fast product decides a record only when its
+# best score beats the others by more than a proven bound on the rounding, and the rare near
+# ties are decided again in float64 and, if needed, in exact integer arithmetic
+# (`dpkmeans.lloyd`; a test checks it bit for bit as records are added).
+#
 # ```{literalinclude} ../src/dpkmeans/engine.py
 # :language: python
 # :pyobject: _update
@@ -398,7 +408,7 @@ plt.show()
 # The reason is where these data sit and what noise does to an *empty* cluster. Scaled by
 # their public bounds, blood and adult crowd the corner of $[0, 1]^d$ at the origin (their
 # features are counts and amounts with long right tails). Sphere packing starts every centroid
-# at least $a = 1/4$ inside the box, so about half of them start with no record. An empty
+# at least $a = 1/4$ inside the box, so many of them start with no record. An empty
 # cluster's released centroid is pure noise around the point the sums are measured from:
 # $\eta / e$ from the origin, next to the data, without centring, and $\eta / e + m$ near the
 # middle of the box, far from them, with it. The uncentred release therefore recaptures more
