@@ -239,3 +239,16 @@ def test_the_discrete_release_lies_on_its_public_grid():
     assert grid_output_possible(noisy_counts, 0.0, grid).all()
     entries = [e for e in result.ledger.entries if e.epsilon > 0]
     assert all(e.details["sampler"] == "discrete" and e.details["grid"] == grid for e in entries)
+
+
+def test_the_planned_ledger_of_diffprivlib_is_its_closed_form_overspend():
+    """diffprivlib's flaws as an engine configuration: its ledger, planned without data, spends
+    (1 + d c) / (d + c) times the declared epsilon (the chapter's closed form) and leaks."""
+    from dpkmeans.engine import plan_ledger
+    from dpkmeans.experiments import diffprivlib_config, diffprivlib_epsilon_factor
+
+    for d in (2, 10, 24):
+        box = (-np.ones(d), np.ones(d))
+        ledger = plan_ledger(diffprivlib_config(3, 1.0, box, 5000))
+        assert ledger.total().epsilon == pytest.approx(diffprivlib_epsilon_factor(d))
+        assert not ledger.is_private

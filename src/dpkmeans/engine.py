@@ -26,7 +26,7 @@ from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
 from .lloyd import SCORE_PRECISIONS, as_data_matrix, batched_stats
 from .mechanisms import charge
-from .noise import NOISE_KINDS, NoiseCalibration, calibrate, check_sampler, draw_steps, to_grid
+from .noise import NOISE_KINDS, NoiseCalibration, calibrate, check_sampler, grid_release
 from .schedules import SU_RHO, su_split
 from .sensitivity import (
     box_midpoint,
@@ -304,8 +304,8 @@ def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloyd
     if config.sampler == "continuous":
         noisy[:, noised] = stats[:, noised] + scale[noised] * unit[:, noised]
     elif noised.any():
-        on_grid = to_grid(stats[:, noised], grid[noised])
-        noisy[:, noised] = (on_grid + draw_steps(config.noise, steps[noised], rngs)) * grid[noised]
+        noisy[:, noised] = grid_release(config.noise, stats[:, noised], grid[noised],
+                                        steps[noised], rngs)
     if "skip-empty-clusters" in config.flaws:
         empty = stats[..., -1] == 0
         noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid

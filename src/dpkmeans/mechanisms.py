@@ -46,7 +46,6 @@ __all__ = [
     "exponential_probabilities",
     "exponential_mechanism",
     "charge",
-    "release_batch",
     "NOISE_KINDS",
 ]
 
@@ -318,23 +317,3 @@ def exponential_mechanism(
 
 
 
-
-# --- Batched releases for R replicas of one run (the DP-Lloyd engine) --------------------
-def release_batch(
-    value: np.ndarray,
-    calibration: NoiseCalibration,
-    rngs: list[np.random.Generator],
-    *,
-    ledger: PrivacyLedger | None,
-    label: str = "",
-    details: Mapping[str, Any] | None = None,
-) -> np.ndarray:
-    """Release ``value`` (R, ...) for R independent replicas of one run; replica r draws only
-    from ``rngs[r]``. The ledger describes one run (every replica spends the same), so it is
-    charged once, before the noise is drawn."""
-    if np.shape(value)[0] != len(rngs):
-        raise ValueError(f"value has {np.shape(value)[0]} replicas but there are {len(rngs)} "
-                         "generators")
-    if ledger is not None:
-        charge(ledger, calibration, label=label, details=details)
-    return perturb(value, calibration, rngs)

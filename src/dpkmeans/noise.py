@@ -52,6 +52,7 @@ __all__ = [
     "zcdp_rho_for",
     "to_grid",
     "draw_steps",
+    "grid_release",
     "perturb",
 ]
 
@@ -269,6 +270,15 @@ def draw_steps(kind: str, noise_steps: np.ndarray,
     return out
 
 
+def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
+                 noise_steps: np.ndarray, rngs: Sequence[np.random.Generator], *,
+                 integer_valued: bool = False) -> np.ndarray:
+    """(round(values / grid) + integer noise) * grid for values (R, *S), with a grid and a noise
+    parameter per element (broadcast to S): the discrete release of :mod:`dpkmeans.noise`."""
+    on_grid = to_grid(values, grid, integer_valued=integer_valued)
+    return (on_grid + draw_steps(kind, noise_steps, rngs)) * grid
+
+
 def perturb(values: np.ndarray, calibration: NoiseCalibration,
             rngs: Sequence[np.random.Generator], *, integer_valued: bool = False) -> np.ndarray:
     """values (R, *S) plus the calibrated noise; replica r draws only from ``rngs[r]``."""
@@ -281,5 +291,5 @@ def perturb(values: np.ndarray, calibration: NoiseCalibration,
                  else g.normal(0.0, calibration.scale, size=values.shape[1:]) for g in rngs]
         return values + np.stack(draws)
     steps = np.full(values.shape[1:], calibration.noise_steps, dtype=np.int64)
-    on_grid = to_grid(values, calibration.grid, integer_valued=integer_valued)
-    return (on_grid + draw_steps(calibration.kind, steps, rngs)) * calibration.grid
+    return grid_release(calibration.kind, values, calibration.grid, steps, rngs,
+                        integer_valued=integer_valued)
