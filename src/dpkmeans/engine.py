@@ -1,6 +1,6 @@
 """The one DP-Lloyd loop that every algorithm in the book configures (DESIGN.md section 2).
 
-    init -> for t in schedule: stats = batched_stats(X, centroids)      # exact
+    init -> for t in schedule: stats = backend.stats(X, centroids)      # exact
                                noisy = release(stats, budget_t, ledger)  # the only noise
                                centroids = update(noisy)                 # post-processing
          -> final release (e.g. merge n*k -> k)                          # post-processing
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -24,9 +25,17 @@ from .accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
 from .data.scaling import clip_to_bounds as clip_columns
 from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
-from .lloyd import SCORE_PRECISIONS, as_data_matrix, batched_stats
+from .backends import Backend, get_backend
+from .lloyd import SCORE_PRECISIONS, as_data_matrix
 from .mechanisms import charge
-from .noise import NOISE_KINDS, NoiseCalibration, calibrate, check_sampler, grid_release
+from .noise import (
+    NOISE_KINDS,
+    NoiseCalibration,
+    calibrate,
+    check_sampler,
+    grid_release,
+    shared_grid_release,
+)
 from .schedules import SU_RHO, su_split
 from .sensitivity import (
     box_midpoint,
@@ -35,7 +44,8 @@ from .sensitivity import (
     coordinate_bounds,
     lloyd_query_sensitivity,
 )
-from .validation import check_delta, check_epsilon, check_positive_int
+from .hooks import AllocationRule, HookContext, InitialRelease
+from .validation import check_delta, check_epsilon, check_positive_int, check_real
 
 __all__ = [
     "DPLloydConfig",
@@ -47,6 +57,7 @@ __all__ = [
     "clip_to_bounds",
     "SPLITS",
     "FLAWS",
+    "OVERSPENDING_FLAWS",
 ]
 
 #: How one iteration's budget is spent on a cluster's (sum, count):
@@ -65,7 +76,22 @@ FLAWS = {
                             "mode'): a neighbour can move the box, so no sensitivity holds"),
     "private-record-count": ("T was chosen from the exact number of private records (Su's rule "
                              "in diffprivlib 0.6.6): one record more can change T"),
+    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (seed 001's "
+                     "Noise_k^t, read literally): S'_j - n'_j = S_j - n_j is released exactly"),
+    "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed "
+                          "on the private data without noise (seed 001 as published)"),
+    "min-normalised-weights": ("weights (1 + S_k) / (1 + min_j S_j) >= 1 (seed 001): its claim "
+                               "eps_k^t <= eps / 2^t is false; the ledger charges the true "
+                               "cost, eps_t max_k w_k"),
+    "undefined-initial-budget": ("the budget of the initial centres is undefined (seed 001); "
+                                 "charged as eps / 2^0 = eps, outside the declared total"),
+    "position-split": ("equal split by record order (seed 001): adding a record moves every "
+                       "later record to another subset, so d + 1 does not bound a subset's "
+                       "change"),
 }
+#: Flaws that overspend without leaking: the ledger charges the true cost, so the total is
+#: the real spend (the rest are leaks: no epsilon describes the release).
+OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights")
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
 Release = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -106,6 +132,10 @@ class DPLloydConfig:
     scores: str = "double"
     centred: bool = True
     sampler: str = "discrete"
+    budget: float | None = None
+    initial_release: InitialRelease | None = None
+    allocation_rule: AllocationRule | None = None
+    stop_threshold: float | None = None
 
     def __post_init__(self) -> None:
         check_positive_int(self.n_clusters, "n_clusters")
@@ -156,11 +186,30 @@ class DPLloydConfig:
             raise ValueError("the 'swapped-split' flaw needs split='su'")
         if self.scores not in SCORE_PRECISIONS:
             raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {self.scores!r}")
+        if self.budget is not None:
+            total = check_epsilon(self.budget, "budget")
+            if not self.flaws and self.schedule.sum() > total * (1 + 1e-9):
+                raise ValueError(f"the schedule spends {self.schedule.sum():g}, more than the "
+                                 f"budget {total:g}")
+        if self.allocation_rule is not None:
+            if self.split != "joint" or self.allocation is not None:
+                raise ValueError("an allocation_rule needs split='joint' and no allocation")
+            if self.neighbour != "add/remove":
+                raise ValueError("an allocation_rule needs add/remove adjacency (parallel "
+                                 "composition over clusters)")
+        if "shared-noise" in self.flaws and self.split != "joint":
+            raise ValueError("the 'shared-noise' flaw needs split='joint'")
+        if self.stop_threshold is not None:
+            thr = check_real(self.stop_threshold, "stop_threshold")
+            if not (np.isfinite(thr) and thr >= 0):
+                raise ValueError(f"stop_threshold must be finite and >= 0, got {thr}")
 
     @property
     def epsilon(self) -> float:
-        """The total budget: sequential composition over iterations, parallel over clusters."""
-        return float(self.schedule.sum())
+        """The declared total budget: ``budget`` if given (a schedule that stops early or a hook
+        with its own releases may spend less), else the schedule's sum (sequential composition
+        over iterations, parallel over clusters)."""
+        return float(self.schedule.sum()) if self.budget is None else float(self.budget)
 
     @property
     def iterations(self) -> int:
@@ -174,10 +223,13 @@ class DPLloydResult:
     centroids: np.ndarray  # (R, k', d): the published centroids of each replica
     initial_centroids: np.ndarray  # (R, k, d)
     noisy_counts: np.ndarray  # (R, k) after the last iteration
-    ledger: PrivacyLedger  # the accounting of one replica (all replicas spend the same)
+    ledger: PrivacyLedger  # one replica's accounting; with data-dependent weights or early
+    # stopping the replicas differ, and each entry records the most expensive replica
     config: DPLloydConfig
     n_clipped: int
     history: list[np.ndarray] = field(default_factory=list)  # centroids after each iteration
+    iterations_run: np.ndarray | None = None  # (R,): iterations each replica ran
+    spent: np.ndarray | None = None  # (R,): each replica's composed epsilon (its true spend)
 
 
 def clip_to_bounds(X: ArrayLike, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int]:
@@ -299,6 +351,8 @@ def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloyd
     covers (the counts, under the "exact-counts" flaw) stay exact.
     """
     grid, steps, scale = _element_plan(releases, stats.shape[1:])
+    if "shared-noise" in config.flaws:
+        return _shared_noise(stats, grid, steps, scale, config, rngs, unit)
     noised = scale > 0
     noisy = stats.copy()
     if config.sampler == "continuous":
@@ -310,6 +364,42 @@ def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloyd
         empty = stats[..., -1] == 0
         noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
     return noisy
+
+
+def _shared_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np.ndarray,
+                  config: DPLloydConfig, rngs: list[np.random.Generator],
+                  unit: np.ndarray | None) -> np.ndarray:
+    """The "shared-noise" flaw: one draw per cluster added to every column of its (S_j, n_j)
+    (all columns of a cluster share one release, so one grid and one scale)."""
+    if config.sampler == "continuous":
+        return stats + scale * unit[..., :1]
+    return shared_grid_release(config.noise, stats, grid, steps[:, 0], rngs)
+
+
+def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
+                        weights: np.ndarray, rngs: list[np.random.Generator],
+                        unit: np.ndarray | None, ledger: PrivacyLedger) -> tuple[np.ndarray, np.ndarray]:
+    """The releases of an iteration whose cluster j gets epsilon_t w_rj in replica r (an
+    :class:`~dpkmeans.hooks.AllocationRule`): charge the most expensive replica's parallel
+    cost, then draw each replica's noise at its own scales. Returns the noisy statistics and
+    each replica's cost, epsilon_t max_j w_rj."""
+    if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+        raise ValueError("allocation weights must be finite and > 0")
+    (label, cols, sens, _), = _release_specs(config, eps_t)
+    cost = eps_t * weights.max(axis=1)
+    cals = [[calibrate(config.noise, sens, eps_t * w, config.delta, sampler=config.sampler,
+                       coordinates=cols.stop - cols.start) for w in row] for row in weights]
+    top = cals[int(np.argmax(cost))][int(np.argmax(weights[int(np.argmax(cost))]))]
+    charge(ledger, replace(top, epsilon=float(cost.max())),
+           label=f"{label}, every cluster in parallel at epsilon_t w_j",
+           details={"replicas": len(rngs), "weights": f"{weights.min():.4g} to {weights.max():.4g}",
+                    "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"})
+    noisy = np.empty_like(stats)
+    for r, g in enumerate(rngs):
+        releases = [Release(label, j, cols, cal) for j, cal in enumerate(cals[r])]
+        noisy[r:r + 1] = _noisy_iteration(stats[r:r + 1], releases, config, [g],
+                                          None if unit is None else unit[r:r + 1])
+    return noisy, cost
 
 
 def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,
@@ -354,6 +444,8 @@ def run(
     initial_centroids: ArrayLike | None = None,
     record_history: bool = False,
     ledger: PrivacyLedger | None = None,
+    backend: str | Backend | None = None,
+    client: Any = None,
 ) -> DPLloydResult:
     """Run ``replicas`` independent DP-Lloyd runs of ``config`` on X in one pass.
 
@@ -370,52 +462,111 @@ def run(
     covers what was spent before the run plus ``config.epsilon`` -- e.g. a noisy record count
     released first (:func:`dpkmeans.algorithms.noisy_record_count`). At the end its total must
     equal its budget. By default the run opens a ledger whose budget is ``config.epsilon``.
+
+    ``backend`` says where the statistics are computed (:mod:`dpkmeans.backends`): ``"memory"``
+    (default), ``"dask"`` (with an optional ``dask.distributed.Client`` in ``client``; without
+    one a ``LocalCluster`` is started and closed) or a backend instance, left open. Every
+    backend gives the same bits; the noise is always drawn here.
     """
     R = check_positive_int(replicas, "replicas")
-    X, n_clipped = clip_to_bounds(X, config.bounds)
+    engine = get_backend(backend, client=client)
+    try:
+        return _run(engine, X, config, seed, R, initial_centroids, record_history, ledger)
+    finally:
+        if not isinstance(backend, Backend):
+            engine.close()
+
+
+def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.SeedSequence,
+         R: int, initial_centroids: ArrayLike | None, record_history: bool,
+         ledger: PrivacyLedger | None) -> DPLloydResult:
+    """:func:`run` on a backend."""
+    data, n_rows, n_clipped = engine.prepare(X, config.bounds)
     if n_clipped:
         warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them",
-                      ClippingWarning, stacklevel=2)
+                      ClippingWarning, stacklevel=3)
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
-    k, d, T = config.n_clusters, X.shape[1], config.iterations
-    if initial_centroids is None:
-        initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
-    else:
-        initial = _given_initial(initial_centroids, config, R, d)
-    unit = _unit_noise(config.noise, rngs, (T, k, d + 1)) if config.sampler == "continuous" else None
+    k, d, T = config.n_clusters, config.bounds[0].size, config.iterations
     ledger = _open_ledger(config, ledger)
+    if initial_centroids is not None:
+        initial = _given_initial(initial_centroids, config, R, d)
+    elif config.initial_release is not None:
+        with ledger.sequential("initialisation"):
+            initial = config.initial_release(HookContext(engine, data, n_rows, config, None,
+                                                         rngs, ledger))
+        initial = _given_initial(initial, config, R, d)
+    else:
+        initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
+    unit = _unit_noise(config.noise, rngs, (T, k, d + 1)) if config.sampler == "continuous" else None
     centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
-    centroids, history = initial, []
+    spent = np.full(R, ledger.total().epsilon)
+    iterations_run = np.zeros(R, dtype=int)
+    active = np.ones(R, dtype=bool)
+    centroids, history = initial.copy(), []
     noisy = np.zeros((R, k, d + 1))
     for t, eps_t in enumerate(config.schedule):
-        sums, counts = batched_stats(X, centroids, scores=config.scores)
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        sub_rngs = [rngs[i] for i in idx] if idx.size < R else rngs
+        sub_unit = None if unit is None else unit[idx, t]
+        previous = centroids[idx]
+        sums, counts = engine.stats(data, previous, scores=config.scores)
         if config.centred:
             sums -= counts[..., None] * centre  # S_j - n_j m: the centred query
         stats = np.concatenate([sums, counts[..., None]], axis=2)
-        releases = iteration_releases(config, float(eps_t))
+        before = ledger.total().epsilon
         with ledger.sequential(f"iteration {t + 1}"):
-            _charge_iteration(ledger, releases, R)  # before any noise is drawn
-            noisy = _noisy_iteration(stats, releases, config, rngs,
-                                     None if unit is None else unit[:, t])
+            if config.allocation_rule is None:
+                releases = iteration_releases(config, float(eps_t))
+                _charge_iteration(ledger, releases, idx.size)  # before any noise is drawn
+                step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit)
+                spent[idx] += ledger.total().epsilon - before
+            else:
+                ctx = HookContext(engine, data, n_rows, config, previous, sub_rngs, ledger,
+                                  t + 1, float(eps_t))
+                weights = config.allocation_rule.weights(ctx)
+                own = ledger.total().epsilon - before  # the rule's own releases
+                step, cost = _weighted_iteration(stats, config, float(eps_t), weights, sub_rngs,
+                                                 sub_unit, ledger)
+                spent[idx] += own + cost
             ledger.post_process(f"c_j = S'_j / n'_j{' + m' if config.centred else ''} if "
                                 f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
-        centroids = _update(noisy, centroids, config, centre)
+        noisy[idx] = step
+        updated = _update(step, previous, config, centre)
+        centroids[idx] = updated
+        iterations_run[idx] += 1
+        if config.stop_threshold is not None:
+            shift = np.linalg.norm(updated - previous, axis=2).max(axis=1)
+            active[idx[shift < config.stop_threshold]] = False
         if record_history:
-            history.append(centroids)
+            history.append(centroids.copy())
+    if config.stop_threshold is not None and not active.all():
+        ledger.post_process(f"stop a replica once no centroid moves by {config.stop_threshold:g} "
+                            f"or more (its released centroids); iterations run: "
+                            f"{iterations_run.min()} to {iterations_run.max()}")
     released = centroids
     if config.release is not None:
         released = config.release(centroids, noisy[..., -1])
         ledger.post_process(f"final release: {getattr(config.release, '__name__', 'custom')}")
-    if not config.flaws and ledger.budget is not None and not ledger.is_fully_spent():
-        raise RuntimeError(f"ledger total {ledger.total()} differs from the budget {ledger.budget}")
-    return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history)
+    if not config.flaws and ledger.budget is not None:
+        if config.budget is None and not ledger.is_fully_spent():
+            raise RuntimeError(f"ledger total {ledger.total()} differs from the budget {ledger.budget}")
+        if not ledger.total().fits_within(ledger.budget):  # pragma: no cover - the ledger refuses
+            raise RuntimeError(f"ledger total {ledger.total()} exceeds the budget {ledger.budget}")
+    return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history,
+                         iterations_run, spent)
 
 
 def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
     """The ledger a run of ``config`` records, without running it: every charge depends on the
     configuration only (public), so the privacy of a configuration is computed before, and
-    without, any data. Used for the rows of contenders the engine does not run itself."""
+    without, any data. Used for the rows of contenders the engine does not run itself. Not for
+    configurations with data-dependent hooks (an initial release or an allocation rule)."""
+    if config.initial_release is not None or config.allocation_rule is not None:
+        raise ValueError("a configuration with an initial release or an allocation rule spends "
+                         "what its data decide: run it and read result.spent")
     ledger = _open_ledger(config, None)
     for t, eps_t in enumerate(config.schedule):
         with ledger.sequential(f"iteration {t + 1}"):
@@ -432,7 +583,7 @@ def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> Privacy
         raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
                          f"the configuration's ({config.neighbour!r})")
     for flaw in config.flaws:
-        if flaw == "swapped-split":
+        if flaw in OVERSPENDING_FLAWS:
             ledger.post_process(f"as published, {FLAWS[flaw]}: the total below is the true spend")
         else:
             ledger.leak(FLAWS[flaw])

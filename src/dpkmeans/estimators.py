@@ -13,6 +13,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import metrics
 from .accounting import PrivacyCost, PrivacyLedger
 from .algorithms import ALGORITHMS, noisy_record_count
+from .backends import BACKENDS, get_backend
 from .engine import run
 from .errors import PrivacyLeakWarning
 from .lloyd import assign
@@ -40,6 +42,11 @@ def _reject_non_numeric_columns(X: ArrayLike) -> None:
                if not is_numeric_dtype(t) or is_bool_dtype(t)]
         if bad:
             raise ValueError(f"X has non-numeric columns: {bad}")
+
+
+def _is_dask_array(X: object) -> bool:
+    """A ``dask.array.Array`` (checked without importing dask)."""
+    return type(X).__module__.startswith("dask.") and hasattr(X, "chunks")
 
 
 def _bound_side(side: object, name: str, d: int) -> np.ndarray:
@@ -81,6 +88,11 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         and runs the iterations with the rest; both are in ``ledger_``.
     n_records_share : float in (0, 1)
         The share of ``epsilon`` spent on the noisy count when ``n_records`` is None.
+    backend : {"memory", "dask"}
+        Where the statistics are computed (:mod:`dpkmeans.backends`). With ``"dask"``, X may be
+        a ``dask.array`` and ``client`` a ``dask.distributed.Client`` (without one a
+        ``LocalCluster`` is started for the fit and closed). Same seed, same bits, either way.
+    client : dask.distributed.Client or None
     random_state : int, numpy SeedSequence or None
         Seed of every random draw. ``None`` draws fresh entropy, which is *not* stored: a seed
         behind a published release must stay secret, since it regenerates every noise draw.
@@ -106,7 +118,8 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, n_clusters: int = 8, *, epsilon: float = 1.0, bounds=None,
                  algorithm: str = "dplloyd-impr", max_iter: int = 5, n_records=None,
-                 n_records_share: float = 0.05, random_state=None):
+                 n_records_share: float = 0.05, backend: str = "memory", client=None,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -114,11 +127,17 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.n_records = n_records
         self.n_records_share = n_records_share
+        self.backend = backend
+        self.client = client
         self.random_state = random_state
 
     # -- input ---------------------------------------------------------------------------------
     def _validate_X(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
-        """X as a finite float64 2-D array (scikit-learn's checks; errors say it is about X)."""
+        """X as a finite float64 2-D array (scikit-learn's checks; errors say it is about X).
+        A dask array is checked for its shape and dtype only and stays lazy (the backend checks
+        its values block by block)."""
+        if _is_dask_array(X):
+            return self._validate_lazy(X, reset=reset)
         _reject_non_numeric_columns(X)
         try:
             return validate_data(self, X, reset=reset, dtype=np.float64)
@@ -128,8 +147,24 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 message = f"invalid X: {message}"
             raise type(err)(message) from err
 
+    def _validate_lazy(self, X: Any, *, reset: bool) -> Any:
+        if self.backend != "dask":
+            raise ValueError("invalid X: a dask array needs backend='dask'")
+        if X.ndim != 2 or X.dtype.kind not in "iuf":
+            raise ValueError(f"invalid X: a 2-D dask array of real numbers is needed, got "
+                             f"{X.ndim}-D of dtype {X.dtype}")
+        if reset:
+            self.n_features_in_ = int(X.shape[1])
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but DPKMeans is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return X
+
     def _resolve_bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.bounds is None:
+            if _is_dask_array(X):
+                raise ValueError("bounds=None reads the bounds off the data; with a dask array "
+                                 "pass public bounds=(lower, upper)")
             warnings.warn(
                 "bounds=None: the bounds are read off the data (the papers' 'paper mode'). "
                 "This leaks the extreme values of X and voids the privacy guarantee; pass "
@@ -176,6 +211,8 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """Fit on X (y is ignored). Spends ``epsilon``, recorded in ``ledger_``."""
         k, eps = self._check_params()
         X = self._validate_X(X, reset=True)
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if k > X.shape[0]:
             warnings.warn(f"n_clusters = {k} exceeds the {X.shape[0]} records: some clusters "
                           "will be empty (they are still noised)", UserWarning, stacklevel=2)
@@ -198,7 +235,9 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             config = ALGORITHMS["dplloyd-impr"](k, run_eps, bounds, n_records=n_used)
         if self.bounds is None:
             config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
-        result = run(X, config, run_seq, ledger=ledger)
+        with get_backend(self.backend, client=self.client) as engine:
+            result = run(X, config, run_seq, ledger=ledger, backend=engine)
+            self.labels_ = engine.labels(X, result.centroids[0])
         self.cluster_centers_ = result.centroids[0]
         self.n_iter_ = config.iterations
         self.n_records_used_ = n_used
@@ -206,7 +245,6 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.privacy_spent_: PrivacyCost = result.ledger.total()
         self.bounds_ = bounds
         self.paper_mode_ = self.bounds is None
-        self.labels_ = assign(X, self.cluster_centers_)
         return self
 
     # -- using a fitted model (all post-processing) -------------------------------------------

@@ -27,10 +27,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .blocks import plan, tree_sum
+
 __all__ = [
     "as_data_matrix",
     "as_centroids",
     "assign",
+    "block_stats",
+    "block_silhouette",
+    "local_map_reduce",
+    "stats_with",
     "batched_stats",
     "cluster_stats",
     "nearest_distance_sums",
@@ -271,6 +277,83 @@ def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.
     return labels[0] if single else labels
 
 
+def block_stats(X: np.ndarray, C: np.ndarray, scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums (R, k, d) and counts (R, k) of one block of rows (the map step).
+
+    Every row is in exactly one cluster with weight 1.0, so a NaN or infinite value in the
+    block makes a sum non-finite: only then is the block scanned (no full finiteness pass), to
+    tell bad data from overflow of huge values.
+    """
+    R, k, d = C.shape
+    sums = np.zeros((R, k, d))
+    counts = np.zeros((R, k))
+    with np.errstate(invalid="ignore"):  # NaN or inf in X: reported below, not warned about
+        for _, reps, chunk, _, onehot, block_counts in _Nearest(X, C, scores).blocks():
+            sums[reps] += np.matmul(onehot, chunk)  # (r, k, m) @ (m, d): one GEMM a replica
+            counts[reps] += block_counts
+    if not np.isfinite(sums).all():
+        as_data_matrix(X)
+    return sums, counts
+
+
+def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of the centre-based ("simplified") silhouette of one block, and counts:
+    (R, k) and (R, k) (seed 001's O(n) form, reference §2.4).
+
+    A record x of cluster j (its exact nearest centroid) has a = ||x - c_j|| and
+    b = min over the other centroids of ||x - c_i||, and S(x) = (b - a) / max(a, b), which lies
+    in [0, 1] because b >= a (0 when a = b = 0, and for k = 1). Each S(x) depends on its record
+    and the centroids only, so adding a record moves one cluster's sum by at most 1.
+    """
+    R, k, d = C.shape
+    sums, counts = np.zeros((R, k)), np.zeros((R, k))
+    nearest = _Nearest(X, C)
+    B = nearest.B  # (R, d + 1, k): the raw b vectors, equal centroids not shadowed
+    sq = np.einsum("ij,ij->i", X, X)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for start, reps, chunk, _, hot, block_counts in nearest.blocks():
+            m = chunk.shape[0]
+            d2 = np.matmul(chunk, B[reps, :d, :]) + B[reps, d, :][:, None, :]  # (r, m, k)
+            d2 += sq[start:start + m, None]
+            np.maximum(d2, 0.0, out=d2)
+            own = hot.transpose(0, 2, 1) > 0  # (r, m, k): one True a row
+            a = np.sqrt(np.where(own, d2, np.inf).min(axis=2))
+            b = np.sqrt(np.where(own, np.inf, d2).min(axis=2)) if k > 1 else a
+            top = np.maximum(a, b)
+            s = np.where(top > 0, (b - a) / np.where(top > 0, top, 1.0), 0.0)
+            np.clip(s, 0.0, 1.0, out=s)
+            sums[reps] += np.matmul(hot, s[:, :, None])[..., 0]
+            counts[reps] += block_counts
+    if not np.isfinite(sums).all():
+        as_data_matrix(X)
+    return sums, counts
+
+
+def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tuple[np.ndarray, ...]:
+    """``fn(block, *args)`` on every block of the public plan, added in its fixed order: the
+    in-memory backend (:mod:`dpkmeans.blocks`). With ``with_start`` the map function is called
+    as ``fn(block, start_row, *args)`` (for statistics that depend on a row's position)."""
+    return tree_sum([fn(X[rows], rows.start, *args) if with_start else fn(X[rows], *args)
+                     for rows in plan(X.shape[0])])
+
+
+def stats_with(map_reduce, data, C: np.ndarray, scores: str = "double") -> tuple[np.ndarray, ...]:
+    """Sums and counts of every replica through a backend's ``map_reduce``. Replicas with equal
+    centroids (the shared starts of a study's first iteration) are computed once: with exact
+    assignment their statistics are the same bits anyway."""
+    R, k, d = C.shape
+    unique, inverse = C, None
+    if R > 1:
+        unique, inverse = np.unique(C.reshape(R, -1), axis=0, return_inverse=True)
+        unique = unique.reshape(-1, k, d)
+        if unique.shape[0] == R:
+            unique, inverse = C, None
+    sums, counts = map_reduce(data, block_stats, unique, scores)
+    if inverse is None:
+        return sums, counts
+    return sums[inverse.ravel()], counts[inverse.ravel()]
+
+
 def batched_stats(X: ArrayLike, centroids: ArrayLike, *,
                   scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums and counts for every replica: (R, k, d) and (R, k) (or (k, d), (k,)).
@@ -278,29 +361,12 @@ def batched_stats(X: ArrayLike, centroids: ArrayLike, *,
     This is the exact DP-Lloyd query f(D) (book Thm. 1.3). Empty clusters get zero sums and
     counts; they still receive noise downstream. ``scores`` is the precision of the
     assignment scores (see the module docstring); sums and counts are float64 either way.
-    Replicas with equal centroids (the shared starts of a study's first iteration) are
-    computed once: with exact assignment their statistics are the same bits anyway.
+    Computed block by block on the public plan and added in its fixed order
+    (:mod:`dpkmeans.blocks`), exactly as the Dask backend does.
     """
     X = _as_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
-    R, k, d = C.shape
-    if R > 1:  # replicas that share their centroids (e.g. a common start) share their stats
-        unique, inverse = np.unique(C.reshape(R, -1), axis=0, return_inverse=True)
-        if unique.shape[0] < R:
-            sums, counts = batched_stats(X, unique.reshape(-1, k, d), scores=scores)
-            return sums[inverse.ravel()], counts[inverse.ravel()]
-    sums = np.zeros((R, k, d))
-    counts = np.zeros((R, k))
-    nearest = _Nearest(X, C, scores)
-    with np.errstate(invalid="ignore"):  # NaN or inf in X: reported below, not warned about
-        for _, reps, chunk, _, onehot, block_counts in nearest.blocks():
-            sums[reps] += np.matmul(onehot, chunk)  # (r, k, m) @ (m, d): one GEMM a replica
-            counts[reps] += block_counts
-    # Finiteness of X is checked here rather than up front (a full pass over X): every row is
-    # in exactly one cluster with weight 1.0, so a NaN or infinite value in X makes a sum
-    # non-finite. Only then is X scanned, to tell bad data from overflow of huge values.
-    if not np.isfinite(sums).all():
-        as_data_matrix(X)
+    sums, counts = stats_with(local_map_reduce, X, C, scores)
     return (sums[0], counts[0]) if single else (sums, counts)
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "to_grid",
     "draw_steps",
     "grid_release",
+    "shared_grid_release",
     "perturb",
 ]
 
@@ -277,6 +278,15 @@ def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
     parameter per element (broadcast to S): the discrete release of :mod:`dpkmeans.noise`."""
     on_grid = to_grid(values, grid, integer_valued=integer_valued)
     return (on_grid + draw_steps(kind, noise_steps, rngs)) * grid
+
+
+def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
+                        noise_steps: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """Like :func:`grid_release` for values (R, k, c), but with ONE integer draw per row k added
+    to all c columns (noise_steps has shape (k,)): a flaw that seed 001 reads literally, kept
+    for its as-published variant (:data:`dpkmeans.engine.FLAWS`, "shared-noise")."""
+    draws = draw_steps(kind, np.asarray(noise_steps, dtype=np.int64), rngs)[..., None]
+    return (to_grid(values, grid) + draws) * grid
 
 
 def perturb(values: np.ndarray, calibration: NoiseCalibration,

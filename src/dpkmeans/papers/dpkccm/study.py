@@ -23,25 +23,22 @@ Axes of a sweep cell (:func:`evaluate_cell`):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 import warnings
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ... import metrics
 from ...algorithms import dplloyd_impr
 from ...data import Dataset, load
-from ...data.scaling import scale_to_interval
 from ...engine import DPLloydConfig, run
 from ...errors import PrivacyLeakWarning
 from ...experiments import BOX  # seed 000 scales every attribute to [-r, r], r = 1, like Part II
 from ...init import sphere_packing
 from ...lloyd import lloyd_reference
+from ...studies import stable_seed, summarise, to_public_space
 from ...validation import check_positive_int
 from .variants import VARIANTS, dpkccm_config
 
@@ -99,9 +96,7 @@ class Point:
 
 def point_seed(base_seed: int, dataset: str, point: Point) -> int:
     """A 63-bit seed from the study's base seed, the dataset and the point."""
-    key = json.dumps({"dataset": dataset, **asdict(point)}, sort_keys=True)
-    digest = hashlib.sha256(f"{base_seed}|{key}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return stable_seed(base_seed, {"dataset": dataset, **asdict(point)})
 
 
 def study_config(point: Point, bounds: tuple[np.ndarray, np.ndarray],
@@ -141,22 +136,6 @@ def shared_initial_centroids(config: DPLloydConfig, inits: int, runs: int,
     return np.repeat(starts, runs, axis=0)
 
 
-def summarise(values: np.ndarray, inits: int, prefix: str) -> dict[str, float]:
-    """Mean, sd and a 95% interval of per-replica values grouped in ``inits`` equal blocks.
-
-    The interval is the t interval over the block means (``inits - 1`` degrees of freedom);
-    with one block it is the ordinary t interval over the replicas.
-    """
-    values = np.asarray(values, dtype=float)
-    groups = values.reshape(inits, -1).mean(axis=1) if inits > 1 else values
-    m = groups.size
-    se = float(groups.std(ddof=1) / np.sqrt(m)) if m > 1 else float("nan")
-    half = float(stats.t.ppf(0.975, m - 1)) * se if m > 1 else float("nan")
-    mean = float(values.mean())
-    return {f"{prefix}_mean": mean, f"{prefix}_sd": float(values.std(ddof=1)),
-            f"{prefix}_se": se, f"{prefix}_ci_low": mean - half, f"{prefix}_ci_high": mean + half}
-
-
 def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
     return np.full(d, BOX[0]), np.full(d, BOX[1])
 
@@ -186,10 +165,7 @@ def run_point(data: dict[str, Dataset], point: Point, *, base_seed: int, dataset
     runtime = time.perf_counter() - start
     centroids = result.centroids
     if point.bounds == "paper":  # back to the original units, then into the public box
-        original = source.unscale(centroids.reshape(-1, X.shape[1]))
-        public_bounds = np.array(public.metadata["scaling"]["source_bounds"])  # (d, 2)
-        mapped, _ = scale_to_interval(original, public_bounds, BOX)
-        centroids = np.asarray(mapped).reshape(centroids.shape)
+        centroids = to_public_space(centroids, source, public)
     Xp = np.asarray(public.X)
     squared, plain = metrics.nicv_pair(Xp, centroids)
     spent = result.ledger.total().epsilon

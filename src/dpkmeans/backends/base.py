@@ -1,0 +1,80 @@
+"""The backend interface (:mod:`dpkmeans.backends`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..lloyd import stats_with
+
+__all__ = ["Backend", "get_backend"]
+
+
+class Backend:
+    """Runs map-reduce steps over the public block plan of data it holds.
+
+    Subclasses implement :meth:`prepare`, :meth:`map_reduce` and :meth:`map_concat`; the
+    statistics every algorithm needs are built on them here, once.
+    """
+
+    name = "abstract"
+
+    def prepare(self, X: Any, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[Any, int, int]:
+        """Clip X to the public bounds and hold it: (data handle, rows, values clipped).
+        The clip count is for the data holder's warning only."""
+        raise NotImplementedError
+
+    def map_reduce(self, data: Any, fn: Callable[..., tuple[np.ndarray, ...]],
+                   *args: Any, with_start: bool = False) -> tuple[np.ndarray, ...]:
+        """``fn(block, *args)`` on every block, added in the plan's fixed order; with
+        ``with_start``, ``fn(block, start_row, *args)`` (the block's first row in the data)."""
+        raise NotImplementedError
+
+    def map_concat(self, data: Any, fn: Callable[..., np.ndarray], *args: Any) -> np.ndarray:
+        """``fn(block, *args)`` on every block, concatenated along the last axis (per-row
+        results such as labels)."""
+        raise NotImplementedError
+
+    def labels(self, X: Any, centroids: np.ndarray) -> np.ndarray:
+        """Each row's exact nearest centroid (:func:`dpkmeans.lloyd.assign`) for the (k, d)
+        centroids, as a numpy array: for the estimators' ``labels_`` and ``predict``."""
+        raise NotImplementedError
+
+    def stats(self, data: Any, centroids: np.ndarray,
+              scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
+        """Exact per-cluster sums (R, k, d) and counts (R, k) (the DP-Lloyd query)."""
+        return stats_with(self.map_reduce, data, centroids, scores)
+
+    def close(self) -> None:
+        """Release what the backend started (a cluster it created); a no-op by default."""
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def get_backend(backend: str | Backend | None = None, *, client: Any = None) -> Backend:
+    """A backend from its name (``"memory"``, the default, or ``"dask"``) or an instance.
+
+    ``client`` (a ``dask.distributed.Client``) selects the Dask backend's cluster; without one
+    the Dask backend starts a ``LocalCluster`` and closes it with :meth:`Backend.close`.
+    """
+    from .memory import MemoryBackend
+
+    if isinstance(backend, Backend):
+        if client is not None:
+            raise ValueError("pass client= with a backend name, not with a backend instance")
+        return backend
+    if backend is None or backend == "memory":
+        if client is not None:
+            raise ValueError("client= needs backend='dask'")
+        return MemoryBackend()
+    if backend == "dask":
+        from .dask import DaskBackend
+
+        return DaskBackend(client=client)
+    raise ValueError(f"backend must be 'memory', 'dask' or a Backend instance, got {backend!r}")

@@ -1,0 +1,211 @@
+"""Seed 001's silhouette-weighted budgets (Zhang, Liu, Wang 2018), as published and corrected.
+
+Both are configurations of the one engine (:mod:`dpkmeans.engine`), with two hooks
+(:mod:`dpkmeans.hooks`): an allocation rule that weights each cluster's budget by its
+silhouette, and, as published, an initial release from equal splits of the data.
+
+=====================  ======================================  =====================================
+                       as published (reference §5.2)           corrected (reference §5.6)
+=====================  ======================================  =====================================
+scaling                min-max on the data (the study's        public bounds to [0, 1]^d
+                       "paper" data; the flaw is recorded)
+initial centres        noisy means of K equal splits of the    sphere packing (public)
+                       records in file order, budget
+                       undefined (charged as eps, a leak)
+iteration budget       eps / 2^t, t = 1..10                    the same halving, normalised so that
+                                                               10 iterations spend eps; a share
+                                                               ``silhouette_share`` of each pays
+                                                               for the silhouettes
+cluster weight w_k     (1 + S_k) / (1 + min_j S_j) >= 1,       (1 + S~_k) / (1 + max_j S~_j) <= 1,
+                       S_k exact (a leak)                      S~_k from noisy (sum_i S(i), n_k)
+noise                  one draw shared by sum and count        independent draws, centred on the box
+                       (the paper's Noise_k^t), Delta = d + 1
+stop                   no centroid moves by 1e-3 sqrt(d) or more, or 10 iterations (the paper's
+                       threshold "one" would stop every run after one iteration on [0, 1]^d)
+=====================  ======================================  =====================================
+
+The silhouette is the centre-based one, S(x) = (b - a) / max(a, b) with a the distance to the
+record's own (nearest) centre and b to the next one (:func:`dpkmeans.lloyd.block_silhouette`):
+every S(x) lies in [0, 1], so the as-published weights lie in [1, 2] and the overspend of an
+iteration is at most a factor 2, not unbounded as with the full silhouette.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ... import schedules
+from ...engine import DPLloydConfig
+from ...hooks import HookContext
+from ...init import sphere_packing
+from ...lloyd import block_silhouette
+from ...mechanisms import charge
+from ...noise import calibrate, grid_release, shared_grid_release
+from ...validation import check_epsilon, check_positive_int, check_real
+
+__all__ = [
+    "MAX_ITERATIONS",
+    "SILHOUETTE_SHARE",
+    "STOP_FACTOR",
+    "VARIANTS",
+    "cluster_silhouettes",
+    "ExactSilhouetteWeights",
+    "NoisySilhouetteWeights",
+    "EqualSplitInitialRelease",
+    "as_published",
+    "corrected",
+]
+
+#: The paper's iteration cap ("the number of iterations is higher than 10").
+MAX_ITERATIONS = 10
+#: Corrected: the share of each iteration's budget spent on the noisy silhouettes.
+SILHOUETTE_SHARE = 0.1
+#: The stopping threshold is STOP_FACTOR sqrt(d) on [0, 1]^d (reference §5.6, item 1-6).
+STOP_FACTOR = 1e-3
+
+
+def cluster_silhouettes(ctx: HookContext) -> tuple[np.ndarray, np.ndarray]:
+    """Exact per-cluster sums of S(x) and counts (R, k) of the active replicas."""
+    return ctx.backend.map_reduce(ctx.data, block_silhouette, ctx.centroids)
+
+
+@dataclass(frozen=True)
+class ExactSilhouetteWeights:
+    """As published: w_k = (1 + S_k) / (1 + min_j S_j) from the exact silhouettes
+    S_k = sum S(x) / n_k (0 for an empty cluster). Its leak and its overspend are the
+    configuration's flaws ``exact-silhouettes`` and ``min-normalised-weights``."""
+
+    name: str = "exact silhouettes, normalised by the minimum (as published)"
+
+    def weights(self, ctx: HookContext) -> np.ndarray:
+        sums, counts = cluster_silhouettes(ctx)
+        S = np.where(counts > 0, sums / np.maximum(counts, 1.0), 0.0)
+        return (1.0 + S) / (1.0 + S.min(axis=1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class NoisySilhouetteWeights:
+    """Corrected: release each cluster's (sum S(x), n_k) with Laplace noise (L1 sensitivity 2
+    under add/remove: one record adds S(x) in [0, 1] and 1), in parallel over the clusters, with
+    the budget share/(1 - share) of the iteration's; then S~_k = clip(sum' / max(n', 1), 0, 1)
+    and w_k = (1 + S~_k) / (1 + max_j S~_j), in [1/2, 1] with maximum 1 (post-processing)."""
+
+    share: float = SILHOUETTE_SHARE
+    name: str = "noisy silhouettes, normalised by the maximum (corrected)"
+
+    def __post_init__(self) -> None:
+        share = check_real(self.share, "share")
+        if not 0.0 < share < 1.0:
+            raise ValueError(f"share must lie in (0, 1), got {share}")
+
+    def epsilon(self, iteration_epsilon: float) -> float:
+        """The silhouettes' budget next to an iteration budget eps_t (the schedule holds
+        (1 - share) of each halving step, this its share)."""
+        return iteration_epsilon * self.share / (1.0 - self.share)
+
+    def weights(self, ctx: HookContext) -> np.ndarray:
+        sums, counts = cluster_silhouettes(ctx)
+        cal = calibrate("laplace", 2.0, self.epsilon(ctx.epsilon), sampler=ctx.config.sampler,
+                        coordinates=2)
+        charge(ctx.ledger, cal, label="(sum_x S(x), n_j) of every cluster in parallel",
+               details={"replicas": len(ctx.rngs)})
+        values = np.stack([sums, counts], axis=2)  # (r, k, 2)
+        if cal.sampler == "continuous":
+            noisy = values + np.stack([g.laplace(0.0, cal.scale, values.shape[1:])
+                                       for g in ctx.rngs])
+        else:
+            steps = np.full(values.shape[1:], cal.noise_steps, dtype=np.int64)
+            noisy = grid_release("laplace", values, cal.grid, steps, ctx.rngs)
+        ctx.ledger.post_process("S~_j = clip(sum' / max(n', 1), 0, 1), w_j = (1 + S~_j) / "
+                                "(1 + max S~): weights from released values, max w = 1")
+        S = np.clip(noisy[..., 0] / np.maximum(noisy[..., 1], 1.0), 0.0, 1.0)
+        return (1.0 + S) / (1.0 + S.max(axis=1, keepdims=True))
+
+
+def _equal_split_sums(block: np.ndarray, start: int, n_rows: int, k: int) -> tuple[np.ndarray, ...]:
+    """Sums (k, d) and counts (k,) of the K equal splits of the records in file order that fall
+    in this block (row i is in split floor(i k / N))."""
+    rows = np.arange(start, start + block.shape[0])
+    split = rows * k // n_rows
+    sums = np.zeros((k, block.shape[1]))
+    np.add.at(sums, split, block)
+    return sums, np.bincount(split, minlength=k).astype(float)
+
+
+@dataclass(frozen=True)
+class EqualSplitInitialRelease:
+    """As published: split the records in file order into K equal parts and release each part's
+    (sum, count) with one shared Laplace draw of scale (d + 1) / eps_0, eps_0 = eps (the paper
+    leaves it undefined; eps / 2^0 at t = 0); u_k = sum' / count' (the midpoint of the box if
+    count' < 1), clipped to the box. The parts are not a fixed partition under add/remove
+    (flaw ``position-split``) and eps_0 is outside the declared total
+    (``undefined-initial-budget``)."""
+
+    epsilon: float
+    name: str = "noisy means of equal splits in file order (as published)"
+
+    def __call__(self, ctx: HookContext) -> np.ndarray:
+        cfg = ctx.config
+        k, (lower, upper) = cfg.n_clusters, cfg.bounds
+        d = lower.size
+        sums, counts = ctx.backend.map_reduce(ctx.data, _equal_split_sums, ctx.n_rows, k,
+                                              with_start=True)
+        cal = calibrate("laplace", d + 1.0, self.epsilon, sampler=cfg.sampler, coordinates=d + 1)
+        charge(ctx.ledger, cal, label="initial (sum, count) of K equal splits, one shared draw",
+               details={"replicas": len(ctx.rngs)})
+        values = np.broadcast_to(np.hstack([sums, counts[:, None]]),
+                                 (len(ctx.rngs), k, d + 1))
+        if cal.sampler == "continuous":
+            noisy = values + np.stack([g.laplace(0.0, cal.scale, (k, 1)) for g in ctx.rngs])
+        else:
+            steps = np.full(k, cal.noise_steps, dtype=np.int64)
+            noisy = shared_grid_release("laplace", values, cal.grid, steps, ctx.rngs)
+        ctx.ledger.post_process("u_k = sum' / count' (the box's midpoint if count' < 1), "
+                                "clipped to the box")
+        mid = (lower + upper) / 2.0
+        n = noisy[..., -1:]
+        centres = np.where(n >= 1.0, noisy[..., :-1] / np.where(n >= 1.0, n, 1.0), mid)
+        return np.clip(centres, lower, upper)
+
+
+def _stop(d: int) -> float:
+    return STOP_FACTOR * float(np.sqrt(d))
+
+
+def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
+                 data_derived_bounds: bool = True) -> DPLloydConfig:
+    """Seed 001 as published (module docstring). ``data_derived_bounds`` records the paper's
+    min-max scaling as a flaw; pass False only for bounds that really are public."""
+    k = check_positive_int(n_clusters, "n_clusters")
+    eps = check_epsilon(epsilon)
+    d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
+    flaws = ("shared-noise", "exact-silhouettes", "min-normalised-weights",
+             "undefined-initial-budget", "position-split")
+    if data_derived_bounds:
+        flaws += ("data-derived-bounds",)
+    return DPLloydConfig(
+        n_clusters=k, bounds=bounds,
+        schedule=schedules.halving(eps, MAX_ITERATIONS, normalise=False), budget=eps,
+        initial_release=EqualSplitInitialRelease(eps), allocation_rule=ExactSilhouetteWeights(),
+        stop_threshold=_stop(d), centred=False, flaws=flaws, name="silhouette (as published)")
+
+
+def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
+              silhouette_share: float = SILHOUETTE_SHARE) -> DPLloydConfig:
+    """Seed 001 corrected (module docstring): epsilon-DP on public bounds (book chapter 8)."""
+    k = check_positive_int(n_clusters, "n_clusters")
+    eps = check_epsilon(epsilon)
+    rule = NoisySilhouetteWeights(silhouette_share)
+    d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
+    return DPLloydConfig(
+        n_clusters=k, bounds=bounds,
+        schedule=(1.0 - rule.share) * schedules.halving(eps, MAX_ITERATIONS), budget=eps,
+        initializer=sphere_packing, allocation_rule=rule, stop_threshold=_stop(d),
+        name="silhouette (corrected)")
+
+
+#: The two configurations by name.
+VARIANTS = {"as_published": as_published, "corrected": corrected}
