@@ -26,7 +26,7 @@ help:
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test,compare]"
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test,compare,dask]"
 	touch $(STAMP)
 
 install: $(STAMP)

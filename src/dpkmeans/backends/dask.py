@@ -104,7 +104,7 @@ class DaskBackend(Backend):
         return X.astype(np.float64).rechunk((BLOCK_ROWS, -1))
 
     def prepare(self, X: Any, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[Any, int, int]:
-        from ..validation import check_bounds
+        from ..sensitivity import check_bounds
 
         lower, upper = check_bounds(bounds)
         arr = self.as_blocks(X)
@@ -117,8 +117,12 @@ class DaskBackend(Backend):
         non_finite, n_clipped = (int(v) for v in self.client.compute(checks.sum(axis=0)).result())
         if non_finite:
             raise ValueError("X must contain only finite values")
-        clipped = arr.map_blocks(_clip_block, lower, upper, dtype=np.float64)
-        return self.client.persist(clipped), n_rows, n_clipped
+        from distributed import futures_of, wait
+
+        clipped = self.client.persist(arr.map_blocks(_clip_block, lower, upper, dtype=np.float64))
+        with self.client.as_current():
+            wait(futures_of(clipped))  # held on the workers before the first iteration
+        return clipped, n_rows, n_clipped
 
     # -- map-reduce ------------------------------------------------------------------------
     def submit(self, data: Any, fn: Callable[..., tuple[np.ndarray, ...]], *args: Any,
