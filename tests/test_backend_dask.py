@@ -78,6 +78,30 @@ def test_a_run_on_dask_is_the_in_memory_run(backend, big, make):
     _same(memory, on_dask)
 
 
+@pytest.mark.parametrize("blocks_per_chunk", [2, 4])
+def test_chunks_of_several_blocks_are_nodes_of_the_same_tree(backend, monkeypatch, blocks_per_chunk):
+    """Chunks of 2^m blocks (fewer tasks) give the bits of one block per task."""
+    import dpkmeans.backends.dask as dask_backend
+
+    rng = np.random.default_rng(4)
+    X = rng.random((5 * BLOCK_ROWS + 123, 2))
+    C = rng.random((3, 4, 2))
+    monkeypatch.setattr(dask_backend, "chunk_blocks", lambda n_rows, workers: blocks_per_chunk)
+    data, n_rows, _ = backend.prepare(X, (np.zeros(2), np.ones(2)))
+    assert len(data.chunks) == -(-6 // blocks_per_chunk) and data.starts[1] == blocks_per_chunk * BLOCK_ROWS
+    assert all(np.array_equal(x, y) for x, y in zip(backend.stats(data, C), batched_stats(X, C), strict=True))
+    assert np.array_equal(backend.map_concat(data, assign, C[0]), assign(X, C[0]))
+
+
+def test_chunk_sizes_follow_the_workers_not_the_data():
+    from dpkmeans.backends.dask import chunk_blocks
+
+    assert chunk_blocks(10**6, 2) == 4  # 16 blocks: 4 chunks for 2 workers
+    assert chunk_blocks(10**6, 1) == 8 and chunk_blocks(10**6, 16) == 1
+    assert chunk_blocks(581_012, 2) == 2  # 9 blocks: 5 chunks, not 3 unequal ones
+    assert chunk_blocks(1000, 8) == 1
+
+
 def test_clipping_and_bad_input_are_reported_as_in_memory(backend):
     X = np.array([[0.5, 2.0, 0.1], [-1.0, 0.5, 0.5], [0.2, 0.2, 0.2]])
     _, n_rows, n_clipped = backend.prepare(da.from_array(X, chunks=(2, 3)), BOX)
@@ -120,7 +144,7 @@ def test_get_backend_rejects_what_it_cannot_use(backend):
 
 
 class _KillingBackend(DaskBackend):
-    """Kills (SIGKILL) the worker process holding the data's first block while the
+    """Kills (SIGKILL) the worker process holding the data's first chunk while the
     ``kill_at``-th map-reduce of the fit is running; its nanny restarts it, empty."""
 
     def __init__(self, kill_at: int) -> None:
@@ -131,8 +155,8 @@ class _KillingBackend(DaskBackend):
         self.calls += 1
         future = self.submit(data, fn, *args, with_start=with_start)
         if self.calls == self.kill_at:
-            first = data.to_delayed().ravel()[0].key
-            self.killed = self.client.who_has(data)[first][0]
+            first = data.chunks[0]
+            self.killed = self.client.who_has([first])[first.key][0]
             pid = self.client.run(os.getpid, workers=[self.killed])[self.killed]
             os.kill(pid, signal.SIGKILL)
         return tuple(future.result())

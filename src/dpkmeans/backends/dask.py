@@ -1,15 +1,18 @@
 """The Dask backend: the paper's MapReduce on ``dask.distributed`` (book chapter 8).
 
-*Map*: every block of the public plan (:mod:`dpkmeans.blocks`) is one chunk of a persisted
-``dask.array`` on the workers, and one task computes its exact statistic (e.g. the per-cluster
-sums and counts of :func:`dpkmeans.lloyd.block_stats`, every cluster, zeros included).
-*Reduce*: the blocks' results are added by a tree of tasks in the plan's fixed pairwise order
+*Map*: the data are a persisted ``dask.array`` on the workers whose chunks are runs of 2^m
+aligned blocks of the public plan (:mod:`dpkmeans.blocks`); one task per chunk computes the
+exact statistic of each of its blocks (e.g. the per-cluster sums and counts of
+:func:`dpkmeans.lloyd.block_stats`, every cluster, zeros included) and adds them in the plan's
+pairwise order. *Reduce*: a tree of tasks adds the chunks' results in the same order
 (:func:`dpkmeans.blocks.tree_reduce`), and only the (R, k, d + 1) total comes back to the
 client, where the engine draws the noise, once. Workers never draw noise.
 
-The chunks are the plan's blocks whatever the input's partitioning (the array is rechunked
-first), each block is computed by the same function as in memory, and the additions are the
-same: so the Dask path gives the in-memory path's bits for the same seed.
+A chunk of 2^m aligned blocks is exactly one node of the plan's pairwise tree, so the chunking
+(chosen from the number of workers, :func:`chunk_blocks`, to keep the scheduler's per-task cost
+small) changes no bit: whatever the input's partitioning (it is rechunked first) and however
+many workers there are, every block is computed by the same function as in memory and the
+additions are the same. The Dask path gives the in-memory path's bits for the same seed.
 
 Fault tolerance is Dask's: a task lost with a worker is recomputed from its graph (the data
 chunks too: they are built from a graph, never scattered), and the engine draws an iteration's
@@ -19,15 +22,16 @@ noise only after the reduction has returned, so a recomputed iteration is never 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..blocks import BLOCK_ROWS, add_parts, plan, tree_reduce
+from ..blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
 from ..lloyd import assign
 from .base import Backend
 
-__all__ = ["DaskBackend", "DEFAULT_WORKERS"]
+__all__ = ["DaskBackend", "HeldChunks", "chunk_blocks", "DEFAULT_WORKERS"]
 
 #: Workers of the LocalCluster started when no client is given (one per core here).
 DEFAULT_WORKERS = 2
@@ -58,6 +62,48 @@ def _assign_block(block: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     return assign(block, centroids)
 
 
+def chunk_blocks(n_rows: int, n_workers: int, tasks_per_worker: int = 2) -> int:
+    """Blocks per chunk: the largest power of two that still leaves at least
+    ``tasks_per_worker`` chunks per worker (so the load stays balanced). A chunk of 2^m aligned
+    blocks is one node of the plan's pairwise tree, so computing it in one task changes no bit
+    (:func:`_chunk_reduce`); fewer, larger tasks pay the scheduler's per-task cost (several
+    milliseconds) fewer times."""
+    blocks = len(plan(n_rows))
+    target = max(1, n_workers * tasks_per_worker)
+    size = 1
+    while -(-blocks // (2 * size)) >= target:
+        size *= 2
+    return size
+
+
+def _chunk_reduce(chunk: np.ndarray, chunk_start: int, fn: Callable[..., tuple[np.ndarray, ...]],
+                  with_start: bool, *args: Any) -> tuple[np.ndarray, ...]:
+    """The tree node of one chunk: its blocks' results added in the plan's order. The chunk
+    starts at a multiple of 2^m blocks and holds at most 2^m of them, so the node is the one the
+    in-memory tree builds for the same blocks."""
+    return tree_sum([fn(chunk[rows], chunk_start + rows.start, *args) if with_start
+                     else fn(chunk[rows], *args) for rows in plan(chunk.shape[0])])
+
+
+def _chunk_concat(chunk: np.ndarray, fn: Callable[..., np.ndarray], *args: Any) -> np.ndarray:
+    return np.concatenate([fn(chunk[rows], *args) for rows in plan(chunk.shape[0])], axis=-1)
+
+
+@dataclass(frozen=True)
+class HeldChunks:
+    """Data held on the workers: the persisted array, its chunks' futures in row order, and
+    the rows where each chunk starts (multiples of ``blocks_per_chunk`` blocks)."""
+
+    array: Any
+    chunks: list[Any]
+    starts: list[int]
+    blocks_per_chunk: int
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.array.shape[0])
+
+
 class DaskBackend(Backend):
     """Statistics computed on ``dask.distributed`` workers.
 
@@ -76,7 +122,7 @@ class DaskBackend(Backend):
         self._owned: tuple[Any, Any] | None = None
         if client is None:
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)
+                                   dashboard_address=":0", silence_logs=40)
             client = Client(cluster, set_as_default=False)
             self._owned = (client, cluster)
         elif not isinstance(client, Client):
@@ -84,9 +130,12 @@ class DaskBackend(Backend):
         self.client = client
 
     # -- data ------------------------------------------------------------------------------
-    def as_blocks(self, X: Any) -> Any:
+    def as_chunks(self, X: Any, blocks_per_chunk: int | None = None) -> Any:
         """X (numpy, pandas, dask array or dask dataframe) as a float64 dask array whose
-        chunks are the plan's blocks (a lazy graph, recomputable if a worker is lost)."""
+        chunks are ``blocks_per_chunk`` blocks of the plan (by default :func:`chunk_blocks`
+        for the cluster's workers): a lazy graph, recomputable if a worker is lost. For
+        repeated fits, persist this once (``client.persist(backend.as_chunks(X))``): a fit
+        then neither rechunks nor moves the data."""
         _, da = _import_dask()
         if hasattr(X, "to_dask_array"):  # a dask dataframe
             X = X.to_dask_array(lengths=True)
@@ -94,20 +143,27 @@ class DaskBackend(Backend):
             arr = np.asarray(X, dtype=np.float64)
             if arr.ndim != 2:
                 raise ValueError(f"X must be a 2-D array (rows x features), got shape {arr.shape}")
-            X = da.from_array(arr, chunks=(BLOCK_ROWS, -1))
+            X = da.from_array(arr, chunks=(BLOCK_ROWS, -1))  # rechunked below
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array (rows x features), got {X.ndim}-D")
         if X.dtype.kind not in "iuf":
             raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
         if any(np.isnan(c) for c in X.chunks[0]):
             X = X.compute_chunk_sizes()
-        return X.astype(np.float64).rechunk((BLOCK_ROWS, -1))
+        if blocks_per_chunk is None:
+            workers = len(self.client.scheduler_info()["workers"])
+            blocks_per_chunk = chunk_blocks(int(X.shape[0]), workers)
+        return X.astype(np.float64).rechunk((blocks_per_chunk * BLOCK_ROWS, -1))
 
     def prepare(self, X: Any, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[Any, int, int]:
+        """Check X (finite, its values outside the bounds counted) in one pass on the workers,
+        clip it only if a value lies outside (as in memory), and hold its blocks there."""
+        from distributed import futures_of, wait
+
         from ..sensitivity import check_bounds
 
         lower, upper = check_bounds(bounds)
-        arr = self.as_blocks(X)
+        arr = self.as_chunks(X)
         n_rows, d = (int(s) for s in arr.shape)
         if lower.size != d:
             raise ValueError(f"bounds have {lower.size} features but X has {d}")
@@ -117,41 +173,44 @@ class DaskBackend(Backend):
         non_finite, n_clipped = (int(v) for v in self.client.compute(checks.sum(axis=0)).result())
         if non_finite:
             raise ValueError("X must contain only finite values")
-        from distributed import futures_of, wait
-
-        clipped = self.client.persist(arr.map_blocks(_clip_block, lower, upper, dtype=np.float64))
+        if n_clipped:
+            arr = arr.map_blocks(_clip_block, lower, upper, dtype=np.float64)
+        held = self.client.persist(arr)  # a no-op for data already held on the workers
+        by_key = {future.key: future for future in futures_of(held)}
+        chunks = [by_key[row[0]] for row in held.__dask_keys__()]
+        starts = np.concatenate([[0], np.cumsum(held.chunks[0][:-1])]).astype(int).tolist()
         with self.client.as_current():
-            wait(futures_of(clipped))  # held on the workers before the first iteration
-        return clipped, n_rows, n_clipped
+            wait(chunks)  # held on the workers before the first iteration
+        per_chunk = int(held.chunks[0][0]) // BLOCK_ROWS if len(chunks) > 1 else \
+            len(plan(n_rows))
+        return HeldChunks(held, chunks, starts, per_chunk), n_rows, n_clipped
 
     # -- map-reduce ------------------------------------------------------------------------
-    def submit(self, data: Any, fn: Callable[..., tuple[np.ndarray, ...]], *args: Any,
+    def submit(self, data: HeldChunks, fn: Callable[..., tuple[np.ndarray, ...]], *args: Any,
                with_start: bool = False) -> Any:
-        """The future of :meth:`map_reduce`'s result (one map task per block, then the tree
-        of additions on the workers)."""
+        """The future of :meth:`map_reduce`'s result: one task per chunk (its node of the
+        tree), then the rest of the tree, all on the workers, submitted as one graph."""
         dask, _ = _import_dask()
-        blocks = data.to_delayed().ravel()
-        starts = [rows.start for rows in plan(int(data.shape[0]))]
-        if len(starts) != len(blocks):  # pragma: no cover - as_blocks guarantees the plan
-            raise RuntimeError("the data's chunks are not the public block plan")
-        task = dask.delayed(fn, pure=True)
-        mapped = [task(block, start, *args) if with_start else task(block, *args)
-                  for block, start in zip(blocks, starts)]
-        total = tree_reduce(mapped, dask.delayed(add_parts, pure=True))
-        return self.client.compute(total)
+        task, add = dask.delayed(_chunk_reduce), dask.delayed(add_parts)
+        nodes = [task(chunk, start, fn, with_start, *args)
+                 for chunk, start in zip(data.chunks, data.starts, strict=True)]
+        return self.client.compute(tree_reduce(nodes, add), optimize_graph=False)
 
-    def map_reduce(self, data: Any, fn: Callable[..., tuple[np.ndarray, ...]], *args: Any,
+    def map_reduce(self, data: HeldChunks, fn: Callable[..., tuple[np.ndarray, ...]], *args: Any,
                    with_start: bool = False) -> tuple[np.ndarray, ...]:
         return tuple(self.submit(data, fn, *args, with_start=with_start).result())
 
-    def map_concat(self, data: Any, fn: Callable[..., np.ndarray], *args: Any) -> np.ndarray:
+    def map_concat(self, data: HeldChunks, fn: Callable[..., np.ndarray], *args: Any) -> np.ndarray:
         dask, _ = _import_dask()
-        task = dask.delayed(fn, pure=True)
-        parts = self.client.compute([task(block, *args) for block in data.to_delayed().ravel()])
+        task = dask.delayed(_chunk_concat)
+        parts = self.client.compute([task(chunk, fn, *args) for chunk in data.chunks],
+                                    optimize_graph=False)
         return np.concatenate(self.client.gather(parts), axis=-1)
 
     def labels(self, X: Any, centroids: np.ndarray) -> np.ndarray:
-        return self.map_concat(self.as_blocks(X), _assign_block, np.asarray(centroids, float))
+        C = np.asarray(centroids, dtype=float)
+        return self.as_chunks(X).map_blocks(_assign_block, C, drop_axis=1, dtype=np.int64) \
+            .compute(scheduler=self.client)
 
     def close(self) -> None:
         if self._owned is not None:

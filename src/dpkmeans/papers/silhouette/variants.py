@@ -57,6 +57,7 @@ __all__ = [
     "EqualSplitInitialRelease",
     "as_published",
     "corrected",
+    "equal_weights",
 ]
 
 #: The paper's iteration cap ("the number of iterations is higher than 10").
@@ -194,8 +195,10 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
 
 
 def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
-              silhouette_share: float = SILHOUETTE_SHARE) -> DPLloydConfig:
-    """Seed 001 corrected (module docstring): epsilon-DP on public bounds (book chapter 8)."""
+              silhouette_share: float = SILHOUETTE_SHARE,
+              stop_threshold: float | None = None) -> DPLloydConfig:
+    """Seed 001 corrected (module docstring): epsilon-DP on public bounds (book chapter 8).
+    ``stop_threshold`` replaces STOP_FACTOR sqrt(d) (e.g. the paper's literal 1)."""
     k = check_positive_int(n_clusters, "n_clusters")
     eps = check_epsilon(epsilon)
     rule = NoisySilhouetteWeights(silhouette_share)
@@ -203,9 +206,25 @@ def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLik
     return DPLloydConfig(
         n_clusters=k, bounds=bounds,
         schedule=(1.0 - rule.share) * schedules.halving(eps, MAX_ITERATIONS), budget=eps,
-        initializer=sphere_packing, allocation_rule=rule, stop_threshold=_stop(d),
+        initializer=sphere_packing, allocation_rule=rule,
+        stop_threshold=_stop(d) if stop_threshold is None else check_real(stop_threshold,
+                                                                          "stop_threshold"),
         name="silhouette (corrected)")
 
 
-#: The two configurations by name.
-VARIANTS = {"as_published": as_published, "corrected": corrected}
+def equal_weights(n_clusters: int, epsilon: float,
+                  bounds: tuple[ArrayLike, ArrayLike]) -> DPLloydConfig:
+    """The ablation of the corrected method without silhouettes: the same normalised halving
+    schedule, initialisation and stop, every cluster weighted equally (so the whole of each
+    step's budget goes to the centroids). It isolates what the silhouette weights add."""
+    k = check_positive_int(n_clusters, "n_clusters")
+    eps = check_epsilon(epsilon)
+    d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
+    return DPLloydConfig(
+        n_clusters=k, bounds=bounds, schedule=schedules.halving(eps, MAX_ITERATIONS),
+        budget=eps, initializer=sphere_packing, stop_threshold=_stop(d),
+        name="halving, equal weights")
+
+
+#: The configurations by name: the paper twice, and the ablation without silhouettes.
+VARIANTS = {"as_published": as_published, "corrected": corrected, "equal_weights": equal_weights}
