@@ -243,6 +243,14 @@ glue("ch8_demo_fixed", round(float(fixed.spent[0]), 3), display=False)
 # released centroids and only removes steps. The initial centres are public.
 # ```
 #
+# The corrected allocation rule, as the engine calls it in every iteration (it records its own
+# release in the ledger before drawing any noise):
+#
+# ```{literalinclude} ../src/dpkmeans/papers/silhouette/variants.py
+# :language: python
+# :pyobject: NoisySilhouetteWeights
+# ```
+#
 # The ledger of the corrected run above totals {glue:text}`ch8_demo_fixed`, and the test
 # suite checks, for every run of the reproduction, that no replica of a corrected run spends
 # more than its $\varepsilon$.
@@ -292,6 +300,18 @@ glue("ch8_block_rows", f"{BLOCK_ROWS:,d}", display=False)
 glue("ch8_same_bits", str(same_bits), display=False)
 
 # %% [markdown]
+# The map task of one chunk, and the submission of one map-reduce as a single graph:
+#
+# ```{literalinclude} ../src/dpkmeans/backends/dask.py
+# :language: python
+# :pyobject: _chunk_reduce
+# ```
+#
+# ```{literalinclude} ../src/dpkmeans/backends/dask.py
+# :language: python
+# :pyobject: DaskBackend.submit
+# ```
+#
 # Bit-identical: **{glue:text}`ch8_same_bits`**. On a real cluster, only the client changes:
 #
 # ```python

@@ -102,6 +102,18 @@ def test_chunk_sizes_follow_the_workers_not_the_data():
     assert chunk_blocks(1000, 8) == 1
 
 
+def test_a_dask_dataframe_is_accepted(backend, big):
+    import pandas as pd
+
+    dd = pytest.importorskip("dask.dataframe")
+    frame = dd.from_pandas(pd.DataFrame(big, columns=["a", "b", "c"]), npartitions=3)
+    C = np.random.default_rng(6).random((2, 4, 3))
+    data, n_rows, _ = backend.prepare(frame, BOX)
+    assert n_rows == big.shape[0]
+    assert all(np.array_equal(x, y) for x, y in zip(backend.stats(data, C), batched_stats(big, C),
+                                                    strict=True))
+
+
 def test_clipping_and_bad_input_are_reported_as_in_memory(backend):
     X = np.array([[0.5, 2.0, 0.1], [-1.0, 0.5, 0.5], [0.2, 0.2, 0.2]])
     _, n_rows, n_clipped = backend.prepare(da.from_array(X, chunks=(2, 3)), BOX)

@@ -1,0 +1,146 @@
+"""The block plan, the engine's hooks and the silhouette paper's two configurations (issue 11)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpkmeans import engine
+from dpkmeans.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
+from dpkmeans.hooks import HookContext
+from dpkmeans.lloyd import batched_stats, block_silhouette, local_map_reduce
+from dpkmeans.papers.silhouette.variants import (
+    ExactSilhouetteWeights,
+    NoisySilhouetteWeights,
+    as_published,
+    corrected,
+    equal_weights,
+)
+
+BOX = (np.zeros(2), np.ones(2))
+
+
+@pytest.fixture(scope="module")
+def blobs() -> np.ndarray:
+    rng = np.random.default_rng(21)
+    centres = np.array([[0.2, 0.2], [0.8, 0.3], [0.5, 0.8]])
+    return np.clip(centres[rng.integers(0, 3, 600)] + rng.normal(0, 0.05, (600, 2)), 0, 1)
+
+
+# --- the block plan -------------------------------------------------------------------------
+
+def test_plan_covers_every_row_once_in_order():
+    for n in (0, 1, BLOCK_ROWS, BLOCK_ROWS + 1, 3 * BLOCK_ROWS - 7):
+        rows = np.concatenate([np.arange(n)[s] for s in plan(n)])
+        assert np.array_equal(rows, np.arange(n))
+    assert plan(0) == [slice(0, 0)]
+    with pytest.raises(ValueError, match="n_rows"):
+        plan(-1)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, 20])
+def test_aligned_chunks_are_nodes_of_the_same_tree(n):
+    """The property the Dask backend relies on: adding the blocks of aligned runs of 2^m blocks
+    first, then the runs, gives the bits of the plain pairwise tree (values chosen so that the
+    order of floating-point additions matters)."""
+    rng = np.random.default_rng(n)
+    parts = [(rng.standard_normal(6) * 10.0 ** rng.integers(-8, 9, 6),) for _ in range(n)]
+    whole = tree_sum(parts)
+    for size in (1, 2, 4, 8, 16):
+        nodes = [tree_sum(parts[i:i + size]) for i in range(0, n, size)]
+        assert np.array_equal(tree_reduce(nodes, add_parts)[0], whole[0]), size
+    left_to_right = parts[0][0].copy()
+    for p in parts[1:]:
+        left_to_right = left_to_right + p[0]
+    if n == 5:  # ((0 + 1) + (2 + 3)) + 4, not (((0 + 1) + 2) + 3) + 4
+        expected = ((parts[0][0] + parts[1][0]) + (parts[2][0] + parts[3][0])) + parts[4][0]
+        assert np.array_equal(whole[0], expected)
+    with pytest.raises(ValueError):
+        tree_sum([])
+
+
+def test_block_statistics_over_several_blocks_are_the_direct_ones():
+    rng = np.random.default_rng(2)
+    X = rng.random((BLOCK_ROWS + 1000, 2))
+    C = rng.random((3, 2))
+    sums, counts = batched_stats(X, C)
+    labels = np.linalg.norm(X[:, None] - C[None], axis=2).argmin(axis=1)
+    np.testing.assert_array_equal(counts, np.bincount(labels, minlength=3))
+    np.testing.assert_allclose(sums, np.stack([X[labels == j].sum(axis=0) for j in range(3)]),
+                               rtol=1e-12)
+    starts = local_map_reduce(X, lambda block, start: (np.array([start], float),),
+                              with_start=True)[0]
+    assert starts[0] == BLOCK_ROWS  # 0 + BLOCK_ROWS: each block saw its own first row
+
+
+def test_block_silhouette_is_the_centre_silhouette():
+    rng = np.random.default_rng(5)
+    X = rng.random((500, 2))
+    C = np.array([[0.2, 0.2], [0.2, 0.2], [0.7, 0.6]])  # a duplicated centre: ties give S = 0
+    X[0] = C[2]  # a record on a centre: S = 1
+    sums, counts = local_map_reduce(X, block_silhouette, C[None])
+    dist = np.sort(np.linalg.norm(X[:, None] - C[None], axis=2), axis=1)
+    s = (dist[:, 1] - dist[:, 0]) / dist[:, 1]
+    assert s.min() >= 0 and s.max() == 1.0
+    assert sums.sum() == pytest.approx(s.sum(), rel=1e-12) and counts.sum() == 500
+
+
+# --- the two configurations ------------------------------------------------------------------
+
+def test_as_published_records_its_leaks_and_computes_its_overspend(blobs):
+    result = engine.run(blobs, as_published(3, 1.0, BOX), 3, replicas=5)
+    ledger = result.ledger
+    assert not ledger.is_private
+    leaks = " ".join(e.label for e in ledger.entries if e.mechanism.startswith("LEAK"))
+    for words in ("sum and to its count", "silhouettes", "initial centres", "equal split",
+                  "data"):
+        assert words in leaks, words
+    # eps charged for the undefined initial budget, then up to 2 eps_t per iteration
+    assert np.all(result.spent > 1.5) and np.all(result.spent <= 3.0)
+    # the returned ledger charges each iteration at its most expensive replica: an upper bound
+    assert result.spent.max() <= ledger.total().epsilon + 1e-12 <= 3.0
+
+
+def test_exact_weights_are_at_least_one_and_noisy_weights_at_most_one(blobs):
+    C = np.array([[[0.2, 0.2], [0.8, 0.3], [0.5, 0.8]], [[0.1, 0.1], [0.15, 0.1], [0.9, 0.9]]])
+    from dpkmeans.accounting import PrivacyLedger
+    from dpkmeans.backends import MemoryBackend
+
+    config = corrected(3, 1.0, BOX)
+    ledger = PrivacyLedger(budget=None)
+    rngs = [np.random.default_rng(i) for i in range(2)]
+    ctx = HookContext(MemoryBackend(), blobs, len(blobs), config, C, rngs, ledger, 1, 0.45)
+    exact = ExactSilhouetteWeights().weights(ctx)
+    assert exact.shape == (2, 3) and np.all(exact >= 1) and np.allclose(exact.min(axis=1), 1)
+    noisy = NoisySilhouetteWeights().weights(ctx)
+    assert np.all((noisy >= 0.5) & (noisy <= 1)) and np.allclose(noisy.max(axis=1), 1)
+    assert ledger.total().epsilon == pytest.approx(0.45 * 0.1 / 0.9)  # the silhouettes' share
+    for bad in (0.0, 1.0, -0.2):
+        with pytest.raises(ValueError, match="share"):
+            NoisySilhouetteWeights(bad)
+
+
+def test_corrected_and_equal_weights_are_private_and_within_budget(blobs):
+    for make in (corrected, equal_weights):
+        result = engine.run(blobs, make(3, 0.5, BOX), 4, replicas=6)
+        assert result.ledger.is_private
+        assert np.all(result.spent <= 0.5 * (1 + 1e-12))
+        assert np.all((1 <= result.iterations_run) & (result.iterations_run <= 10))
+
+
+def test_early_stopping_is_per_replica_and_the_same_seed_gives_the_same_bits(blobs):
+    config = corrected(3, 2.0, BOX, stop_threshold=1.0)  # the paper's literal threshold
+    a = engine.run(blobs, config, 8, replicas=4)
+    b = engine.run(blobs, config, 8, replicas=4)
+    assert np.array_equal(a.centroids, b.centroids) and a.ledger.entries == b.ledger.entries
+    assert a.iterations_run.max() <= 3  # stops as soon as no centre moves by 1
+    assert np.all(a.spent < 2.0)  # a replica that stopped did not pay for the rest
+
+
+def test_hooks_cannot_be_planned_without_data_and_bad_input_is_named():
+    with pytest.raises(ValueError):
+        engine.plan_ledger(corrected(3, 1.0, BOX))
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        corrected(3, -1.0, BOX)
+    with pytest.raises((ValueError, TypeError), match="n_clusters"):
+        as_published(0, 1.0, BOX)
