@@ -1,20 +1,18 @@
-"""The block plan, the engine's hooks and the silhouette paper's two configurations (issue 11)."""
+"""The block plan, the block statistics and the silhouette weights (issue 11). The two
+configurations and the engine's hooks are tested in ``test_silhouette_variants.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dpkmeans import engine
 from dpkmeans.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
 from dpkmeans.hooks import HookContext
 from dpkmeans.lloyd import batched_stats, block_silhouette, local_map_reduce
 from dpkmeans.papers.silhouette.variants import (
     ExactSilhouetteWeights,
     NoisySilhouetteWeights,
-    as_published,
     corrected,
-    equal_weights,
 )
 
 BOX = (np.zeros(2), np.ones(2))
@@ -85,21 +83,7 @@ def test_block_silhouette_is_the_centre_silhouette():
     assert sums.sum() == pytest.approx(s.sum(), rel=1e-12) and counts.sum() == 500
 
 
-# --- the two configurations ------------------------------------------------------------------
-
-def test_as_published_records_its_leaks_and_computes_its_overspend(blobs):
-    result = engine.run(blobs, as_published(3, 1.0, BOX), 3, replicas=5)
-    ledger = result.ledger
-    assert not ledger.is_private
-    leaks = " ".join(e.label for e in ledger.entries if e.mechanism.startswith("LEAK"))
-    for words in ("sum and to its count", "silhouettes", "initial centres", "equal split",
-                  "data"):
-        assert words in leaks, words
-    # eps charged for the undefined initial budget, then up to 2 eps_t per iteration
-    assert np.all(result.spent > 1.5) and np.all(result.spent <= 3.0)
-    # the returned ledger charges each iteration at its most expensive replica: an upper bound
-    assert result.spent.max() <= ledger.total().epsilon + 1e-12 <= 3.0
-
+# --- the silhouette weights ------------------------------------------------------------------
 
 def test_exact_weights_are_at_least_one_and_noisy_weights_at_most_one(blobs):
     C = np.array([[[0.2, 0.2], [0.8, 0.3], [0.5, 0.8]], [[0.1, 0.1], [0.15, 0.1], [0.9, 0.9]]])
@@ -118,29 +102,3 @@ def test_exact_weights_are_at_least_one_and_noisy_weights_at_most_one(blobs):
     for bad in (0.0, 1.0, -0.2):
         with pytest.raises(ValueError, match="share"):
             NoisySilhouetteWeights(bad)
-
-
-def test_corrected_and_equal_weights_are_private_and_within_budget(blobs):
-    for make in (corrected, equal_weights):
-        result = engine.run(blobs, make(3, 0.5, BOX), 4, replicas=6)
-        assert result.ledger.is_private
-        assert np.all(result.spent <= 0.5 * (1 + 1e-12))
-        assert np.all((1 <= result.iterations_run) & (result.iterations_run <= 10))
-
-
-def test_early_stopping_is_per_replica_and_the_same_seed_gives_the_same_bits(blobs):
-    config = corrected(3, 2.0, BOX, stop_threshold=1.0)  # the paper's literal threshold
-    a = engine.run(blobs, config, 8, replicas=4)
-    b = engine.run(blobs, config, 8, replicas=4)
-    assert np.array_equal(a.centroids, b.centroids) and a.ledger.entries == b.ledger.entries
-    assert a.iterations_run.max() <= 3  # stops as soon as no centre moves by 1
-    assert np.all(a.spent < 2.0)  # a replica that stopped did not pay for the rest
-
-
-def test_hooks_cannot_be_planned_without_data_and_bad_input_is_named():
-    with pytest.raises(ValueError):
-        engine.plan_ledger(corrected(3, 1.0, BOX))
-    with pytest.raises((ValueError, TypeError), match="epsilon"):
-        corrected(3, -1.0, BOX)
-    with pytest.raises((ValueError, TypeError), match="n_clusters"):
-        as_published(0, 1.0, BOX)

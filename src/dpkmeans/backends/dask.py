@@ -36,6 +36,14 @@ __all__ = ["DaskBackend", "HeldChunks", "chunk_blocks", "DEFAULT_WORKERS"]
 #: Workers of the LocalCluster started when no client is given (one per core here).
 DEFAULT_WORKERS = 2
 
+#: glibc allocator settings for the workers of our own LocalCluster. distributed's default
+#: (``MALLOC_TRIM_THRESHOLD_=65536``) makes every per-block temporary (an ``n x k`` distance
+#: matrix, megabytes) a fresh ``mmap`` plus page faults; a worker's CPU per call then grew
+#: from 0.4 s to 2.0 s over eight consecutive calls at N = 10^6 (``benchmarks/README.md``,
+#: issue 11). Keeping freed memory in the heap holds it at 0.4 s. Numbers only: no effect on
+#: results. A user's own cluster is configured by its owner.
+WORKER_MALLOC_ENV = {"MALLOC_TRIM_THRESHOLD_": 2**31 - 1, "MALLOC_MMAP_THRESHOLD_": 2**30}
+
 
 def _import_dask() -> tuple[Any, Any]:
     try:
@@ -121,8 +129,13 @@ class DaskBackend(Backend):
 
         self._owned: tuple[Any, Any] | None = None
         if client is None:
-            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=40)
+            import dask
+
+            environ = {**dask.config.get("distributed.nanny.pre-spawn-environ"),
+                       **WORKER_MALLOC_ENV}
+            with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+                cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=":0", silence_logs=40)
             client = Client(cluster, set_as_default=False)
             self._owned = (client, cluster)
         elif not isinstance(client, Client):
