@@ -26,7 +26,7 @@ help:
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test,compare,dask]"
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test,compare,dask,sdp]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -60,7 +60,7 @@ SWEEP_DATA_NOTEBOOK := notebooks/sweeps/dpkccm_cell.ipynb notebooks/sweeps/silho
 # The DP-KCCM and silhouette sweep cells read the blood file by default, so without the files
 # they are skipped.
 test-notebooks: $(STAMP)
-	$(PYTEST) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) --ignore=$(SWEEP_DATA_NOTEBOOK) notebooks
+	$(PYTEST) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) $(addprefix --ignore=,$(SWEEP_DATA_NOTEBOOK)) notebooks
 	@if [ -n "$(DPKMEANS_DATA)" ]; then \
 	  $(PYTEST) --nbval $(NBVAL) $(DATA_NOTEBOOK) $(SWEEP_DATA_NOTEBOOK); \
 	else \
