@@ -4,6 +4,7 @@
                                noisy = release(stats, budget_t, ledger)  # the only noise
                                centroids = update(noisy)                 # post-processing
          -> final release (e.g. merge n*k -> k)                          # post-processing
+         -> output release (e.g. seed 002's one-shot colored noise)      # a hook, charged
 
 A configuration names the initializer, the budget schedule, the per-cluster allocation, the
 count/sum split, the noise, the neighbour relation and the final release. R replicas run in
@@ -44,7 +45,7 @@ from .sensitivity import (
     coordinate_bounds,
     lloyd_query_sensitivity,
 )
-from .hooks import AllocationRule, HookContext, InitialRelease
+from .hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
 from .validation import check_delta, check_epsilon, check_positive_int, check_real
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "run",
     "clip_to_bounds",
     "SPLITS",
+    "ENGINE_NOISE",
     "FLAWS",
     "OVERSPENDING_FLAWS",
 ]
@@ -65,6 +67,12 @@ __all__ = [
 #: "su" = the count and each sum dimension separately, count : dimension = cbrt(4 d rho^2) : 1
 #: (DPLloyd-Impr, reference §3.3c).
 SPLITS = ("joint", "su")
+
+#: The noise of an iteration's (S_j, n_j): the samplers' kinds, and "colored": Gaussian noise
+#: with the optimal covariance for the centred query over the public box (book chapter 9,
+#: :func:`dpkmeans.colored.box_covariance`), released as white noise on the whitened vector
+#: (S_j - n_j m) / sqrt(r), n_j (r the half-widths), then scaled back.
+ENGINE_NOISE = NOISE_KINDS + ("colored",)
 
 #: Published flaws a configuration can reproduce on purpose ("as published" variants, audited in
 #: the book; never private). Each maps to what the ledger records about it.
@@ -88,10 +96,20 @@ FLAWS = {
     "position-split": ("equal split by record order (seed 001): adding a record moves every "
                        "later record to another subset, so d + 1 does not bound a subset's "
                        "change"),
+    "exact-iterations": ("the Lloyd iterations run without noise on the private data (seed 002: "
+                         "one-shot output perturbation of the converged centroids)"),
+    "data-initialisation": ("the initial centres are chosen from the private records "
+                            "(k-means++, CEDS's scikit-learn default)"),
+    "local-sensitivity": ("the noise covariance is fitted to this dataset's leave-one-out "
+                          "centroid shifts with the labels frozen (seed 002 Lemma 5): a "
+                          "neighbour changes the covariance itself, and added records and label "
+                          "changes are not covered, so no (epsilon, delta) holds"),
+    "epsilon-times-Kd": ("CEDS computes gamma from epsilon K d, not epsilon: the ledger charges "
+                         "epsilon K d, the budget its gamma buys"),
 }
 #: Flaws that overspend without leaking: the ledger charges the true cost, so the total is
 #: the real spend (the rest are leaks: no epsilon describes the release).
-OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights")
+OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-Kd")
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
 Release = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -136,6 +154,7 @@ class DPLloydConfig:
     initial_release: InitialRelease | None = None
     allocation_rule: AllocationRule | None = None
     stop_threshold: float | None = None
+    output_release: OutputRelease | None = None
 
     def __post_init__(self) -> None:
         check_positive_int(self.n_clusters, "n_clusters")
@@ -148,12 +167,16 @@ class DPLloydConfig:
         object.__setattr__(self, "schedule", schedule)
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {self.split!r}")
-        if self.noise not in NOISE_KINDS:
-            raise ValueError(f"noise must be one of {NOISE_KINDS}, got {self.noise!r}")
-        if self.noise == "gaussian":
+        if self.noise not in ENGINE_NOISE:
+            raise ValueError(f"noise must be one of {ENGINE_NOISE}, got {self.noise!r}")
+        if self.noise in ("gaussian", "colored"):
             check_delta(self.delta)
             if self.split != "joint":
                 raise ValueError("the 'su' split is defined for Laplace noise only")
+            if self.noise == "colored" and not (self.centred and self.neighbour == "add/remove"):
+                raise ValueError("noise='colored' needs centred=True and add/remove adjacency: "
+                                 "the box optimum is diagonal for the centred query of one "
+                                 "cluster (book chapter 9)")
         elif self.delta != 0.0:
             raise ValueError("delta must be 0 for Laplace noise")
         if self.neighbour not in NEIGHBOUR_RELATIONS:
@@ -215,6 +238,19 @@ class DPLloydConfig:
     def iterations(self) -> int:
         return int(self.schedule.size)
 
+    @property
+    def sampler_noise(self) -> str:
+        """The sampler's kind: colored noise is Gaussian on the whitened vector."""
+        return "gaussian" if self.noise == "colored" else self.noise
+
+    def whitening(self) -> np.ndarray:
+        """Per coordinate of (S_j - n_j m, n_j), the factor 1 / sqrt(r_i) (r the half-widths,
+        1 for the count) that makes colored noise white (ones for the other noises)."""
+        d = self.bounds[0].size
+        if self.noise != "colored":
+            return np.ones(d + 1)
+        return 1.0 / np.sqrt(np.append(coordinate_bounds(self.bounds, True), 1.0))
+
 
 @dataclass(frozen=True)
 class DPLloydResult:
@@ -269,6 +305,9 @@ def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice
     d = lower.size
     per_dim = coordinate_bounds(config.bounds, config.centred)
     if config.split == "joint":
+        if config.noise == "colored":  # the whitened vector: |(x_i - m_i) / sqrt(r_i)|^2 <= r_i
+            return [("(S_j, n_j) whitened: colored noise, covariance prop. to diag(r, 1)",
+                     slice(0, d + 1), float(np.sqrt(np.sum(per_dim) + 1.0)), eps_t)]
         if config.noise == "gaussian":
             l2 = float(np.sqrt(np.sum(per_dim**2) + 1.0))
             if config.neighbour == "replace":
@@ -299,7 +338,8 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
     def cal(sens: float, eps: float, width: int) -> NoiseCalibration:
         key = (sens, eps, width)
         if key not in cache:
-            cache[key] = calibrate(config.noise, sens, eps, config.delta, sampler=config.sampler,
+            cache[key] = calibrate(config.sampler_noise, sens, eps, config.delta,
+                                   sampler=config.sampler,
                                    coordinates=width)
         return cache[key]
 
@@ -354,12 +394,17 @@ def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloyd
     if "shared-noise" in config.flaws:
         return _shared_noise(stats, grid, steps, scale, config, rngs, unit)
     noised = scale > 0
+    white = config.whitening()
+    if config.noise == "colored":
+        stats = stats * white  # the whitened vector; scaled back below (post-processing)
     noisy = stats.copy()
     if config.sampler == "continuous":
         noisy[:, noised] = stats[:, noised] + scale[noised] * unit[:, noised]
     elif noised.any():
-        noisy[:, noised] = grid_release(config.noise, stats[:, noised], grid[noised],
+        noisy[:, noised] = grid_release(config.sampler_noise, stats[:, noised], grid[noised],
                                         steps[noised], rngs)
+    if config.noise == "colored":
+        stats, noisy = stats / white, noisy / white
     if "skip-empty-clusters" in config.flaws:
         empty = stats[..., -1] == 0
         noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
@@ -373,7 +418,7 @@ def _shared_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale:
     (all columns of a cluster share one release, so one grid and one scale)."""
     if config.sampler == "continuous":
         return stats + scale * unit[..., :1]
-    return shared_grid_release(config.noise, stats, grid, steps[:, 0], rngs)
+    return shared_grid_release(config.sampler_noise, stats, grid, steps[:, 0], rngs)
 
 
 def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
@@ -387,7 +432,8 @@ def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
         raise ValueError("allocation weights must be finite and > 0")
     (label, cols, sens, _), = _release_specs(config, eps_t)
     cost = eps_t * weights.max(axis=1)
-    cals = [[calibrate(config.noise, sens, eps_t * w, config.delta, sampler=config.sampler,
+    cals = [[calibrate(config.sampler_noise, sens, eps_t * w, config.delta,
+                       sampler=config.sampler,
                        coordinates=cols.stop - cols.start) for w in row] for row in weights]
     top = cals[int(np.argmax(cost))][int(np.argmax(weights[int(np.argmax(cost))]))]
     charge(ledger, replace(top, epsilon=float(cost.max())),
@@ -498,7 +544,8 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         initial = _given_initial(initial, config, R, d)
     else:
         initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
-    unit = _unit_noise(config.noise, rngs, (T, k, d + 1)) if config.sampler == "continuous" else None
+    unit = (_unit_noise(config.sampler_noise, rngs, (T, k, d + 1))
+            if config.sampler == "continuous" else None)
     centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
     spent = np.full(R, ledger.total().epsilon)
     iterations_run = np.zeros(R, dtype=int)
@@ -518,7 +565,9 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         stats = np.concatenate([sums, counts[..., None]], axis=2)
         before = ledger.total().epsilon
         with ledger.sequential(f"iteration {t + 1}"):
-            if config.allocation_rule is None:
+            if "exact-iterations" in config.flaws:  # recorded as a leak by _open_ledger
+                step = stats.copy()
+            elif config.allocation_rule is None:
                 releases = iteration_releases(config, float(eps_t))
                 _charge_iteration(ledger, releases, idx.size)  # before any noise is drawn
                 step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit)
@@ -550,6 +599,12 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
     if config.release is not None:
         released = config.release(centroids, noisy[..., -1])
         ledger.post_process(f"final release: {getattr(config.release, '__name__', 'custom')}")
+    if config.output_release is not None:
+        before = ledger.total().epsilon
+        with ledger.sequential("output release"):
+            released = config.output_release(HookContext(engine, data, n_rows, config, released,
+                                                         rngs, ledger, T + 1))
+        spent += ledger.total().epsilon - before
     if not config.flaws and ledger.budget is not None:
         if config.budget is None and not ledger.is_fully_spent():
             raise RuntimeError(f"ledger total {ledger.total()} differs from the budget {ledger.budget}")
@@ -564,9 +619,11 @@ def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
     configuration only (public), so the privacy of a configuration is computed before, and
     without, any data. Used for the rows of contenders the engine does not run itself. Not for
     configurations with data-dependent hooks (an initial release or an allocation rule)."""
-    if config.initial_release is not None or config.allocation_rule is not None:
-        raise ValueError("a configuration with an initial release or an allocation rule spends "
-                         "what its data decide: run it and read result.spent")
+    if (config.initial_release is not None or config.allocation_rule is not None
+            or config.output_release is not None):
+        raise ValueError("a configuration with an initial release, an allocation rule or an "
+                         "output release spends what its data decide: run it and read "
+                         "result.spent")
     ledger = _open_ledger(config, None)
     for t, eps_t in enumerate(config.schedule):
         with ledger.sequential(f"iteration {t + 1}"):

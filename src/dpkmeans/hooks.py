@@ -6,6 +6,8 @@ and the hook records whatever it releases in the run's ledger before drawing its
 
 * an :class:`InitialRelease` computes the initial centroids *from the data* (with a budget:
   e.g. the silhouette paper's noisy means of equal splits), before the first iteration;
+* an :class:`OutputRelease` turns the loop's final centroids into the published ones with its
+  own noise (seed 002's one-shot colored noise), after the loop and any final release;
 * an :class:`AllocationRule` gives each cluster a weight w_j > 0 in every iteration, computed
   from released quantities (its own noisy statistics, or, in an as-published variant, exact
   ones recorded as a leak); cluster j's release then gets the budget epsilon_t w_j. Under
@@ -25,7 +27,7 @@ import numpy as np
 
 from .accounting import PrivacyLedger
 
-__all__ = ["HookContext", "InitialRelease", "AllocationRule"]
+__all__ = ["HookContext", "InitialRelease", "AllocationRule", "OutputRelease"]
 
 
 @dataclass(frozen=True)
@@ -60,3 +62,12 @@ class AllocationRule(Protocol):
     name: str
 
     def weights(self, ctx: HookContext) -> np.ndarray: ...
+
+
+class OutputRelease(Protocol):
+    """The published centroids (R, k', d) from the loop's final ones (``ctx.centroids``), with
+    noise drawn from ``ctx.rngs``; records its releases (and leaks) in ``ctx.ledger`` first."""
+
+    name: str
+
+    def __call__(self, ctx: HookContext) -> np.ndarray: ...
