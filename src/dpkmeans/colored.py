@@ -57,6 +57,8 @@ def pdp_tail(epsilon: float, s2: float) -> float:
     s^2 = Delta' Sigma^-1 Delta reaches (reference §6.4, eq. 9)."""
     if not s2 >= 0:
         raise ValueError(f"s2 must be >= 0, got {s2}")
+    if math.isinf(s2):
+        return 1.0  # a Delta outside the noise's range: the pair is told apart for sure
     return 0.0 if s2 == 0 else gaussian_pdp_delta(epsilon, 1.0, math.sqrt(s2))
 
 
@@ -261,9 +263,10 @@ def _optimal_precision(D: np.ndarray, gamma: float, max_rounds: int,
     a2 = float(norms.max())
     unit = Dr / math.sqrt(a2)
     work = np.argsort(-norms, kind="stable")[:r]
-    status, rounds = "", 0
+    statuses, rounds = set(), 0
     for rounds in range(1, max_rounds + 1):
-        psi1, status = _solve_working_set(unit[work], 1.0)
+        psi1, round_status = _solve_working_set(unit[work], 1.0)
+        statuses.add(round_status)
         s2 = np.einsum("ij,jk,ik->i", unit, psi1, unit)
         violated = np.setdiff1d(np.flatnonzero(s2 > 1 + tolerance), work)
         if violated.size == 0:
@@ -271,6 +274,8 @@ def _optimal_precision(D: np.ndarray, gamma: float, max_rounds: int,
         work = np.union1d(work, violated[np.argsort(-s2[violated], kind="stable")][:r])
     psi_r = psi1 * gamma / a2
     cov_r = np.linalg.inv(psi_r)
+    # every round's status (an "optimal_inaccurate" intermediate round is reported too)
+    status = ",".join(sorted(statuses))
     return B @ cov_r @ B.T, B @ psi_r @ B.T, status, rounds, int(work.size)
 
 
@@ -306,7 +311,7 @@ def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_round
             continue  # no neighbour changes this block: no noise needed
         c, p, status, r, w = _optimal_precision(rows, g, max_rounds, tolerance)
         cov[cols, cols], psi[cols, cols] = c, p
-        statuses.add(status)
+        statuses.update(status.split(","))
         rounds, work = max(rounds, r), work + w
     # the post-check, over every Delta of the set
     worst = float(np.max(np.einsum("ij,jk,ik->i", D, psi, D))) / g
