@@ -126,6 +126,10 @@ class DPLloydConfig:
     is the post-processing rule for small noisy counts: a cluster whose noisy count is below it
     keeps its previous centroid.
 
+    ``noise`` is ``"laplace"``, ``"gaussian"`` or ``"colored"`` (Gaussian with the box optimum's
+    covariance, book chapter 9); ``output_release`` is a hook that publishes the final
+    centroids with its own noise (seed 002's one-shot release, :mod:`dpkmeans.hooks`).
+
     ``centred`` (default) releases each cluster's sum measured from the box's midpoint and adds
     the midpoint back (book chapter 5): the sensitivity uses the half-widths of the box instead
     of the largest |coordinate|. ``centred=False`` is the papers' Delta = d r + 1. ``sampler``
