@@ -33,7 +33,6 @@ from dpkmeans.colored import (
     pdp_tail,
     white_covariance,
 )
-from dpkmeans.privacy_loss import gaussian_pdp_sigma
 
 EPS, DELTA = 1.0, 1e-5
 GAMMA = EPS**2 / (2.0 * math.log(2.0 / DELTA))  # gamma_c(1, 1e-5), written out
@@ -150,13 +149,6 @@ def test_gamma_pdp_is_the_root_of_the_tail(eps, delta):
     assert tail(eps, g) == pytest.approx(delta, rel=1e-6)  # scipy's own tail
     # the tail increases in s2: slightly above the root breaks delta, slightly below holds
     assert tail(eps, g * 1.001) > delta > tail(eps, g * 0.999)
-
-
-@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (1.0, 1e-5), (1.0, 0.1), (5.0, 1e-3),
-                                        (10.0, 1e-5), (11.2, 0.1), (0.3, 1e-9)])
-def test_gamma_pdp_matches_the_bisection_of_privacy_loss(eps, delta):
-    sigma = gaussian_pdp_sigma(1.0, eps, delta)
-    assert gamma_pdp(eps, delta) == pytest.approx(1.0 / sigma**2, rel=1e-6)
 
 
 @pytest.mark.parametrize("eps, delta, expected, rel", [

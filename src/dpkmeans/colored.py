@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from .mechanisms import gaussian_sigma_analytic
-from .privacy_loss import gaussian_pdp_delta
+from .privacy_loss import gaussian_pdp_delta, gaussian_pdp_sigma
 from .sensitivity import box_midpoint, check_box
 from .validation import check_delta, check_epsilon
 
@@ -64,16 +64,9 @@ def pdp_tail(epsilon: float, s2: float) -> float:
 
 def gamma_pdp(epsilon: float, delta: float) -> float:
     """gamma*(epsilon, delta): the largest s^2 with P[|L| > epsilon] <= delta, the root of the
-    two-sided tail (``brentq`` on log s^2; the tail increases in s^2)."""
-    eps, dlt = check_epsilon(epsilon), check_delta(delta)
-
-    def excess(log_s2: float) -> float:
-        return math.log(max(pdp_tail(eps, math.exp(log_s2)), 1e-300)) - math.log(dlt)
-
-    lo, hi = -60.0, 2.0 * math.log(2.0 * eps + 10.0) + 4.0
-    while excess(hi) < 0:  # pragma: no cover - the bracket above always holds
-        hi += 4.0
-    return math.exp(brentq(excess, lo, hi, xtol=1e-14, rtol=1e-13))
+    two-sided tail: 1 / sigma^2 of the exact PDP calibration at sensitivity 1
+    (:func:`dpkmeans.privacy_loss.gaussian_pdp_sigma`, book chapter 2)."""
+    return gaussian_pdp_sigma(1.0, epsilon, delta) ** -2
 
 
 def gamma_ceds(epsilon: float, delta: float) -> float:
@@ -314,10 +307,10 @@ def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_round
         statuses.update(status.split(","))
         rounds, work = max(rounds, r), work + w
     # the post-check, over every Delta of the set
-    worst = float(np.max(np.einsum("ij,jk,ik->i", D, psi, D))) / g
-    rescaled = max(worst, 1.0)
+    s2_all = np.einsum("ij,jk,ik->i", D, psi, D)
+    rescaled = max(float(s2_all.max()) / g, 1.0)
     psi, cov = psi / rescaled, cov * rescaled
-    s2 = np.einsum("ij,jk,ik->i", D, psi, D)
+    s2 = s2_all / rescaled
     return CovarianceSolution((cov + cov.T) / 2.0, psi, ",".join(sorted(statuses)), rounds, work,
                               np.flatnonzero(s2 >= g * (1 - 1e-4)), rescaled,
                               time.perf_counter() - start)

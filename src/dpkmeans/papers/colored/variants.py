@@ -113,20 +113,15 @@ class CEDSOutputRelease:
         return C + noise.reshape(C.shape)
 
 
-def _box(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
-    lower, upper = (np.asarray(b, dtype=float) for b in bounds)
-    return lower, upper
-
-
-def as_published(n_clusters: int, epsilon: float = CEDS_EPSILON, delta: float = CEDS_DELTA,
-                 bounds: tuple[ArrayLike, ArrayLike] = (np.zeros(1), np.ones(1)), *,
-                 max_iter: int = MAX_ITER) -> DPLloydConfig:
+def as_published(n_clusters: int, epsilon: float, delta: float,
+                 bounds: tuple[ArrayLike, ArrayLike], *, max_iter: int = MAX_ITER) -> DPLloydConfig:
     """CEDSKMeans: exact Lloyd from k-means++ on the data, then one colored draw on the
-    centroids. Not private; the ledger says why (four flaws, the check's numbers)."""
+    centroids (CEDS's own defaults: ``CEDS_EPSILON``, ``CEDS_DELTA``). Not private; the
+    ledger says why (four flaws, the check's numbers)."""
     check_positive_int(max_iter, "max_iter")
     eps = check_epsilon(epsilon)
     return DPLloydConfig(
-        n_clusters, _box(bounds), schedules.uniform(eps, max_iter), name="ceds-as-published",
+        n_clusters, bounds, schedules.uniform(eps, max_iter), name="ceds-as-published",
         flaws=("exact-iterations", "data-initialisation", "local-sensitivity",
                "epsilon-times-Kd"),
         initial_release=KMeansPlusPlusOnData(), stop_threshold=CONVERGED,
@@ -140,7 +135,7 @@ def corrected(n_clusters: int, epsilon: float, delta: float,
     optimum (data-independent Delta set), eps / T and delta / T per iteration."""
     T = check_positive_int(iterations, "iterations")
     dlt = check_delta(delta)
-    return DPLloydConfig(n_clusters, _box(bounds), schedules.uniform(epsilon, T), noise="colored",
+    return DPLloydConfig(n_clusters, bounds, schedules.uniform(epsilon, T), noise="colored",
                          delta=dlt / T, name="colored-dplloyd", sampler=sampler)
 
 
@@ -150,5 +145,5 @@ def white(n_clusters: int, epsilon: float, delta: float, bounds: tuple[ArrayLike
     comparison at the same (eps, delta)."""
     T = check_positive_int(iterations, "iterations")
     dlt = check_delta(delta)
-    return DPLloydConfig(n_clusters, _box(bounds), schedules.uniform(epsilon, T), noise="gaussian",
+    return DPLloydConfig(n_clusters, bounds, schedules.uniform(epsilon, T), noise="gaussian",
                          delta=dlt / T, name="white-dplloyd", sampler=sampler)
