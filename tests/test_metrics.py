@@ -407,3 +407,24 @@ def test_label_metrics_reject_bad_input(f, true, pred, match):
 def test_f_measure_rejects_unknown_options(kwargs, match):
     with pytest.raises(ValueError, match=match):
         f_measure([0, 1], [0, 1], **kwargs)
+
+
+def test_batched_adjusted_rand_indices_match_sklearn_row_by_row():
+    from sklearn.metrics import adjusted_rand_score
+
+    from dpkmeans.metrics import adjusted_rand_indices
+
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 4, 200)
+    pred = rng.integers(0, 3, (30, 200))
+    pred[0], pred[1], pred[2] = truth, (truth + 1) % 4, 0
+    expected = [adjusted_rand_score(truth, p) for p in pred]
+    np.testing.assert_allclose(adjusted_rand_indices(truth, pred), expected, atol=1e-12)
+    per_row = rng.integers(0, 4, (30, 200))  # one reference per replica
+    np.testing.assert_allclose(adjusted_rand_indices(per_row, pred),
+                               [adjusted_rand_score(t, p) for t, p in zip(per_row, pred)],
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="labels_pred must have shape"):
+        adjusted_rand_indices(truth, truth)
+    with pytest.raises(TypeError, match="non-negative integer"):
+        adjusted_rand_indices(truth, pred.astype(float))

@@ -212,14 +212,18 @@ def audit_configuration(
     confidence: float = 0.99,
     seed: int = 0,
     claimed_epsilon: float | None = None,
+    delta: float | None = None,
 ) -> AuditReport:
     """Audit a whole DP-Lloyd configuration on a neighbouring pair (X0, X1) in one call.
 
     ``trials`` replicas run in one batched pass per dataset; ``statistic`` maps a run's result
     to one value per replica, shape (trials,), or a family (trials, m). The claimed epsilon
-    defaults to the configuration's declared budget.
+    defaults to the configuration's declared budget, the claimed delta to its loop's T delta
+    (pass ``delta`` when a release step claims its own, as seed 002's output release).
     """
     claimed = config.epsilon if claimed_epsilon is None else claimed_epsilon
+    claimed_delta = (config.delta * config.iterations if delta is None
+                     else check_delta(delta, allow_zero=True))
 
     def release(which: int, n: int, rng: np.random.Generator) -> np.ndarray:
         X = X0 if which == 0 else X1
@@ -227,7 +231,7 @@ def audit_configuration(
                              replicas=n))
 
     return audit_mechanism(name, release, claimed, trials=trials, confidence=confidence,
-                           seed=seed, delta=config.delta * config.iterations)
+                           seed=seed, delta=claimed_delta)
 
 
 def laplace_count_release(

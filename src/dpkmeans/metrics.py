@@ -37,6 +37,7 @@ __all__ = [
     "relative_nicv",
     "f_measure",
     "adjusted_rand_index",
+    "adjusted_rand_indices",
 ]
 
 
@@ -255,3 +256,39 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     """
     codes_true, codes_pred = _check_labels(labels_true, labels_pred)
     return float(adjusted_rand_score(codes_true, codes_pred))
+
+
+def adjusted_rand_indices(labels_true: ArrayLike, labels_pred: ArrayLike) -> np.ndarray:
+    """The adjusted Rand index of each row of ``labels_pred`` (replicas, n) against the
+    reference ``labels_true``, one (n,) for all rows or one row each (replicas, n):
+    :func:`adjusted_rand_index` for a batch, from the replicas' contingency tables at once
+    (integer labels 0..k-1 only, as :func:`dpkmeans.lloyd.assign` returns). Shape (replicas,)."""
+    pred = np.asarray(labels_pred)
+    if pred.ndim != 2 or pred.shape[1] == 0:
+        raise ValueError(f"labels_pred must have shape (replicas, n), got {pred.shape}")
+    true = np.asarray(labels_true)
+    if true.ndim == 1:
+        true = np.broadcast_to(true, pred.shape)
+    if true.shape != pred.shape:
+        raise ValueError(f"labels_true must have shape ({pred.shape[1]},) or {pred.shape}, "
+                         f"got {true.shape}")
+    for name, arr in (("labels_true", true), ("labels_pred", pred)):
+        if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0:
+            raise TypeError(f"{name} must hold non-negative integer labels")
+    n_true, n_pred = int(true.max()) + 1, int(pred.max()) + 1
+    reps, n = pred.shape
+    codes = (np.arange(reps)[:, None] * n_true + true) * n_pred + pred
+    table = np.bincount(codes.ravel(), minlength=reps * n_true * n_pred).reshape(
+        reps, n_true, n_pred).astype(float)
+
+    def pairs(x: np.ndarray) -> np.ndarray:
+        return x * (x - 1.0) / 2.0
+
+    index = pairs(table).sum(axis=(1, 2))
+    rows, cols = pairs(table.sum(axis=2)).sum(axis=1), pairs(table.sum(axis=1)).sum(axis=1)
+    expected = rows * cols / pairs(float(n))
+    top = (rows + cols) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ari = (index - expected) / (top - expected)
+    # sklearn's convention: both partitions trivial (one cluster, or all singletons) give 1
+    return np.where(top == expected, 1.0, ari)

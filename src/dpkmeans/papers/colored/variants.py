@@ -29,7 +29,8 @@ from ...lloyd import assign
 from ...noise import FLOAT_LEAK
 from ...validation import check_delta, check_epsilon, check_positive_int
 
-__all__ = ["as_published", "corrected", "white", "CEDSOutputRelease", "KMeansPlusPlusOnData",
+__all__ = ["as_published", "corrected", "white", "local_deltas", "CEDSOutputRelease",
+           "KMeansPlusPlusOnData",
            "MAX_ITER", "CEDS_EPSILON", "CEDS_DELTA"]
 
 #: CEDSKMeans's defaults (scikit-learn's KMeans: max_iter 300; dp_epsilon 0.1, dp_delta 0.1).
@@ -39,6 +40,18 @@ CEDS_DELTA = 0.1
 #: Convergence of the exact loop: no centroid moves by this much (scikit-learn's tol is
 #: relative to the data's variance; the book stops on the absolute shift).
 CONVERGED = 1e-8
+
+
+def local_deltas(X: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's "possible Delta's" of a clustering (reference §6.5): the labels of the
+    nearest of ``centroids`` (K, d), and the leave-one-out shifts of the cluster means with
+    the labels frozen, shape (N, K d). An empty cluster keeps its centroid."""
+    k = centroids.shape[0]
+    labels = assign(X, centroids)
+    counts = np.bincount(labels, minlength=k)
+    sums = np.stack([X[labels == j].sum(axis=0) for j in range(k)])
+    means = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], centroids)
+    return labels, colored.leave_one_out_deltas(X, labels, means)
 
 
 def _records(ctx: HookContext) -> np.ndarray:
@@ -88,12 +101,7 @@ class CEDSOutputRelease:
         gamma_claim = colored.gamma_pdp(self.epsilon, self.delta)
         covariances, own, claimed = [], [], []
         for c in C:
-            labels = assign(X, c)
-            counts = np.bincount(labels, minlength=k)
-            means = np.where(counts[:, None] > 0,
-                             np.stack([X[labels == j].sum(axis=0) for j in range(k)])
-                             / np.maximum(counts, 1)[:, None], c)
-            D = colored.leave_one_out_deltas(X, labels, means)
+            _, D = local_deltas(X, c)
             S = colored.ceds_covariance(D, gamma_c)
             covariances.append(S)
             own.append(colored.constraint_check(D, S, gamma_c))
