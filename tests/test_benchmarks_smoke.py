@@ -77,3 +77,18 @@ def test_sampler_benchmark_case_reports_its_units():
     assert res["ms_per_million_draws"]["dpkmeans"] == pytest.approx(ns)  # 1e6 draws x ns
     assert res["params"]["elements"] == 5 * 12
     json.dumps(res)
+
+
+def test_colored_sdp_benchmark_case():
+    """benchmarks/colored_sdp.py at a tiny size, on synthetic data (no dataset needed)."""
+    from benchmarks import colored_sdp
+
+    X = run.gaussian_mixture(300, 2, 4, seed=1)
+    res = colored_sdp.bench_case(X, repeats=1)
+    assert res["d"] == 2 and res["deltas"] == [300, 8]
+    assert res["measurements"]["repeats"] == 1
+    assert isinstance(res["met"], bool)
+    assert res["violated"] == 0 and res["rescaled"] >= 1
+    assert 0 < res["trace_ratio_to_white"] <= 1 + 1e-6  # never worse than white noise
+    json.dumps(res)
+    assert colored_sdp.table([res]).splitlines()[2].startswith("| 2 | 300 x 8 |")

@@ -216,15 +216,29 @@ class CovarianceSolution:
     precision: np.ndarray
     status: str
     rounds: int  # constraint-generation rounds (the most of any block)
-    constraints: int  # Delta's in the final working sets
+    constraints: int  # distinct Delta's in the final working sets
     active: np.ndarray  # indices of the Delta's whose constraint is tight (s^2 >= (1-1e-4) gamma)
     rescaled: float  # the post-check's factor on the precision (1: every constraint held)
     seconds: float
 
 
+#: Clarabel's settings for the SDP: its defaults (tolerances included) on one thread. Its
+#: parallel factorisation (faer) is slower on two threads at these sizes (5.2 s against 4.3 s
+#: for the four blocks of Marketing at d = 28), and sweeps run two cells at a time.
+CLARABEL_OPTIONS: dict[str, Any] = {"max_threads": 1}
+#: The first working set holds the START_MULTIPLE r Delta's of largest score (r the dimension
+#: of the span); see :func:`_first_working_set`.
+START_MULTIPLE = 8
+
+
 def _solve_working_set(Dw: np.ndarray, gamma: float) -> tuple[np.ndarray, str]:
     """min tr(Psi^-1) s.t. Delta' Psi Delta <= gamma over the rows of Dw, as an SDP:
-    [[Psi, I], [I, Z]] >= 0 makes Z >= Psi^-1; minimise tr Z (cvxpy + Clarabel)."""
+    [[Psi, I], [I, Z]] >= 0 makes Z >= Psi^-1; minimise tr Z (cvxpy + Clarabel).
+
+    Clarabel splits that LMI by its chordal decomposition (two cones of about r + r/2 instead
+    of one of 2r: about 30% faster at r = 25). It then sometimes stalls just short of its
+    tolerances (status "optimal_inaccurate", a relative gap of 2e-8 against 1e-8); such a
+    solve is done again without the decomposition, and the better of the two is kept."""
     import cvxpy as cp
 
     m = Dw.shape[1]
@@ -234,18 +248,46 @@ def _solve_working_set(Dw: np.ndarray, gamma: float) -> tuple[np.ndarray, str]:
     constraints = [cp.bmat([[psi, eye], [eye, z]]) >> 0,
                    cp.sum(cp.multiply(Dw @ psi, Dw), axis=1) <= gamma]
     problem = cp.Problem(cp.Minimize(cp.trace(z)), constraints)
-    problem.solve(solver=cp.CLARABEL)
-    if psi.value is None:
-        raise RuntimeError(f"the SDP solver failed: status {problem.status}")
-    return (psi.value + psi.value.T) / 2.0, str(problem.status)
+
+    def solve(**settings: Any) -> tuple[np.ndarray | None, str]:
+        problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS, **settings)
+        return (None if psi.value is None else psi.value.copy()), str(problem.status)
+
+    value, status = solve()
+    if status != cp.OPTIMAL:
+        retry = solve(chordal_decomposition_enable=False)
+        if retry[1] == cp.OPTIMAL or value is None:
+            value, status = retry
+    if value is None:
+        raise RuntimeError(f"the SDP solver failed: status {status}")
+    return (value + value.T) / 2.0, status
+
+
+def _first_working_set(unit: np.ndarray) -> np.ndarray:
+    """The first working set (sorted indices of rows of ``unit``, shape (n, r), full column
+    rank): the r largest-norm rows (the active set of white noise) and the START_MULTIPLE r
+    rows of largest score u' (U'U)^(-1/2) u. Why this score: at the optimum
+    Psi^-2 = Sigma^2 = sum_n lambda_n u_n u_n' with multipliers lambda_n >= 0 that vanish off
+    the tight constraints (KKT); equal multipliers give Sigma = (U'U)^(1/2), and the score is
+    s^2 under that Sigma. It is only a guess: constraint generation adds what it misses."""
+    r = unit.shape[1]
+    w, V = np.linalg.eigh(unit.T @ unit)
+    root_inv = (V / np.sqrt(np.clip(w, w.max() * 1e-14, None))) @ V.T
+    score = np.einsum("ij,jk,ik->i", unit, root_inv, unit)
+    norms = np.einsum("ij,ij->i", unit, unit)
+    return np.union1d(np.argsort(-norms, kind="stable")[:r],
+                      np.argsort(-score, kind="stable")[:START_MULTIPLE * r])
 
 
 def _optimal_precision(D: np.ndarray, gamma: float, max_rounds: int,
                        tolerance: float) -> tuple[np.ndarray, np.ndarray, str, int, int]:
     """Constraint generation for one block: (covariance, precision, status, rounds, working-set
-    size). Directions no Delta reaches need no noise: the problem is solved on the span of the
+    size). Equal rows (duplicate records of one cluster) are one constraint and are kept once
+    (repeated constraints also made some solves stop short of Clarabel's tolerances).
+    Directions no Delta reaches need no noise: the problem is solved on the span of the
     Delta's (orthonormal basis B) and lifted back, Sigma = B Sigma_r B' (singular if the span is
     smaller than the block), precision B Psi_r B'."""
+    D = np.unique(D, axis=0)
     _, sv, Vt = np.linalg.svd(D, full_matrices=False)
     B = Vt[sv > sv.max() * 1e-10].T  # (m, r)
     r = B.shape[1]
@@ -255,7 +297,7 @@ def _optimal_precision(D: np.ndarray, gamma: float, max_rounds: int,
     # the solver's tolerances then mean the same at every scale. Psi = Psi_1 gamma / a^2.
     a2 = float(norms.max())
     unit = Dr / math.sqrt(a2)
-    work = np.argsort(-norms, kind="stable")[:r]
+    work = _first_working_set(unit)
     statuses, rounds = set(), 0
     for rounds in range(1, max_rounds + 1):
         psi1, round_status = _solve_working_set(unit[work], 1.0)
@@ -275,14 +317,26 @@ def _optimal_precision(D: np.ndarray, gamma: float, max_rounds: int,
 def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_rounds: int = 50,
                        tolerance: float = 1e-6) -> CovarianceSolution:
     """min tr(Sigma) s.t. Delta_n' Sigma^-1 Delta_n <= gamma for every row (eq. 11; reference
-    §6.9), by constraint generation: start from the m largest-norm Delta's, solve the SDP, add
-    the m most violated, repeat. Then a post-check over *all* rows: if the solver left any
-    s^2 above gamma, the precision is scaled down by that factor, so every constraint holds.
+    §6.9), by constraint generation: solve the SDP (cvxpy + Clarabel) on a working set of
+    Delta's, add the r most violated of the others (r the dimension of their span), repeat
+    until none is violated. Then a post-check over *all* rows: if the solver left any s^2
+    above gamma, the precision is scaled down by that factor, so every constraint holds.
 
     ``blocks = K`` when every Delta changes one block of m / K coordinates (one centroid, as
     the leave-one-out Delta's): the constraints then see only the diagonal blocks of Psi, and
     tr(Psi^-1) >= sum_k tr(Psi_kk^-1) (Schur complement), so a block-diagonal Psi is optimal
-    and the problem splits into K SDPs of size m / K."""
+    and the problem splits into K SDPs of size m / K.
+
+    Speed (issue 12; ``python -m benchmarks.colored_sdp``): nearly all the time is Clarabel's
+    interior-point iterations on the 2r x 2r LMI: at r = 25 about 1 s a solve with 80 rows in
+    the working set, 1.2 s with 200, 2.1 s with 677 (cvxpy's canonicalisation is 1-2% of it),
+    so the number of solves is what counts. The first working set was the r largest-norm
+    Delta's, which took 3-5 rounds a block (15 solves, about 17 s, for Marketing at K = 4,
+    d = 28). It is now a guess of the tight constraints from the optimality conditions
+    (:func:`_first_working_set`, 8 r rows), after which one round was enough in every d = 28
+    case tried (4 solves, about 4 s). Equal Delta's are solved once, and Clarabel runs on one
+    thread (``CLARABEL_OPTIONS``). The problem, the stopping rule (no Delta above
+    gamma (1 + ``tolerance``)) and the post-check are unchanged."""
     D, g = _check_deltas(D), _check_gamma(gamma)
     m = D.shape[1]
     if not isinstance(blocks, int | np.integer) or blocks < 1 or m % blocks:
