@@ -108,7 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     mode = "quick" if args.quick else "full"
     out = args.out if args.out is not None else (None if args.quick else OUT)
     started = time.perf_counter()
+    import clarabel
+    import cvxpy
+
     report = {"mode": mode, "machine": machine_info(), "load_average_start": _load(),
+              "solver_versions": {"cvxpy": cvxpy.__version__, "clarabel": clarabel.__version__,
+                                  "clarabel_options": dict(colored.CLARABEL_OPTIONS),
+                                  "start_multiple": colored.START_MULTIPLE},
               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "data": "marketing_campaign (paper colored-noise), scaled to [-1, 1], first d "
                       "columns; KMeans(4, n_init=1, random_state=0); leave-one-out Delta's",
