@@ -206,3 +206,10 @@ def test_committed_claims_are_computed_from_the_committed_results(committed):
     fresh = claims.claims_ledger(committed, pd.read_csv(AUDIT_FILE))
     stored = pd.read_csv(CLAIMS_FILE, keep_default_na=False)
     pd.testing.assert_frame_equal(fresh.reset_index(drop=True), stored, check_dtype=False)
+
+
+def test_the_closed_form_names_a_singular_system_instead_of_a_linalg_traceback():
+    D = np.zeros((6, 4))
+    D[:3, 2:] = [[1e-3, 0.0], [0.0, 1e-3], [1e-3, 1e-3]]  # block 0 all zero: M is singular
+    with pytest.raises(ValueError, match="M is singular"):
+        colored.ceds_covariance(D, 1.0)

@@ -201,7 +201,12 @@ def ceds_covariance(D: ArrayLike, gamma: float) -> np.ndarray:
     DS = D[chosen].T  # columns are the chosen Delta's, (m, r)
     U, s, Vt = np.linalg.svd(DS)
     M = np.square(U[:r, :r] @ np.diag(np.sqrt(s)) @ Vt)
-    lam = np.real(np.power(g * (np.linalg.inv(M) @ np.ones(r)), -2.0))
+    try:
+        lam = np.real(np.power(g * (np.linalg.inv(M) @ np.ones(r)), -2.0))
+    except np.linalg.LinAlgError:
+        raise ValueError("CEDS's closed form is undefined for this Delta set: its matrix M "
+                         "is singular (as published, CEDS's code fails here too; e.g. a "
+                         "cluster whose records are all equal)") from None
     R = (DS * lam) @ DS.T
     U, s, Vt = np.linalg.svd(R)
     root = U @ np.diag(np.sqrt(s)) @ Vt
