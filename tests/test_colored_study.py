@@ -130,7 +130,7 @@ def test_claim_one_reads_significance_not_the_sign_alone():
 def test_claim_three_is_refuted_by_a_violated_constraint_and_by_the_audit():
     rows = pd.DataFrame({"dataset": "toy", "algorithm": "ceds", "epsilon": [1.0, 2.0],
                          "delta": 1e-5, "worst_tail": [1.0, 5e-6], "violated_fraction": 0.5})
-    assert claims._claim_pdp(rows, "toy", "worst_tail", "eps")["verdict"] == "mixed"
+    assert claims._claim_pdp(rows, "toy", "constraint check, claimed eps")["verdict"] == "mixed"
     audit = pd.DataFrame({"name": ["as published (x)", "corrected (x)"],
                           "claimed_epsilon": 1.0, "lower_bound": [4.5, 0.0], "confidence": 0.99,
                           "trials": 1000, "verdict": ["violation detected", "consistent"]})
@@ -204,7 +204,7 @@ def test_a_committed_point_is_recomputed_exactly(committed):
 
 def test_committed_claims_are_computed_from_the_committed_results(committed):
     fresh = claims.claims_ledger(committed, pd.read_csv(AUDIT_FILE))
-    stored = pd.read_csv(CLAIMS_FILE, keep_default_na=False)
+    stored = pd.read_csv(CLAIMS_FILE)
     pd.testing.assert_frame_equal(fresh.reset_index(drop=True), stored, check_dtype=False)
 
 
