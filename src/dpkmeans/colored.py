@@ -443,7 +443,8 @@ def constraint_check(D: ArrayLike, covariance: ArrayLike, gamma: float, *,
     return ConstraintCheck(s2 / g, float(tolerance), g)
 
 
-def draw_colored(covariance: ArrayLike, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+def draw_colored(covariance: ArrayLike, rng: np.random.Generator,
+                 size: int | None = None) -> np.ndarray:
     """Draws of N(0, Sigma) from ``rng`` (continuous float64, as the paper; chapter 9 records
     it): the symmetric square root, so a singular Sigma is fine."""
     S = np.asarray(covariance, dtype=float)
