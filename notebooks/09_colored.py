@@ -1020,9 +1020,11 @@ glue("ch9_units_nicv_best", f"{units.min():.2f}", display=False)
 corrected_mse = co_claims.error_ratios(results, "corrected", "mse")
 glue("ch9_corrected_mse_lo", f"{corrected_mse['ratio'].min():.2f}", display=False)
 glue("ch9_corrected_mse_hi", f"{corrected_mse['ratio'].max():.2f}", display=False)
-units_row = pd.read_csv(CLAIMS_FILE)
-units_row = units_row[(units_row["claim"] == 1) & (units_row["setting"] == "corrected")
-                      & (units_row["metric"] == "nicv") & (units_row["dataset"] == "marketing_units")]
+claims_ledger = pd.read_csv(CLAIMS_FILE)  # read once, for this and the next section
+units_row = claims_ledger[(claims_ledger["claim"] == 1)
+                          & (claims_ledger["setting"] == "corrected")
+                          & (claims_ledger["metric"] == "nicv")
+                          & (claims_ledger["dataset"] == "marketing_units")]
 glue("ch9_units_nicv_points", units_row["evidence"].iloc[0].split(" points")[0], display=False)
 
 # %% [markdown]
@@ -1059,8 +1061,7 @@ glue("ch9_units_nicv_points", units_row["evidence"].iloc[0].split(" points")[0],
 # committed results.
 
 # %%
-ledger = pd.read_csv(CLAIMS_FILE)
-summary = co_claims.claims_summary(ledger)
+summary = co_claims.claims_summary(claims_ledger)
 print(summary.to_string(index=False))
 for row in summary.itertuples():  # e.g. ch9_claim1_corrected_nicv, ch9_claim3_audit
     name = f"ch9 claim{row.claim} {row.setting} {row.metric}".lower().replace("'", "")
@@ -1069,7 +1070,8 @@ for row in summary.itertuples():  # e.g. ch9_claim1_corrected_nicv, ch9_claim3_a
 
 # %%
 pd.set_option("display.max_colwidth", 200)
-print(ledger[["claim", "setting", "metric", "dataset", "verdict", "evidence"]].to_string(index=False))
+print(claims_ledger[["claim", "setting", "metric", "dataset", "verdict", "evidence"]]
+      .to_string(index=False))
 
 # %% [markdown]
 # 1. **Colored noise has lower error than white noise at the same $(\varepsilon, \delta)$.**
