@@ -106,10 +106,18 @@ FLAWS = {
                           "changes are not covered, so no (epsilon, delta) holds"),
     "epsilon-times-Kd": ("CEDS computes gamma from epsilon K d, not epsilon: the ledger charges "
                          "epsilon K d, the budget its gamma buys"),
+    "partition-stop": ("a run stops when the partition no longer changes (seed 003): the test "
+                       "reads the exact partition of the private data, so when a run stops "
+                       "(and how much of the budget it spends) is released without noise"),
+    "record-initialisation": ("the initial centres are k private records with Laplace noise of "
+                              "undefined budget (seed 003): the ledger charges the most "
+                              "favourable reading, d / b per record in parallel over the k "
+                              "splits, on top of the declared total"),
 }
 #: Flaws that overspend without leaking: the ledger charges the true cost, so the total is
 #: the real spend (the rest are leaks: no epsilon describes the release).
-OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-Kd")
+OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-Kd",
+                      "record-initialisation")
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
 Release = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -270,6 +278,10 @@ class DPLloydResult:
     history: list[np.ndarray] = field(default_factory=list)  # centroids after each iteration
     iterations_run: np.ndarray | None = None  # (R,): iterations each replica ran
     spent: np.ndarray | None = None  # (R,): each replica's composed epsilon (its true spend)
+    # (R, T) with ``record_history``: the exact SSE of the centroids entering each iteration
+    # (column 0: the initial ones), from the statistics the iteration computes anyway. An
+    # evaluation aid, never released: it reads the private data without noise.
+    sse_history: np.ndarray | None = None
 
 
 def clip_to_bounds(X: ArrayLike, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int]:
@@ -517,6 +529,10 @@ def run(
     (default), ``"dask"`` (with an optional ``dask.distributed.Client`` in ``client``; without
     one a ``LocalCluster`` is started and closed) or a backend instance, left open. Every
     backend gives the same bits; the noise is always drawn here.
+
+    ``record_history`` keeps the centroids after every iteration (``result.history``) and the
+    exact SSE of the centroids entering every iteration (``result.sse_history``): evaluation
+    aids computed from the private data, not releases.
     """
     R = check_positive_int(replicas, "replicas")
     engine = get_backend(backend, client=client)
@@ -556,14 +572,29 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
     active = np.ones(R, dtype=bool)
     centroids, history = initial.copy(), []
     noisy = np.zeros((R, k, d + 1))
+    sse = np.full((R, T), np.nan) if record_history else None
+    square_sum = (float(engine.map_reduce(data, _square_sum)[0][0]) if record_history else 0.0)
+    last_stats = np.zeros((R, k, d + 1)) if "partition-stop" in config.flaws else None
     for t, eps_t in enumerate(config.schedule):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        sub_rngs = [rngs[i] for i in idx] if idx.size < R else rngs
-        sub_unit = None if unit is None else unit[idx, t]
         previous = centroids[idx]
         sums, counts = engine.stats(data, previous, scores=config.scores)
+        if sse is not None:
+            sse[idx, t] = square_sum + np.einsum("rk,rk->r", counts, (previous**2).sum(axis=2)) \
+                - 2.0 * np.einsum("rkd,rkd->r", sums, previous)
+        if "partition-stop" in config.flaws:  # recorded as a leak by _open_ledger
+            same = _same_partition(sums, counts, last_stats[idx]) if t else np.zeros(idx.size, bool)
+            last_stats[idx, ..., :-1], last_stats[idx, ..., -1] = sums, counts
+            if same.any():
+                active[idx[same]] = False
+                idx, previous, sums, counts = (idx[~same], previous[~same], sums[~same],
+                                               counts[~same])
+                if idx.size == 0:
+                    break
+        sub_rngs = [rngs[i] for i in idx] if idx.size < R else rngs
+        sub_unit = None if unit is None else unit[idx, t]
         if config.centred:
             sums -= counts[..., None] * centre  # S_j - n_j m: the centred query
         stats = np.concatenate([sums, counts[..., None]], axis=2)
@@ -595,6 +626,12 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
             active[idx[shift < config.stop_threshold]] = False
         if record_history:
             history.append(centroids.copy())
+    if "partition-stop" in config.flaws and not active.all():
+        ledger.post_process(f"stopped where the partition repeated (a leak, recorded above); "
+                            f"iterations run: {iterations_run.min()} to {iterations_run.max()}")
+    if sse is not None:  # a stopped replica keeps its centroids, so its SSE stays
+        for t in range(1, T):
+            sse[:, t] = np.where(np.isnan(sse[:, t]), sse[:, t - 1], sse[:, t])
     if config.stop_threshold is not None and not active.all():
         ledger.post_process(f"stop a replica once no centroid moves by {config.stop_threshold:g} "
                             f"or more (its released centroids); iterations run: "
@@ -615,7 +652,19 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         if not ledger.total().fits_within(ledger.budget):  # pragma: no cover - the ledger refuses
             raise RuntimeError(f"ledger total {ledger.total()} exceeds the budget {ledger.budget}")
     return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history,
-                         iterations_run, spent)
+                         iterations_run, spent, sse)
+
+
+def _square_sum(block: np.ndarray) -> tuple[np.ndarray]:
+    """sum ||x||^2 over a block (the constant of the SSE identity in :func:`run`)."""
+    return (np.array([np.einsum("nd,nd->", block, block)]),)
+
+
+def _same_partition(sums: np.ndarray, counts: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Per replica: whether the exact statistics equal the last iteration's, i.e. the partition
+    did not change (a change moves a record, and with it a count or a sum; "partition-stop")."""
+    return (np.all(counts == last[..., -1], axis=1)
+            & np.all(sums == last[..., :-1], axis=(1, 2)))
 
 
 def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:

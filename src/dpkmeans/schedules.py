@@ -9,6 +9,7 @@ open-ended forms of halving and series-sum, which leave budget unspent, are avai
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,6 +20,10 @@ __all__ = [
     "halving",
     "series_sum",
     "dpkccm_stepped",
+    "arithmetic_progression",
+    "apdp_plan",
+    "ApdpPlan",
+    "APDP_BRANCHES",
     "su_epsilon_m",
     "su_iterations",
     "su_split",
@@ -70,6 +75,71 @@ def dpkccm_stepped(epsilon: float, iterations: int = 12) -> np.ndarray:
     block = T // 3
     weights = np.repeat([1.0 / 6.0, 1.0 / 3.0, 1.0 / 2.0], block) / block
     return _shaped(epsilon, weights, True)
+
+
+def arithmetic_progression(epsilon: float, iterations: int, epsilon_m: float) -> np.ndarray:
+    """APDP's reversed arithmetic progression (seed 003 eq. 5-7; reference §7.2).
+
+    n = ``iterations`` terms from 2 epsilon / n - epsilon_m down to epsilon_m in equal steps
+    d_AP = 2 (epsilon - n epsilon_m) / (n (n - 1)); they sum to epsilon exactly. Defined only
+    when every term is at least epsilon_m, i.e. epsilon >= n epsilon_m (d_AP >= 0); n = 1 is the
+    single term epsilon. Raises ValueError otherwise (the published branch condition,
+    :func:`apdp_plan`, decides which schedule runs instead).
+    """
+    eps = check_epsilon(epsilon)
+    n = check_positive_int(iterations, "iterations")
+    floor = check_epsilon(epsilon_m, "epsilon_m")
+    if eps < n * floor * (1 - 1e-12):
+        raise ValueError(f"the arithmetic progression needs epsilon >= iterations * epsilon_m "
+                         f"(every term at least epsilon_m): {eps:g} < {n} * {floor:g}")
+    if n == 1:
+        return np.array([eps])
+    step = 2.0 * (eps - n * floor) / (n * (n - 1))
+    terms = floor + step * np.arange(n - 1, -1, -1, dtype=float)
+    return terms * (eps / terms.sum())  # the exact sum (the terms' sum is eps up to rounding)
+
+
+#: Which schedule APDP runs (reported per result row): "ap" = the progression over t_m terms;
+#: "fallback" = as published below the minimum, eps / t_m per iteration; "su-ap" and
+#: "su-uniform" = corrected below the minimum, Su's T with the progression (T >= 3) or not.
+APDP_BRANCHES = ("ap", "fallback", "su-ap", "su-uniform")
+
+
+@dataclass(frozen=True)
+class ApdpPlan:
+    """APDP's per-iteration budgets and the branch that produced them."""
+
+    schedule: np.ndarray
+    branch: str
+    epsilon_m: float
+
+    @property
+    def iterations(self) -> int:
+        return int(self.schedule.size)
+
+
+def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
+              corrected: bool) -> ApdpPlan:
+    """APDP's schedule with its branch (reference §7.2 step 3 and §7.3, 3-2).
+
+    If epsilon / epsilon_m > t_m the progression runs over t_m iterations (both versions).
+    Otherwise, as published, every one of the t_m iterations gets epsilon / t_m (< epsilon_m,
+    the minimum the method is built on); corrected, T = floor(clip(epsilon / epsilon_m, 2, 7))
+    iterations (Su's rule) with the progression when T >= 3 and equal shares when T = 2.
+    epsilon_m must come from public inputs (a public N): it decides the schedule.
+    """
+    eps = check_epsilon(epsilon)
+    t_max = check_positive_int(max_iterations, "max_iterations")
+    floor = check_epsilon(epsilon_m, "epsilon_m")
+    ratio = eps / floor
+    if ratio > t_max:
+        return ApdpPlan(arithmetic_progression(eps, t_max, floor), "ap", floor)
+    if not corrected:
+        return ApdpPlan(uniform(eps, t_max), "fallback", floor)
+    T = min(int(math.floor(min(max(ratio, 2.0), 7.0))), t_max)
+    if T >= 3:
+        return ApdpPlan(arithmetic_progression(eps, T, floor), "su-ap", floor)
+    return ApdpPlan(uniform(eps, T), "su-uniform", floor)
 
 
 def su_epsilon_m(n_records: int, n_clusters: int, d: int, rho: float = SU_RHO["[-1,1]"]) -> float:
