@@ -11,8 +11,11 @@ memory stays bounded, the working set stays in cache and there is no Python loop
 Determinism: the row chunks depend on (k, d) only and every chunk goes through the same code
 path, so a record's cluster depends on that record and the centroids alone, never on N (a
 neighbouring dataset must not change how the other records are assigned; issue 10). Every
-matrix product is one product per replica, so replica r's numbers are bit-identical whatever
-the number of replicas beside it. Ties go to the lowest centroid index, as with ``np.argmin``.
+product that gives a number (the sums, the minimum scores of :func:`nearest_distance_sums`, the
+silhouettes) is one product per replica, so replica r's numbers are bit-identical whatever the
+number of replicas beside it; the scores that only decide the assignment are one product per
+group of replicas, which cannot change a label (the assignment is exact, :class:`_Nearest`).
+Ties go to the lowest centroid index, as with ``np.argmin``.
 
 Precision: ``scores="single"`` computes the assignment scores in float32 (about 1.3x faster on
 large inputs) while the sums and counts stay float64. Which centroid a row joins is still a
@@ -98,6 +101,16 @@ def _blocks(n_rows: int, k: int, d: int, R: int) -> tuple[int, int]:
     return rows, reps
 
 
+#: Target size of one group's scores in the one-hot path (replicas x clusters x rows): the
+#: scores of a group of replicas are one matrix product (speed only, like the replica blocks).
+GROUP_BYTES = 2 * 2**20
+
+
+def _group(m: int, k: int, R: int) -> int:
+    """Replicas per group of the one-hot path for chunks of ``m`` rows (speed only)."""
+    return int(min(R, max(1, GROUP_BYTES // (8 * k * max(m, 1)))))
+
+
 #: Rounding unit of each score precision: every computed score is within
 #: (d + 4) u sum_i |a_i b_i| of the exact one (a = (x, 1), b = (-2 c, ||c||^2)), whatever the
 #: order of the products (Higham, Accuracy and Stability, eq. 3.5), plus 2 u sum_i |a_i b_i|
@@ -108,9 +121,11 @@ _UNIT_ROUNDING = {np.float64: 2.0**-53, np.float32: 2.0**-24}
 class _Nearest:
     """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
 
-    The score of centroid c for row x is ||c||^2 + (-2 c).x (scaling by -2 is exact): one
-    product per chunk of rows and replica, plus ||c||^2. The sums are then the product of the
-    one-hot matrix with the rows, the counts its row sums.
+    The score of centroid c for row x is a.b with a = (x, 1) and b = (-2 c, ||c||^2) (scaling
+    by -2 is exact): one product per chunk of rows and group of replicas, (r k, d + 1) times
+    (d + 1, m), since the order of its rounding does not matter (below). The sums are then the
+    product of the one-hot matrix with the rows, one product per replica exactly as before
+    (their bits depend on it), the counts its row sums (exact integers).
 
     **Exact assignment.** A record joins the centroid whose *exact* score, in real arithmetic,
     is smallest (the lowest index on an exact tie), with b = (-2 c, fl(||c||^2)) fixed by the
@@ -130,6 +145,8 @@ class _Nearest:
         R, k, d = C.shape
         self.k, self.d, self.X = k, d, X
         self.rows, self.reps = _blocks(X.shape[0], k, d, R)
+        m = min(self.rows, X.shape[0])
+        self.group = _group(m, k, R)
         c_norms = (C * C).sum(axis=2)  # (R, k): fl(||c||^2), public
         self.B = np.ascontiguousarray(
             np.concatenate([(-2.0 * C).transpose(0, 2, 1), c_norms[:, None, :]], axis=1))
@@ -140,6 +157,10 @@ class _Nearest:
         self.shadowed = np.triu(same, k=1).any(axis=1)  # (R, k): equals an earlier centroid
         self.CT = np.ascontiguousarray(self.B[:, :d, :], dtype=self.dtype)  # (R, d, k)
         self.c_norms = np.where(self.shadowed, np.inf, c_norms).astype(self.dtype)[:, :, None]
+        # The b vectors (-2 c, ||c||^2 or +inf) one centroid a row, replicas one after the
+        # other: the scores of a group of replicas are one product with the augmented rows.
+        self.BT = np.concatenate([self.CT.transpose(0, 2, 1), self.c_norms], axis=2).reshape(
+            R * k, d + 1)
         with np.errstate(invalid="ignore", over="ignore"):
             b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # (R,): max_j ||b_j||
         u = _UNIT_ROUNDING[self.dtype]
@@ -148,10 +169,6 @@ class _Nearest:
         # rounding of a score (sum_i |a_i b_i| <= ||a|| ||b|| by Cauchy-Schwarz); the slack
         # covers the rounding of the margin itself and of low + margin.
         self.margin = (2.3 * (d + 4 + extra) * u * b_norm).astype(self.dtype)
-        m = min(self.rows, X.shape[0])
-        self._score_rows = None if self.dtype == np.float64 else np.empty((m, d), self.dtype)
-        self._scores = np.empty(self.reps * k * m, dtype=self.dtype)
-        self._min = np.empty(self.reps * m, dtype=self.dtype)
 
     def blocks(self, onehot: bool = True):
         """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m), counts).
@@ -164,51 +181,79 @@ class _Nearest:
         np.argmin (a NaN wins); the caller reports non-finite data. ``rows`` are the chunk's
         rows of X, (m, d).
         """
+        if not onehot:
+            yield from self._minima()
+            return
         R, k, d = self.CT.shape[0], self.k, self.d
-        ones = np.ones(k)
-        if onehot:  # buffers of the one-hot path only
-            size = self._min.size
-            hot_buffer, threshold_buffer = np.empty(size * k), np.empty(size, dtype=self.dtype)
-            near_buffer = np.empty(size)
+        m_max = min(self.rows, self.X.shape[0])
+        size = self.group * k * m_max
+        scores_buffer, min_buffer = np.empty(size, self.dtype), np.empty(size // k, self.dtype)
+        hot_buffer, marks_buffer = np.empty(size), np.empty(size, dtype=bool)
+        threshold_buffer = np.empty(self.group * m_max, dtype=self.dtype)
+        augmented = np.empty((m_max, d + 1), dtype=self.dtype)  # a = (x, 1)
+        augmented[:, d] = 1.0
+        count_type = np.uint16 if m_max < 2**16 else np.uint32  # holds any count of a chunk
+        for start in range(0, self.X.shape[0], self.rows):
+            chunk = self.X[start:start + self.rows]
+            m = chunk.shape[0]
+            a = augmented[:m]
+            a[:, :d] = chunk
+            row_norm = np.sqrt(np.einsum("ij,ij->i", chunk, chunk) + 1.0).astype(self.dtype)
+            for r0 in range(0, R, self.group):
+                reps = slice(r0, min(R, r0 + self.group))
+                nr = reps.stop - r0
+                S = scores_buffer[:nr * k * m].reshape(nr * k, m)
+                # One GEMM for the group: the assignment is exact whatever the rounding order.
+                np.matmul(self.BT[r0 * k:reps.stop * k], a.T, out=S)
+                S = S.reshape(nr, k, m)
+                low = min_buffer[:nr * m].reshape(nr, m)
+                np.minimum.reduce(S, axis=1, out=low)
+                threshold = threshold_buffer[:nr * m].reshape(nr, m)
+                np.multiply.outer(self.margin[reps], row_norm, out=threshold)
+                threshold += low
+                marks = marks_buffer[:nr * k * m].reshape(nr, k, m)
+                np.less_equal(S, threshold[:, None, :], out=marks)
+                # Every row with finite scores marks at least its minimum, so one centroid per
+                # row is exactly "nr * m marks" (a row of a non-finite record marks none; the
+                # callers report non-finite data: assign checks X first, batched_stats its sums).
+                if np.count_nonzero(marks) != nr * m:
+                    near = np.add.reduce(marks.view(np.uint8), axis=1, dtype=np.intp)
+                    rep_of, col = np.nonzero(near != 1)  # near ties (or non-finite rows)
+                    replica = rep_of + r0
+                    rows = np.hstack([chunk[col], np.ones((col.size, 1))])
+                    labels = _exact_nearest(rows, self.B[replica], S[rep_of, :, col],
+                                            ~self.shadowed[replica])
+                    marks[rep_of, :, col] = labels[:, None] == np.arange(k)[None, :]
+                counts = np.add.reduce(marks.view(np.uint8), axis=2, dtype=count_type).astype(
+                    np.float64)  # exact integers
+                hot = hot_buffer[:nr * k * m].reshape(nr, k, m)
+                np.copyto(hot, marks)
+                yield start, reps, chunk, S, hot, counts
+
+    def _minima(self):
+        """The ``onehot=False`` blocks: one score product a replica, and the minimum score of
+        each row (rounded: its bits are those of :func:`nearest_distance_sums`)."""
+        R, k, d = self.CT.shape[0], self.k, self.d
+        m_max = min(self.rows, self.X.shape[0])
+        scores_buffer = np.empty(self.reps * k * m_max, dtype=self.dtype)
+        min_buffer = np.empty(self.reps * m_max, dtype=self.dtype)
+        rows_buffer = None if self.dtype == np.float64 else np.empty((m_max, d), self.dtype)
         for start in range(0, self.X.shape[0], self.rows):
             chunk = self.X[start:start + self.rows]
             m = chunk.shape[0]
             score_rows = chunk
-            if self._score_rows is not None:
-                score_rows = self._score_rows[:m]
+            if rows_buffer is not None:
+                score_rows = rows_buffer[:m]
                 score_rows[:] = chunk
-            if onehot:  # ||a|| of the augmented rows a = (x, 1)
-                row_norm = np.sqrt(np.einsum("ij,ij->i", chunk, chunk) + 1.0).astype(self.dtype)
             for r0 in range(0, R, self.reps):
                 reps = slice(r0, min(R, r0 + self.reps))
                 nr = reps.stop - r0
-                S = self._scores[:nr * k * m].reshape(nr, k, m)
+                S = scores_buffer[:nr * k * m].reshape(nr, k, m)
                 np.matmul(score_rows, self.CT[reps], out=S.transpose(0, 2, 1))  # one GEMM a replica
                 S += self.c_norms[reps]
-                low = self._min[:nr * m].reshape(nr, m)
+                low = min_buffer[:nr * m].reshape(nr, m)
                 np.minimum.reduce(S, axis=1, out=low)
-                if not onehot:
-                    yield start, reps, chunk, S, low, None
-                    continue
-                threshold = threshold_buffer[:nr * m].reshape(nr, m)
-                np.multiply.outer(self.margin[reps], row_norm, out=threshold)
-                threshold += low
-                hot = hot_buffer[:nr * k * m].reshape(nr, k, m)
-                np.less_equal(S, threshold[:, None, :], out=hot)
-                counts = hot.sum(axis=2)
-                # Every row with finite scores marks at least its minimum, so one centroid per
-                # row is exactly "nr * m marks" (a row of a non-finite record marks none; the
-                # callers report non-finite data: assign checks X first, batched_stats its sums).
-                if counts.sum() != nr * m:
-                    near = np.matmul(ones, hot, out=near_buffer[:nr * m].reshape(nr, m))
-                    rep_of, col = np.nonzero(near != 1.0)  # near ties (or non-finite rows)
-                    replica = rep_of + r0
-                    a = np.hstack([chunk[col], np.ones((col.size, 1))])
-                    labels = _exact_nearest(a, self.B[replica], S[rep_of, :, col],
-                                            ~self.shadowed[replica])
-                    hot[rep_of, :, col] = labels[:, None] == np.arange(k)[None, :]
-                    counts = hot.sum(axis=2)
-                yield start, reps, chunk, S, hot, counts
+                yield start, reps, chunk, S, low, None
 
 
 def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
