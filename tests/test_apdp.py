@@ -88,7 +88,7 @@ def test_corrected_is_private_and_spends_exactly_epsilon(mixture):
 
 def test_as_published_records_its_leaks_and_its_overspend(mixture):
     config = as_published(3, 2.0, _box(2), n_records=600)
-    assert {"partition-stop", "record-initialisation", "position-split", "private-record-count",
+    assert {"partition-stop", "record-initialisation", "record-order-split", "private-epsilon-m",
             "data-derived-bounds"} <= set(config.flaws)
     result = run(mixture, config, 5, replicas=6)
     assert not result.ledger.is_private
@@ -96,7 +96,7 @@ def test_as_published_records_its_leaks_and_its_overspend(mixture):
     assert result.spent.max() == pytest.approx(2.0 + eps0) or result.spent.max() < 2.0 + eps0
     assert result.spent.min() >= eps0 and np.all(result.iterations_run <= config.iterations)
     uniform = as_published(3, 2.0, _box(2), n_records=600, schedule="uniform")
-    assert "private-record-count" not in uniform.flaws  # only the AP reads eps_m
+    assert "private-epsilon-m" not in uniform.flaws  # only the AP reads eps_m
     open_ended = as_published(3, 2.0, _box(2), n_records=600, schedule="dichotomy")
     assert open_ended.schedule.sum() == pytest.approx(2.0 * (1 - 2.0**-10))  # as written
 

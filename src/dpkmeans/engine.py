@@ -109,6 +109,12 @@ FLAWS = {
     "partition-stop": ("a run stops when the partition no longer changes (seed 003): the test "
                        "reads the exact partition of the private data, so when a run stops "
                        "(and how much of the budget it spends) is released without noise"),
+    "private-epsilon-m": ("APDP's minimum eps_m (seed 003 eq. 4), which picks the branch and "
+                          "every iteration's budget, reads the exact number of private records: "
+                          "one record more can change the schedule"),
+    "record-order-split": ("the k splits that the initial records are drawn from follow record "
+                           "order (seed 003): adding a record moves every later record to "
+                           "another split, so no per-split sensitivity holds"),
     "record-initialisation": ("the initial centres are k private records with Laplace noise of "
                               "undefined budget (seed 003): the ledger charges the most "
                               "favourable reading, d / b per record in parallel over the k "

@@ -361,9 +361,12 @@ def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarr
             d2 = np.matmul(chunk, B[reps, :d, :]) + B[reps, d, :][:, None, :]  # (r, m, k)
             d2 += sq[start:start + m, None]
             np.maximum(d2, 0.0, out=d2)
-            own = hot.transpose(0, 2, 1) > 0  # (r, m, k): one True a row
-            a = np.sqrt(np.where(own, d2, np.inf).min(axis=2))
-            b = np.sqrt(np.where(own, np.inf, d2).min(axis=2)) if k > 1 else a
+            # (r, k, m): the minima over k are then elementwise over contiguous rows (a
+            # reduction along a short last axis is slow); min and sqrt are exact, same bits
+            d2 = np.ascontiguousarray(d2.transpose(0, 2, 1))
+            own = hot > 0  # (r, k, m): one True a row
+            a = np.sqrt(np.where(own, d2, np.inf).min(axis=1))
+            b = np.sqrt(np.where(own, np.inf, d2).min(axis=1)) if k > 1 else a
             top = np.maximum(a, b)
             s = np.where(top > 0, (b - a) / np.where(top > 0, top, 1.0), 0.0)
             np.clip(s, 0.0, 1.0, out=s)

@@ -126,7 +126,9 @@ def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
     Otherwise, as published, every one of the t_m iterations gets epsilon / t_m (< epsilon_m,
     the minimum the method is built on); corrected, T = floor(clip(epsilon / epsilon_m, 2, 7))
     iterations (Su's rule) with the progression when T >= 3 and equal shares when T = 2.
-    epsilon_m must come from public inputs (a public N): it decides the schedule.
+    epsilon_m must come from public inputs (a public N): it decides the schedule. T is the floor
+    of a floating-point ratio, as in :func:`su_iterations` (and diffprivlib): at an exact
+    multiple such as 0.3 / 0.1 = 2.9999999999999996 it may land one below.
     """
     eps = check_epsilon(epsilon)
     t_max = check_positive_int(max_iterations, "max_iterations")

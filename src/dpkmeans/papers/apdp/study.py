@@ -13,7 +13,9 @@ Algorithms (``ALGORITHMS``), in three families:
 - ``corrected``: the same four schedules, corrected (:func:`.variants.corrected`), all over the
   corrected APDP's T, so that only the shape differs;
 - ``other``: the schedules of the other papers: DPLloyd's uniform eps / 5, DPLloyd-Impr (Su's T
-  and count/sum split), DP-KCCM's stepped 1/24, 1/12, 1/8 (T = 12, k clusters) and seed 001's
+  and count/sum split, with rho = 0.225: Su's value for a release centred on the box, where a
+  typical |c - m| / (2 r) is 0.225 whatever the box, as in chapters 5 and 8; APDP's eps_m keeps
+  the note's 0.45), DP-KCCM's stepped 1/24, 1/12, 1/8 (T = 12, k clusters) and seed 001's
   silhouette allocation (corrected).
 
 Every private algorithm starts from the **same** 20 sphere-packing draws of a case (they
@@ -46,7 +48,6 @@ from ...validation import check_positive_int
 from ..dpkccm.variants import dpkccm_config
 from ..silhouette import variants as silhouette
 from . import variants
-from .variants import RHO
 
 __all__ = [
     "CASES",
@@ -136,7 +137,7 @@ def study_config(point: Point, d: int, n_records: int) -> DPLloydConfig:
     if algorithm == "dplloyd":
         return dplloyd(k, eps, box)
     if algorithm == "dplloyd_impr":
-        return dplloyd_impr(k, eps, box, n_records=n_records, rho=RHO)
+        return dplloyd_impr(k, eps, box, n_records=n_records)  # rho for a centred release
     if algorithm == "dpkccm_stepped":
         return dpkccm_config("allocation_k", k, eps, box, centred=True)
     if algorithm == "silhouette":

@@ -104,7 +104,7 @@ class RecordInitialRelease:
     The note gives no budget. The ledger charges the most favourable reading: the parts fixed,
     a record in [0, 1]^d moves by at most d in L1 (replace one record), so each part costs
     eps_0 = d / b, in parallel over the k parts, outside the declared total (flaw
-    ``record-initialisation``). Adding a record moves the parts' borders (``position-split``),
+    ``record-initialisation``). Adding a record moves the parts' borders (``record-order-split``),
     so even that reading does not hold under add/remove.
     """
 
@@ -137,7 +137,7 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
     SCHEDULE_NAMES ("ap" is APDPk-means; the others are its base DPk-means).
 
     ``n_records`` is the exact record count that eq. 4 reads (a leak, flaw
-    ``private-record-count``, for the AP schedule); ``data_derived_bounds`` records the note's
+    ``private-epsilon-m``, for the AP schedule); ``data_derived_bounds`` records the note's
     min-max scaling as a flaw (pass False only for bounds that really are public).
     """
     k = check_positive_int(n_clusters, "n_clusters")
@@ -145,9 +145,9 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
     t_max = check_positive_int(max_iterations, "max_iterations")
     d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
     apdp = plan(eps, n_records, k, d, corrected=False, max_iterations=t_max)
-    flaws = ("partition-stop", "record-initialisation", "position-split")
+    flaws = ("partition-stop", "record-initialisation", "record-order-split")
     if schedule == "ap":
-        flaws += ("private-record-count",)
+        flaws += ("private-epsilon-m",)
     if data_derived_bounds:
         flaws += ("data-derived-bounds",)
     return DPLloydConfig(
