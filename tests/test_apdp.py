@@ -61,7 +61,7 @@ def test_branches(eps, published, fixed, T):
         assert np.all(as_pub.schedule == eps / 10) and as_pub.schedule[0] < 0.1  # below eps_m
     if fixed == "su-ap":
         assert corr.schedule[-1] == pytest.approx(0.1) and np.all(corr.schedule >= 0.1 - 1e-15)
-    assert set((as_pub.branch, corr.branch)) <= set(schedules.APDP_BRANCHES)
+    assert {as_pub.branch, corr.branch} <= set(schedules.APDP_BRANCHES)
 
 
 def test_the_published_ratio_grows_with_epsilon_but_the_corrected_one_saws():

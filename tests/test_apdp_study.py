@@ -92,7 +92,7 @@ def _summary(algorithm, eps, mean, se, branch="su-ap", family=None, curve=None):
     curve = curve or [mean] * 4
     return {"case": "adult", "dataset": "adult", "k": 5, "algorithm": algorithm,
             "family": family, "epsilon": eps, "branch": branch, "epsilon_m": 0.1,
-            "n_records": 32561, "iterations": 3, "N": 32561, "d": 6, "runs": 1000,
+            "n_records": 32561, "iterations": 3, "N": 32561, "d": 6, "replicas": 1000,
             "groups": 20 if family != "published" else 1, "nicv_mean": mean, "nicv_se": se,
             "nicv_ci_low": mean - 2 * se, "nicv_ci_high": mean + 2 * se,
             "curve_nicv_mean": json.dumps(curve), "curve_nicv_se": json.dumps([se] * 4)}
@@ -173,7 +173,8 @@ def test_committed_results_are_complete(committed):
     ran = committed[committed["family"] != "reference"]
     stored = {Point(r.case, r.algorithm, float(r.epsilon)) for r in ran.itertuples()}
     assert stored == {p for case in study.CASES for p in study.points(case)}
-    assert (ran["runs"] == study.PAPER_INITS * study.PAPER_RUNS).all()
+    assert (ran["replicas"] == study.PAPER_INITS * study.PAPER_RUNS).all()
+    assert (ran["inits"] == study.PAPER_INITS).all() and (ran["runs"] == study.PAPER_RUNS).all()
     assert (ran["is_private"] == ~ran["algorithm"].isin(study.PUBLISHED)).all()
     private = ran[ran["is_private"]]
     assert (private["epsilon_spent_max"] <= private["epsilon"] * (1 + 1e-9)).all()

@@ -35,7 +35,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from ...claims import VERDICTS, compare_means, combine, verdict
+from ...claims import VERDICTS, combine, compare_means, verdict
 from .study import CASES, CORRECTED, OTHERS, PUBLISHED
 from .variants import plan
 
@@ -62,7 +62,8 @@ RANKED = CORRECTED + OTHERS
 
 
 def _df(row: pd.Series) -> int:
-    return int(row["groups"] if row["groups"] > 1 else row["runs"]) - 1
+    """Degrees of freedom: starts - 1, or replicas - 1 for independent runs."""
+    return int(row["groups"] if row["groups"] > 1 else row["replicas"]) - 1
 
 
 def _compare(a_mean, a_se, a_row, b_mean, b_se, b_row):
@@ -209,10 +210,22 @@ def branch_counts(results: pd.DataFrame) -> pd.DataFrame:
             .rename("points").reset_index())
 
 
+def _same_as_apdp(results: pd.DataFrame) -> pd.Series:
+    """Rows of the corrected uniform schedule where the corrected APDP has no progression (Su's
+    T = 2, equal shares): the same configuration as APDP's row, ranked once, as APDP."""
+    apdp = results[results["algorithm"] == "apdp"]
+    flat = set(zip(apdp.loc[apdp["branch"] == "su-uniform", "case"],
+                   apdp.loc[apdp["branch"] == "su-uniform", "epsilon"]))
+    return (results["algorithm"] == "uniform") & pd.Series(
+        [(c, e) in flat for c, e in zip(results["case"], results["epsilon"])],
+        index=results.index)
+
+
 def ranking(results: pd.DataFrame) -> pd.DataFrame:
     """Per (case, epsilon), the private schedules ranked by mean NICV with 95% intervals;
-    ``among_best`` marks those not significantly worse than the best (Welch, 5%)."""
-    private = results[results["algorithm"].isin(RANKED)]
+    ``among_best`` marks those not significantly worse than the best (Welch, 5%). Where APDP
+    is uniform (Su's T = 2) the uniform row is the same configuration and is left out."""
+    private = results[results["algorithm"].isin(RANKED) & ~_same_as_apdp(results)]
     out = []
     for (case, eps), group in private.groupby(["case", "epsilon"], sort=True):
         group = group.sort_values("nicv_mean")
@@ -240,7 +253,8 @@ REGIMES = ((0.0, 3.0, "eps < 3 eps_m (T = 2)"), (3.0, np.inf, "eps >= 3 eps_m"))
 
 
 def recommendations(results: pd.DataFrame) -> pd.DataFrame:
-    """Per regime, how many (case, epsilon) points each schedule is among the best at."""
+    """Per regime, at how many (case, epsilon) points each schedule was ranked and was among the
+    best (and the best); the uniform schedule is not ranked where it is APDP (:func:`ranking`)."""
     ranks = ranking(results)
     ratio = _ratio(results)
     ranks["ratio"] = [ratio[(c, e)] for c, e in zip(ranks["case"], ranks["epsilon"])]
@@ -251,7 +265,7 @@ def recommendations(results: pd.DataFrame) -> pd.DataFrame:
         for algorithm in RANKED:
             mine = part[part["algorithm"] == algorithm]
             out.append({"regime": label, "points": n, "algorithm": algorithm,
-                        "among_best": int(mine["among_best"].sum()),
+                        "ranked": len(mine), "among_best": int(mine["among_best"].sum()),
                         "best": int((mine["rank"] == 1).sum()),
                         "mean_rank": float(mine["rank"].mean()) if len(mine) else np.nan})
     return pd.DataFrame(out)

@@ -66,7 +66,9 @@ __all__ = [
     "study_config",
     "shared_starts",
     "run_point",
+    "reference_row",
     "points",
+    "load_case",
     "evaluate_cell",
 ]
 
@@ -168,7 +170,8 @@ def _curve(sse_history: np.ndarray, final: np.ndarray, n: int, groups: int) -> d
 def run_point(data: dict[str, Dataset], point: Point, *, base_seed: int,
               starts: np.ndarray | None, inits: int = PAPER_INITS,
               runs: int = PAPER_RUNS) -> dict[str, object]:
-    """Run one point and return its summary row.
+    """Run one point and return its summary row (``replicas`` = inits x runs: the sweep adds
+    its cell parameters ``inits`` and ``runs`` as columns beside it).
 
     ``data`` holds the public-bounds scaling under ``"public"`` and the note's min-max one
     under ``"paper"`` (the published family runs there; its centroids are mapped back to the
@@ -212,7 +215,7 @@ def run_point(data: dict[str, Dataset], point: Point, *, base_seed: int,
         "branch": apdp.branch if point.algorithm in PUBLISHED + CORRECTED else "-",
         "epsilon_m": apdp.epsilon_m, "n_records": n_records,
         "iterations": config.iterations, "N": N, "d": d,
-        "runs": inits * runs, "groups": groups, "point_seed": seed,
+        "replicas": inits * runs, "groups": groups, "point_seed": seed,
         "bounds": "paper" if family == "published" else "public",
         **summarise(squared, groups, "nicv"), **summarise(plain * N, groups, "sse_note"),
         **summarise(result.iterations_run.astype(float), groups, "iterations_run"),
@@ -232,7 +235,7 @@ def reference_row(data: dict[str, Dataset], case: str, starts: np.ndarray,
     return {"case": case, "dataset": CASES[case][0], "k": CASES[case][1],
             "algorithm": "lloyd", "family": "reference", "branch": "-",
             "iterations": REFERENCE_ITERATIONS, "N": X.shape[0], "d": X.shape[1],
-            "runs": inits, "groups": 1, "bounds": "public", **summarise(nicv, 1, "nicv"),
+            "replicas": inits, "groups": 1, "bounds": "public", **summarise(nicv, 1, "nicv"),
             "is_private": False}
 
 
