@@ -882,8 +882,9 @@ plt.show()
 # {numref}`fig-apdp-ranking` plots the final NICV of the eight private schedules against
 # $\varepsilon$ on every case, with 95% intervals over the 20 starts, and the non-private
 # Lloyd from the same starts. `claims.ranking` orders them at every (case, $\varepsilon$) and
-# marks those not significantly worse than the best; `claims.recommendations` counts, in two
-# regimes of $\varepsilon/\varepsilon_m$, how often each is among the best.
+# marks those not significantly worse than the best (the table after the figure: the best
+# schedule and how many others tie with it); `claims.recommendations` counts, in two regimes of
+# $\varepsilon/\varepsilon_m$, how often each is among the best.
 
 # %% mystnb={"figure": {"caption": "Final squared NICV (log scale) of the eight private schedules against epsilon on the ten cases, 20 starts x 50 runs per point, with 95% intervals; dashed: non-private Lloyd from the same starts. The vertical line marks 3 eps_m, where Su's rule first gives T = 3 and the corrected AP its first progression.", "name": "fig-apdp-ranking"}} tags=["hide-input"]
 fig, axes = plt.subplots(2, 5, figsize=(15, 6.5), sharex=True)
@@ -908,6 +909,17 @@ axes[0, 0].set_ylabel("squared NICV")
 axes[1, 0].set_ylabel("squared NICV")
 axes[0, -1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
 plt.show()
+
+# %%
+SHORT = {"apdp": "APDP", "uniform": "unif", "dichotomy": "halv", "series_sum": "series",
+         "dplloyd": "DPL", "dplloyd_impr": "Su", "dpkccm_stepped": "step",
+         "silhouette": "silh"}
+ranks = claims.ranking(results)
+best = ranks[ranks["rank"] == 1].set_index(["case", "epsilon"])["algorithm"].map(SHORT)
+tied = ranks.groupby(["case", "epsilon"])["among_best"].sum() - 1
+table = (best + " +" + tied.astype(str)).unstack("epsilon")
+print("best schedule at each (case, epsilon), and how many others are not significantly worse")
+print(table.to_string())
 
 # %%
 advice = claims.recommendations(results)
@@ -964,6 +976,10 @@ for regime, part in advice.groupby("regime", sort=False):
 # their shape: Su's rule, which stops at $T = 2$ and splits each budget between the count and
 # the sums, is among the best almost everywhere, and the schedules that spread a small budget
 # over many iterations (DP-KCCM's 12 steps, the silhouette allocation's 10) are among the worst.
+# The exceptions sit at the top of that regime, where a few more iterations pay: on electrical
+# at $\varepsilon = 1$ and 2, DPLloyd's five uniform iterations are best, alone at
+# $\varepsilon = 1$ (the table above), so Su's $T = 2$ is a safe choice there rather than the
+# best one.
 # In the high regime most reasonably flat schedules tie (APDP, uniform, DPLloyd, DPLloyd-Impr,
 # DP-KCCM's stepped), and halving and the silhouette allocation, which starve the late
 # iterations, fall behind. The progression is never needed: where it differs from uniform it is
