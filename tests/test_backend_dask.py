@@ -15,6 +15,7 @@ from dpkmeans.algorithms import dplloyd
 from dpkmeans.blocks import BLOCK_ROWS
 from dpkmeans.estimators import DPKMeans
 from dpkmeans.lloyd import assign, batched_stats, block_silhouette
+from dpkmeans.papers import apdp
 from dpkmeans.papers.silhouette.variants import as_published, corrected
 
 da = pytest.importorskip("dask.array")
@@ -48,6 +49,9 @@ def _same(a: engine.DPLloydResult, b: engine.DPLloydResult) -> None:
     assert np.array_equal(a.iterations_run, b.iterations_run)
     assert np.array_equal(a.spent, b.spent)
     assert a.ledger.entries == b.ledger.entries
+    assert (a.sse_history is None) == (b.sse_history is None)
+    if a.sse_history is not None:
+        assert np.array_equal(a.sse_history, b.sse_history)
 
 
 @pytest.mark.parametrize("chunks", [(BLOCK_ROWS, 3), (1_000, 3), (50_000, 1), (-1, -1)])
@@ -69,12 +73,17 @@ def test_statistics_are_the_in_memory_bits_on_every_partitioning(backend, big, c
     lambda: dplloyd(4, 1.0, BOX, iterations=4),
     lambda: corrected(4, 1.0, BOX),
     lambda: as_published(4, 1.0, BOX, data_derived_bounds=False),
-], ids=["dplloyd", "silhouette-corrected", "silhouette-as-published"])
+    lambda: apdp.corrected(4, 5.0, BOX, n_records=10_000),
+    lambda: apdp.as_published(4, 5.0, BOX, n_records=10_000, data_derived_bounds=False),
+], ids=["dplloyd", "silhouette-corrected", "silhouette-as-published", "apdp-corrected",
+        "apdp-as-published"])
 def test_a_run_on_dask_is_the_in_memory_run(backend, big, make):
+    """Also the record gather of APDP's initial release, its partition stop, and the SSE
+    history."""
     config = make()
-    memory = engine.run(big, config, 2026, replicas=3)
+    memory = engine.run(big, config, 2026, replicas=3, record_history=True)
     on_dask = engine.run(da.from_array(big, chunks=(40_000, 3)), config, 2026, replicas=3,
-                         backend=backend)
+                         backend=backend, record_history=True)
     _same(memory, on_dask)
 
 

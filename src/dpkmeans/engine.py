@@ -667,8 +667,10 @@ def _square_sum(block: np.ndarray) -> tuple[np.ndarray]:
 
 
 def _same_partition(sums: np.ndarray, counts: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """Per replica: whether the exact statistics equal the last iteration's, i.e. the partition
-    did not change (a change moves a record, and with it a count or a sum; "partition-stop")."""
+    """Per replica: whether the exact statistics equal the last iteration's ("partition-stop").
+    An unchanged partition gives equal statistics; a changed one gives equal statistics only if
+    the records moved in and out of every cluster have exactly equal counts and sums (possible
+    on grid-valued data, and then the run stops one iteration early)."""
     return (np.all(counts == last[..., -1], axis=1)
             & np.all(sums == last[..., :-1], axis=(1, 2)))
 
