@@ -25,6 +25,7 @@ __all__ = [
     "ApdpPlan",
     "APDP_BRANCHES",
     "su_epsilon_m",
+    "su_rule",
     "su_iterations",
     "su_split",
     "SU_RHO",
@@ -138,7 +139,7 @@ def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
         return ApdpPlan(arithmetic_progression(eps, t_max, floor), "ap", floor)
     if not corrected:
         return ApdpPlan(uniform(eps, t_max), "fallback", floor)
-    T = min(int(math.floor(min(max(ratio, 2.0), 7.0))), t_max)
+    T = min(su_rule(ratio), t_max)
     if T >= 3:
         return ApdpPlan(arithmetic_progression(eps, T, floor), "su-ap", floor)
     return ApdpPlan(uniform(eps, T), "su-uniform", floor)
@@ -154,6 +155,11 @@ def su_epsilon_m(n_records: int, n_clusters: int, d: int, rho: float = SU_RHO["[
     return math.sqrt(500.0 * k**3 / N**2 * (d + c) ** 3)
 
 
+def su_rule(ratio: float) -> int:
+    """Su's iteration count from epsilon / epsilon_m: T = floor(clip(ratio, 2, 7))."""
+    return int(math.floor(min(max(ratio, 2.0), 7.0)))
+
+
 def su_iterations(epsilon: float, n_records: int, n_clusters: int, d: int,
                   rho: float = SU_RHO["[-1,1]"]) -> int:
     """T = floor(clip(epsilon / epsilon_m, 2, 7)) (Su et al.; diffprivlib ``_calc_iters``).
@@ -162,8 +168,7 @@ def su_iterations(epsilon: float, n_records: int, n_clusters: int, d: int,
     noisy); the book treats it as public and says so.
     """
     eps = check_epsilon(epsilon)
-    ratio = eps / su_epsilon_m(n_records, n_clusters, d, rho)
-    return int(math.floor(min(max(ratio, 2.0), 7.0)))
+    return su_rule(eps / su_epsilon_m(n_records, n_clusters, d, rho))
 
 
 def su_split(epsilon_t: float, d: int, rho: float = SU_RHO["[-1,1]"]) -> tuple[float, float]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
@@ -15,7 +15,10 @@ from scipy import stats
 from .data import Dataset
 from .data.scaling import scale_to_interval
 
-__all__ = ["stable_seed", "summarise", "to_public_space"]
+if TYPE_CHECKING:
+    from .engine import DPLloydConfig
+
+__all__ = ["stable_seed", "summarise", "to_public_space", "shared_initial_centroids"]
 
 
 def stable_seed(base_seed: int, key: Mapping[str, Any]) -> int:
@@ -52,3 +55,12 @@ def to_public_space(centroids: np.ndarray, source: Dataset, public: Dataset) -> 
     scaling = public.metadata["scaling"]
     mapped, _ = scale_to_interval(original, np.array(scaling["source_bounds"]), scaling["interval"])
     return np.asarray(mapped).reshape(shape)
+
+
+def shared_initial_centroids(config: DPLloydConfig, inits: int, runs: int,
+                             seed: np.random.SeedSequence) -> np.ndarray:
+    """``inits`` draws of the configuration's initializer (data-independent), each repeated for
+    ``runs`` consecutive replicas: shape (inits * runs, clusters, d)."""
+    rngs = [np.random.default_rng(s) for s in seed.spawn(inits)]
+    starts = np.stack([config.initializer(config.bounds, config.n_clusters, g) for g in rngs])
+    return np.repeat(starts, runs, axis=0)

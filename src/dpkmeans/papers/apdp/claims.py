@@ -91,15 +91,16 @@ def _tally(outcomes) -> tuple[int, int, int]:
 
 def _claim_early(results: pd.DataFrame, method: str) -> dict:
     rows, names = _indexed(results), METHODS[method]
+    points = _ap_points(results, method)
     outcomes = []
-    for case, eps in _ap_points(results, method):
+    for case, eps in points:
         a, b = rows.loc[(case, names["ap"], eps)], rows.loc[(case, names["uniform"], eps)]
         am, ase = json.loads(a["curve_nicv_mean"]), json.loads(a["curve_nicv_se"])
         bm, bse = json.loads(b["curve_nicv_mean"]), json.loads(b["curve_nicv_se"])
         outcomes += [_compare(am[t], ase[t], a, bm[t], bse[t], b)
                      for t in EARLY if t < min(len(am), len(bm))]
     return _verdict(outcomes, "AP's NICV lower after iteration 1, 2 or 3", "uniform's lower",
-                    len(_ap_points(results, method)))
+                    len(points))
 
 
 def _verdict(outcomes, better: str, worse: str, points: int) -> dict:

@@ -43,7 +43,7 @@ from ...engine import DPLloydConfig, run
 from ...errors import PrivacyLeakWarning
 from ...init import sphere_packing
 from ...lloyd import lloyd_reference
-from ...studies import stable_seed, summarise, to_public_space
+from ...studies import shared_initial_centroids, stable_seed, summarise, to_public_space
 from ...validation import check_positive_int
 from ..dpkccm.variants import dpkccm_config
 from ..silhouette import variants as silhouette
@@ -151,11 +151,9 @@ def shared_starts(case: str, d: int, base_seed: int, inits: int, runs: int) -> n
     """The case's ``inits`` sphere-packing draws (public box and k only), each repeated for
     ``runs`` consecutive replicas: (inits * runs, k, d). Every private algorithm at every
     epsilon of the case starts from these."""
-    k = CASES[case][1]
+    config = DPLloydConfig(CASES[case][1], _box(d), [1.0], initializer=sphere_packing)
     seq = np.random.SeedSequence(stable_seed(base_seed, {"paper": "apdp", "starts": case}))
-    rngs = [np.random.default_rng(s) for s in seq.spawn(inits)]
-    starts = np.stack([sphere_packing(_box(d), k, g) for g in rngs])
-    return np.repeat(starts, runs, axis=0)
+    return shared_initial_centroids(config, inits, runs, seq)
 
 
 def _curve(sse_history: np.ndarray, final: np.ndarray, n: int, groups: int) -> dict[str, str]:

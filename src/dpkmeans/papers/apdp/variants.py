@@ -121,8 +121,8 @@ class RecordInitialRelease:
         edges = np.arange(k + 1) * ctx.n_rows // k
         rows = np.stack([g.integers(edges[:-1], edges[1:]) for g in ctx.rngs])  # (R, k)
         (records,) = ctx.backend.map_reduce(ctx.data, _pick_records, rows, with_start=True)
-        width = float(np.max(upper - lower))
-        cal = calibrate("laplace", d * width, self.epsilon, sampler=cfg.sampler, coordinates=d)
+        l1 = float(np.sum(upper - lower))  # a record's largest move, replace one (d on [0, 1]^d)
+        cal = calibrate("laplace", l1, self.epsilon, sampler=cfg.sampler, coordinates=d)
         charge(ctx.ledger, cal, label="initial centres: one noisy record per split, in parallel",
                details={"replicas": len(ctx.rngs)})
         noisy = perturb(records, cal, ctx.rngs)

@@ -38,7 +38,7 @@ from ...errors import PrivacyLeakWarning
 from ...experiments import BOX  # seed 000 scales every attribute to [-r, r], r = 1, like Part II
 from ...init import sphere_packing
 from ...lloyd import lloyd_reference
-from ...studies import stable_seed, summarise, to_public_space
+from ...studies import shared_initial_centroids, stable_seed, summarise, to_public_space
 from ...validation import check_positive_int
 from .variants import VARIANTS, dpkccm_config
 
@@ -125,15 +125,6 @@ def study_config(point: Point, bounds: tuple[np.ndarray, np.ndarray],
         raise ValueError(f"bounds must be 'public' or 'paper', got {point.bounds!r}")
     flaws = ("data-derived-bounds",) if point.bounds == "paper" else ()
     return replace(config, scores="single", flaws=flaws)
-
-
-def shared_initial_centroids(config: DPLloydConfig, inits: int, runs: int,
-                             seed: np.random.SeedSequence) -> np.ndarray:
-    """``inits`` draws of the configuration's initializer (data-independent), each repeated for
-    ``runs`` consecutive replicas: shape (inits * runs, clusters, d)."""
-    rngs = [np.random.default_rng(s) for s in seed.spawn(inits)]
-    starts = np.stack([config.initializer(config.bounds, config.n_clusters, g) for g in rngs])
-    return np.repeat(starts, runs, axis=0)
 
 
 def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
