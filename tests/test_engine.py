@@ -199,7 +199,8 @@ def test_as_published_flaws_are_recorded_truthfully():
 @pytest.mark.parametrize("kwargs, match", [
     ({"flaws": ("typo",)}, "flaws"),
     ({"flaws": ("swapped-split",)}, "split='su'"),
-    ({"flaws": ("exact-counts",), "neighbour": "replace"}, "add/remove"),
+    ({"flaws": ("skip-empty-clusters",), "neighbour": "replace"}, "add/remove only"),
+    ({"flaws": ("categorical-full-budget",)}, "needs categorical modes"),
 ])
 def test_flaw_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):

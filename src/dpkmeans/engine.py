@@ -44,7 +44,9 @@ from .sensitivity import (
     check_box,
     coordinate_bounds,
     lloyd_query_sensitivity,
+    sum_sensitivity,
 )
+from .prototypes import CategoricalModes, mode_scores
 from .hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
 from .validation import check_delta, check_epsilon, check_positive_int, check_real
 
@@ -119,11 +121,25 @@ FLAWS = {
                               "undefined budget (seed 003): the ledger charges the most "
                               "favourable reading, d / b per record in parallel over the k "
                               "splits, on top of the declared total"),
+    "replace-sensitivity-d": ("Delta f = d under replace adjacency, and Delta sf = 1 per cluster "
+                              "(seed 004): a replaced record can leave one cluster and join "
+                              "another, so two clusters' sums (and category counts) change; the "
+                              "noise buys half the stated budget, and the ledger charges the "
+                              "true cost"),
+    "canopy-initialisation": ("the initial centres (and k) are chosen by Optimized Canopy on the "
+                              "raw private records (seed 004), without budget"),
+    "categorical-full-budget": ("every categorical attribute's mode is chosen with the "
+                                "iteration's whole categorical budget (seed 004): the d_c "
+                                "selections compose sequentially, and the ledger charges d_c "
+                                "times the stated budget"),
 }
+#: Flaws an as-published variant may carry under replace adjacency (seed 004's DI setting).
+REPLACE_FLAWS = ("exact-counts", "data-derived-bounds", "replace-sensitivity-d",
+                 "canopy-initialisation", "categorical-full-budget")
 #: Flaws that overspend without leaking: the ledger charges the true cost, so the total is
 #: the real spend (the rest are leaks: no epsilon describes the release).
 OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-Kd",
-                      "record-initialisation")
+                      "record-initialisation", "replace-sensitivity-d", "categorical-full-budget")
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
 Release = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -173,6 +189,7 @@ class DPLloydConfig:
     allocation_rule: AllocationRule | None = None
     stop_threshold: float | None = None
     output_release: OutputRelease | None = None
+    categorical: CategoricalModes | None = None
 
     def __post_init__(self) -> None:
         check_positive_int(self.n_clusters, "n_clusters")
@@ -221,8 +238,10 @@ class DPLloydConfig:
         unknown = [f for f in self.flaws if f not in FLAWS]
         if unknown:
             raise ValueError(f"flaws must be among {sorted(FLAWS)}, got {unknown}")
-        if self.flaws and self.neighbour != "add/remove":
-            raise ValueError("flawed (as-published) variants are defined for add/remove only")
+        if self.neighbour == "replace" and any(f not in REPLACE_FLAWS for f in self.flaws):
+            raise ValueError(f"under replace adjacency the as-published flaws must be among "
+                             f"{REPLACE_FLAWS}; the others are defined for add/remove only")
+        self._check_categorical()
         if "swapped-split" in self.flaws and self.split != "su":
             raise ValueError("the 'swapped-split' flaw needs split='su'")
         if self.scores not in SCORE_PRECISIONS:
@@ -245,12 +264,48 @@ class DPLloydConfig:
             if not (np.isfinite(thr) and thr >= 0):
                 raise ValueError(f"stop_threshold must be finite and >= 0, got {thr}")
 
+    def _check_categorical(self) -> None:
+        """k-prototypes (:mod:`dpkmeans.prototypes`): the box is the layout's augmented box,
+        one categorical budget per iteration, joint Laplace noise on the numeric part."""
+        cat = self.categorical
+        full_flaw = "categorical-full-budget" in self.flaws
+        if cat is None:
+            if full_flaw:
+                raise ValueError("the 'categorical-full-budget' flaw needs categorical modes")
+            return
+        if self.bounds[0].size != cat.layout.width:
+            raise ValueError(f"bounds have {self.bounds[0].size} columns, the mixed layout "
+                             f"{cat.layout.width} (one-hot blocks, then numeric)")
+        if cat.schedule.size != self.schedule.size:
+            raise ValueError("the categorical schedule needs one budget per iteration")
+        if self.split != "joint" or self.noise != "laplace" or self.allocation is not None \
+                or self.allocation_rule is not None or self.output_release is not None:
+            raise ValueError("categorical modes need split='joint', Laplace noise and no "
+                             "allocation, allocation rule or output release")
+        if (cat.per_attribute == "full") != full_flaw:
+            raise ValueError("per_attribute='full' is the 'categorical-full-budget' flaw: "
+                             "declare it in flaws (and only then)")
+
+    @property
+    def numeric_offset(self) -> int:
+        """The first numeric column: 0, or after the one-hot blocks of a mixed layout."""
+        return 0 if self.categorical is None else self.categorical.layout.n_onehot
+
+    @property
+    def numeric_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The box of the numeric columns (the ones the Laplace releases cover)."""
+        c = self.numeric_offset
+        return self.bounds[0][c:], self.bounds[1][c:]
+
     @property
     def epsilon(self) -> float:
         """The declared total budget: ``budget`` if given (a schedule that stops early or a hook
         with its own releases may spend less), else the schedule's sum (sequential composition
-        over iterations, parallel over clusters)."""
-        return float(self.schedule.sum()) if self.budget is None else float(self.budget)
+        over iterations, parallel over clusters), plus the categorical schedule's."""
+        if self.budget is not None:
+            return float(self.budget)
+        extra = 0.0 if self.categorical is None else float(self.categorical.schedule.sum())
+        return float(self.schedule.sum()) + extra
 
     @property
     def iterations(self) -> int:
@@ -324,7 +379,7 @@ def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice
     another), so the iteration composes sequentially over releases, not in parallel.
     """
     lower, upper = config.bounds
-    d = lower.size
+    d, c = lower.size, config.numeric_offset
     per_dim = coordinate_bounds(config.bounds, config.centred)
     if config.split == "joint":
         if config.noise == "colored":  # the whitened vector: |(x_i - m_i) / sqrt(r_i)|^2 <= r_i
@@ -335,11 +390,16 @@ def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice
             if config.neighbour == "replace":
                 l2 = max(float(np.linalg.norm(upper - lower)), np.sqrt(2.0) * l2)
             return [("(S_j, n_j)", slice(0, d + 1), l2, eps_t)]
-        sens = lloyd_query_sensitivity(config.bounds, config.neighbour, centred=config.centred)
-        delta1 = sens.joint if config.neighbour == "replace" else sens.per_cluster
+        box = config.numeric_bounds
         if "exact-counts" in config.flaws:  # only the sums are noised; the count stays exact
-            return [("S_j", slice(0, d), delta1 - 1.0, eps_t)]
-        return [("(S_j, n_j)", slice(0, d + 1), delta1, eps_t)]
+            sens_sums = sum_sensitivity(box, config.neighbour, centred=config.centred)
+            claimed = sum_sensitivity(box, "add/remove", centred=config.centred)
+            return [("S_j", slice(c, d), sens_sums, _stated_cost(config, eps_t, sens_sums,
+                                                                  claimed))]
+        sens = lloyd_query_sensitivity(box, config.neighbour, centred=config.centred)
+        delta1 = sens.joint if config.neighbour == "replace" else sens.per_cluster
+        return [("(S_j, n_j)", slice(c, d + 1), delta1,
+                 _stated_cost(config, eps_t, delta1, sens.per_cluster))]
     eps_count, eps_dim = su_split(eps_t, d, config.rho)
     if "swapped-split" in config.flaws:
         eps_count, eps_dim = eps_dim, eps_count
@@ -347,6 +407,15 @@ def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice
     out = [] if "exact-counts" in config.flaws else [("n_j", slice(d, d + 1), factor, eps_count)]
     out += [(f"S_j[{i}]", slice(i, i + 1), factor * float(per_dim[i]), eps_dim) for i in range(d)]
     return out
+
+
+def _stated_cost(config: DPLloydConfig, eps_t: float, true_sens: float, claimed: float) -> float:
+    """The epsilon a release really spends: eps_t, or, with the "replace-sensitivity-d" flaw
+    (noise calibrated to the one-cluster sensitivity ``claimed`` under replace), the cost of
+    that noise at the true sensitivity, eps_t * true / claimed."""
+    if "replace-sensitivity-d" in config.flaws:
+        return eps_t * true_sens / claimed
+    return eps_t
 
 
 def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
@@ -573,6 +642,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
     unit = (_unit_noise(config.sampler_noise, rngs, (T, k, d + 1))
             if config.sampler == "continuous" else None)
     centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
+    centre[:config.numeric_offset] = 0.0  # one-hot blocks are never centred
     spent = np.full(R, ledger.total().epsilon)
     iterations_run = np.zeros(R, dtype=int)
     active = np.ones(R, dtype=bool)
@@ -601,6 +671,8 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
                     break
         sub_rngs = [rngs[i] for i in idx] if idx.size < R else rngs
         sub_unit = None if unit is None else unit[idx, t]
+        category_counts = (None if config.categorical is None
+                           else mode_scores(sums, config.categorical.layout))
         if config.centred:
             sums -= counts[..., None] * centre  # S_j - n_j m: the centred query
         stats = np.concatenate([sums, counts[..., None]], axis=2)
@@ -612,6 +684,9 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
                 releases = iteration_releases(config, float(eps_t))
                 _charge_iteration(ledger, releases, idx.size)  # before any noise is drawn
                 step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit)
+                if category_counts is not None:
+                    draw_eps = _charge_modes(ledger, config, t, idx.size)
+                    modes = config.categorical.draw(category_counts, draw_eps, sub_rngs)
                 spent[idx] += ledger.total().epsilon - before
             else:
                 ctx = HookContext(engine, data, n_rows, config, previous, sub_rngs, ledger,
@@ -625,6 +700,8 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
                                 f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
         noisy[idx] = step
         updated = _update(step, previous, config, centre)
+        if category_counts is not None:
+            updated[..., :config.numeric_offset] = modes
         centroids[idx] = updated
         iterations_run[idx] += 1
         if config.stop_threshold is not None:
@@ -689,7 +766,17 @@ def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
     for t, eps_t in enumerate(config.schedule):
         with ledger.sequential(f"iteration {t + 1}"):
             _charge_iteration(ledger, iteration_releases(config, float(eps_t)), replicas)
+            if config.categorical is not None:
+                _charge_modes(ledger, config, t, replicas)
     return ledger
+
+
+def _charge_modes(ledger: PrivacyLedger, config: DPLloydConfig, t: int, replicas: int) -> float:
+    """Record iteration t's categorical mode selections; the epsilon of each cluster's draw."""
+    return config.categorical.charge(
+        ledger, float(config.categorical.schedule[t]), replicas,
+        clusters_touched=2 if config.neighbour == "replace" else 1,
+        understated="replace-sensitivity-d" in config.flaws)
 
 
 def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:

@@ -27,6 +27,7 @@ __all__ = [
     "box_midpoint",
     "coordinate_bounds",
     "lloyd_query_sensitivity",
+    "sum_sensitivity",
 ]
 
 
@@ -120,3 +121,17 @@ def lloyd_query_sensitivity(
     return LloydSensitivity(
         neighbour, max(width, max_norm + 1.0), max(width, 2.0 * (max_norm + 1.0)), 2
     )
+
+
+def sum_sensitivity(bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove", *,
+                    centred: bool = False) -> float:
+    """L1 sensitivity of the cluster sums (S_j)_j alone, the counts released exactly (seed
+    004 as published): M under add/remove; under replace max(W, 2 M), a record that moves
+    leaving one sum and joining another (M, W as in :func:`lloyd_query_sensitivity`)."""
+    if neighbour not in NEIGHBOUR_RELATIONS:
+        raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
+    lower, upper = check_bounds(bounds)
+    max_norm = float(np.sum(coordinate_bounds((lower, upper), centred)))
+    if neighbour == "add/remove":
+        return max_norm
+    return max(float(np.sum(upper - lower)), 2.0 * max_norm)
