@@ -54,11 +54,12 @@ test-unit: $(STAMP)
 NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 DATA_NOTEBOOK := notebooks/90_datasets.ipynb
 SWEEP_DATA_NOTEBOOK := notebooks/sweeps/dpkccm_cell.ipynb notebooks/sweeps/silhouette_cell.ipynb \
-                       notebooks/sweeps/apdp_cell.ipynb
+                       notebooks/sweeps/apdp_cell.ipynb notebooks/sweeps/di_cell.ipynb
 
 # The Datasets page's stored outputs were made with the verified files present; without them
 # (no DPKMEANS_DATA) its availability cells differ, so it is then only checked to run cleanly.
-# The DP-KCCM, silhouette and APDP sweep cells read the blood file by default, so without the files
+# The DP-KCCM, silhouette and APDP sweep cells read the blood file by default (the DI cell the heart
+# file), so without the files
 # they are skipped.
 test-notebooks: $(STAMP)
 	$(PYTEST) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) $(addprefix --ignore=,$(SWEEP_DATA_NOTEBOOK)) notebooks
@@ -66,7 +67,7 @@ test-notebooks: $(STAMP)
 	  $(PYTEST) --nbval $(NBVAL) $(DATA_NOTEBOOK) $(SWEEP_DATA_NOTEBOOK); \
 	else \
 	  echo "DPKMEANS_DATA is not set: checking $(DATA_NOTEBOOK) runs, not its outputs;"; \
-	  echo "skipping $(SWEEP_DATA_NOTEBOOK) (they need the blood file)"; \
+	  echo "skipping $(SWEEP_DATA_NOTEBOOK) (they need the blood and heart files)"; \
 	  $(PYTEST) --nbval-lax $(NBVAL) $(DATA_NOTEBOOK); \
 	fi
 

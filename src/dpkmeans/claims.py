@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["Comparison", "compare_means", "verdict", "combine", "VERDICTS", "LEVEL"]
+__all__ = ["Comparison", "compare_means", "agreement", "verdict", "combine", "VERDICTS",
+           "LEVEL", "AGREEMENTS"]
 
 #: Two-sided significance level of every comparison.
 LEVEL = 0.05
@@ -58,6 +59,34 @@ def compare_means(mean_a: float, se_a: float, df_a: int, mean_b: float, se_b: fl
     t = (mean_a - mean_b) / np.sqrt(var)
     df = var**2 / (se_a**4 / df_a + se_b**4 / df_b)
     return Comparison(float(mean_a - mean_b), float(2 * stats.t.sf(abs(t), df)))
+
+
+#: Outcomes of :func:`agreement`.
+AGREEMENTS = ("agree", "differ", "undecided")
+
+
+def agreement(mean_a: float, se_a: float, df_a: int, mean_b: float, se_b: float, df_b: int,
+              margin: float) -> str:
+    """Whether two means agree to within ``margin``, for claims of the form "a is close to b".
+
+    "agree": equivalence shown by two one-sided tests at the 5% level (the 90% interval of
+    a - b lies inside (-margin, margin)); "differ": |a - b| exceeds the margin significantly
+    (one-sided, 5%); "undecided" otherwise. Welch's degrees of freedom, as :func:`compare_means`.
+    """
+    if not margin > 0:
+        raise ValueError(f"margin must be > 0, got {margin}")
+    var = se_a**2 + se_b**2
+    if not np.isfinite(var) or var <= 0:
+        raise ValueError("standard errors must be finite and not both zero")
+    se = float(np.sqrt(var))
+    df = var**2 / (se_a**4 / df_a + se_b**4 / df_b)
+    half = float(stats.t.ppf(1 - LEVEL, df)) * se
+    diff = abs(mean_a - mean_b)
+    if diff + half < margin:
+        return "agree"
+    if diff - half > margin:
+        return "differ"
+    return "undecided"
 
 
 def verdict(supported: int, opposite: int, total: int, required: float = 1.0) -> str:

@@ -146,7 +146,7 @@ def kmeans_corrected(bounds: tuple[ArrayLike, ArrayLike], *, rho: float | None =
     return DPLloydConfig(
         n_clusters=n_clusters, bounds=bounds, schedule=schedules.halving(eps, iterations),
         neighbour="replace", centred=False, initializer=sphere_packing,
-        stop_threshold=STOP_THRESHOLD, name="DI k-means (corrected)")
+        stop_threshold=STOP_THRESHOLD, budget=eps, name="DI k-means (corrected)")
 
 
 def _one_budget(rho: float | None, m: int, epsilon: float | None) -> float:
@@ -221,7 +221,7 @@ def kprototypes_corrected(layout: MixedLayout, numeric_bounds: tuple[ArrayLike, 
         schedule=schedules.halving(eps_r, T),
         categorical=CategoricalModes(layout, schedules.halving(eps_c, T)),
         neighbour="replace", centred=False, initializer=MixedInitializer(layout),
-        stop_threshold=STOP_THRESHOLD, name="DI k-prototypes (corrected)")
+        stop_threshold=STOP_THRESHOLD, budget=eps_r + eps_c, name="DI k-prototypes (corrected)")
 
 
 def claimed_epsilon(rho_r: float, rho_c: float, m_r: int = M_NUMERIC,
