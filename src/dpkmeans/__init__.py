@@ -5,3 +5,14 @@ through :mod:`dpkmeans.mechanisms` and is recorded in a :class:`dpkmeans.account
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["DPKPrototypes"]
+
+
+def __getattr__(name: str):
+    """``dpkmeans.DPKPrototypes``, imported on first use (``import dpkmeans`` stays light)."""
+    if name == "DPKPrototypes":
+        from .mixed_estimator import DPKPrototypes
+
+        return DPKPrototypes
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
