@@ -64,6 +64,50 @@ def _bound_side(side: object, name: str, d: int) -> np.ndarray:
     return np.broadcast_to(arr.reshape(-1), (d,)).astype(float)
 
 
+def public_bounds(bounds: Any, X: np.ndarray, *,
+                  columns: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """The estimators' box: public ``bounds`` (scalars or arrays per feature, checked), or, for
+    ``None``, the data's min/max with a ``PrivacyLeakWarning`` (paper mode). ``columns`` names
+    the columns the bounds cover when X is only part of the input (e.g. "numeric")."""
+    what = f" of the {columns} columns" if columns else ""
+    if bounds is None:
+        warnings.warn(
+            f"bounds=None: the bounds{what} are read off the data (the papers' 'paper mode'). "
+            "This leaks the extreme values of X and voids the privacy guarantee; pass "
+            "public bounds=(lower, upper) instead.",
+            PrivacyLeakWarning, stacklevel=4)
+        lower, upper = X.min(axis=0), X.max(axis=0)
+        upper = np.where(upper > lower, upper, lower + 1.0)
+        return lower, upper
+    if not isinstance(bounds, tuple | list) or len(bounds) != 2:
+        raise ValueError(f"bounds must be a pair (lower, upper), got {bounds!r}")
+    d = X.shape[1]
+    try:
+        lower = _bound_side(bounds[0], "lower", d)
+        upper = _bound_side(bounds[1], "upper", d)
+    except ValueError as err:
+        if not columns:
+            raise
+        raise ValueError(f"{err}; bounds cover the {d} {columns} columns only") from err
+    if np.any(lower >= upper):
+        raise ValueError(f"bounds must satisfy lower < upper in every {columns or 'feature'}"
+                         f"{' column' if columns else ''}")
+    return check_box((lower, upper))
+
+
+def seed_sequence(random_state: Any) -> np.random.SeedSequence:
+    """The fit's seed: fresh entropy for None (never stored on the model), a copy of a given
+    SeedSequence (the parameter is never advanced), or a non-negative int."""
+    rs = random_state
+    if rs is None:
+        return np.random.SeedSequence()
+    if isinstance(rs, np.random.SeedSequence):
+        return np.random.SeedSequence(rs.entropy, spawn_key=rs.spawn_key, pool_size=rs.pool_size)
+    if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0:
+        return np.random.SeedSequence(int(rs))
+    raise ValueError("random_state must be a non-negative int, a numpy SeedSequence or None")
+
+
 class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """Differentially private k-means (DPLloyd or DPLloyd-Impr) with a privacy ledger.
 
@@ -161,36 +205,13 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return X
 
     def _resolve_bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.bounds is None:
-            if _is_dask_array(X):
-                raise ValueError("bounds=None reads the bounds off the data; with a dask array "
-                                 "pass public bounds=(lower, upper)")
-            warnings.warn(
-                "bounds=None: the bounds are read off the data (the papers' 'paper mode'). "
-                "This leaks the extreme values of X and voids the privacy guarantee; pass "
-                "public bounds=(lower, upper) instead.",
-                PrivacyLeakWarning, stacklevel=3)
-            lower, upper = X.min(axis=0), X.max(axis=0)
-            upper = np.where(upper > lower, upper, lower + 1.0)
-            return lower, upper
-        if not isinstance(self.bounds, tuple | list) or len(self.bounds) != 2:
-            raise ValueError(f"bounds must be a pair (lower, upper), got {self.bounds!r}")
-        d = X.shape[1]
-        lower = _bound_side(self.bounds[0], "lower", d)
-        upper = _bound_side(self.bounds[1], "upper", d)
-        if np.any(lower >= upper):
-            raise ValueError("bounds must satisfy lower < upper in every feature")
-        return check_box((lower, upper))
+        if self.bounds is None and _is_dask_array(X):
+            raise ValueError("bounds=None reads the bounds off the data; with a dask array "
+                             "pass public bounds=(lower, upper)")
+        return public_bounds(self.bounds, X)
 
     def _seed(self) -> np.random.SeedSequence:
-        rs = self.random_state
-        if rs is None:
-            return np.random.SeedSequence()  # fresh entropy, never stored on the model
-        if isinstance(rs, np.random.SeedSequence):
-            return rs
-        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0:
-            return np.random.SeedSequence(int(rs))
-        raise ValueError("random_state must be a non-negative int, a numpy SeedSequence or None")
+        return seed_sequence(self.random_state)
 
     def _check_params(self) -> tuple[int, float]:
         if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral):

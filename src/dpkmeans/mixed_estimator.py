@@ -27,12 +27,11 @@ from .accounting import PrivacyCost, PrivacyLedger
 from .backends import BACKENDS, get_backend
 from .engine import run
 from .errors import PrivacyLeakWarning
-from .estimators import _bound_side, _is_dask_array, _reject_non_numeric_columns
+from .estimators import _is_dask_array, _reject_non_numeric_columns, public_bounds, seed_sequence
 from .identifiability import epsilon_from_rho, rho_from_epsilon
 from .lloyd import assign
 from .papers.di.variants import kmeans_corrected, kprototypes_corrected
 from .prototypes import MixedLayout, decode, encode
-from .sensitivity import check_box
 from .validation import check_epsilon, check_positive_int, check_real
 
 __all__ = ["DPKPrototypes"]
@@ -301,15 +300,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                        tuple(int(mm) for mm in self.m), None)
 
     def _seed(self) -> np.random.SeedSequence:
-        rs = self.random_state
-        if rs is None:
-            return np.random.SeedSequence()  # fresh entropy, never stored on the model
-        if isinstance(rs, np.random.SeedSequence):  # a copy: the parameter is never advanced
-            return np.random.SeedSequence(rs.entropy, spawn_key=rs.spawn_key,
-                                          pool_size=rs.pool_size)
-        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0:
-            return np.random.SeedSequence(int(rs))
-        raise ValueError("random_state must be a non-negative int, a numpy SeedSequence or None")
+        return seed_sequence(self.random_state)
 
     # -- input ---------------------------------------------------------------------------------
     def _name(self, j: int) -> object:
@@ -440,26 +431,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         return numeric
 
     def _resolve_bounds(self, numeric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.bounds is None:
-            warnings.warn(
-                "bounds=None: the bounds of the numeric columns are read off the data (the "
-                "papers' 'paper mode'). This leaks their extreme values and voids the privacy "
-                "guarantee; pass public bounds=(lower, upper) instead.",
-                PrivacyLeakWarning, stacklevel=3)
-            lower, upper = numeric.min(axis=0), numeric.max(axis=0)
-            upper = np.where(upper > lower, upper, lower + 1.0)
-            return lower, upper
-        if not isinstance(self.bounds, tuple | list) or len(self.bounds) != 2:
-            raise ValueError(f"bounds must be a pair (lower, upper), got {self.bounds!r}")
-        d = numeric.shape[1]
-        try:
-            lower = _bound_side(self.bounds[0], "lower", d)
-            upper = _bound_side(self.bounds[1], "upper", d)
-        except ValueError as err:
-            raise ValueError(f"{err}; bounds cover the {d} numeric columns only") from err
-        if np.any(lower >= upper):
-            raise ValueError("bounds must satisfy lower < upper in every numeric column")
-        return check_box((lower, upper))
+        return public_bounds(self.bounds, numeric, columns="numeric")
 
     def _resolve_categories(self, X: Any, categorical: np.ndarray) -> list[np.ndarray]:
         """The category list of each categorical column (fit only), "other" appended if
