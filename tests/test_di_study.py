@@ -44,8 +44,10 @@ def test_every_di_point_has_its_dp_twin_at_the_mapped_epsilon():
     heart = study.points("heart")
     assert len(heart) == 2 * len(study.RHOS_R) * len(study.RHOS_C) + 2 * len(study.EPSILONS_HEART)
     assert Point("heart", "di_published", rho=0.05, rho_c=0.7) in heart
-    with pytest.raises(ValueError, match="case must be"):
-        study.points("iris")
+    with pytest.raises(ValueError, match="not the sweep cell"):
+        study.points("gamma")
+    other = study.points("adult")  # any mixed dataset: the paper's setting only
+    assert {p.algorithm for p in other} == set(study.KPROTOTYPES_ALGORITHMS) and len(other) == 4
 
 
 def test_configurations_follow_the_paper_and_the_fixes():
@@ -63,9 +65,20 @@ def test_configurations_follow_the_paper_and_the_fixes():
 def test_the_sweep_spec_covers_every_cell():
     spec = load_spec(SPEC)
     assert {c["case"] for c in expand(spec)} == set(study.CELLS)
+    assert all(p.iterations != variants.ITERATIONS for p in study.iteration_points())
     assert spec.fixed["runs"] is None
     smoke = load_spec(SPEC, smoke=True)
     assert [c["case"] for c in expand(smoke)] == ["gamma"]
+
+
+def test_a_dataset_without_categorical_columns_is_refused_for_k_prototypes():
+    from dpkmeans.data.errors import DataFileMissingError
+
+    try:
+        with pytest.raises(ValueError, match="no categorical column"):
+            study.load_case("blood")
+    except DataFileMissingError:
+        pytest.skip("the blood file is not available (set DPKMEANS_DATA)")
 
 
 def test_agreement_needs_the_interval_inside_the_margin():
@@ -78,18 +91,25 @@ def test_agreement_needs_the_interval_inside_the_margin():
 
 def test_committed_results_are_complete(committed):
     ran = committed[committed["case"] != "gamma"]
-    stored = {Point(r.case, r.algorithm, None if pd.isna(r.rho) else r.rho,
-                    None if pd.isna(r.rho_c) else r.rho_c,
-                    None if r.algorithm.startswith("di") else r.epsilon)
-              for r in ran.itertuples()}
-    expected = {p for case in ("magic", "heart") for p in study.points(case)}
-    assert len(stored) == len(expected)
-    for case in ("magic", "heart"):
-        assert (ran.loc[ran["case"] == case, "replicas"] == study.RUNS[case]).all()
-        assert (ran.loc[ran["case"] == case, "replicas"] >= 200).all()
+
+    def point(r) -> Point:
+        return study._rounded(study._row_point(r))
+
+    main = ran[ran["case"] != "iterations"]
+    stored = {point(r) for r in main.itertuples()}
+    expected = {study._rounded(p) for case in ("magic", "heart") for p in study.points(case)}
+    assert len(stored) == len(main) == len(expected)
+    assert {point(r) for r in ran[ran["case"] == "iterations"].itertuples()} == {
+        study._rounded(p) for p in study.iteration_points()}
+    for dataset in ("magic", "heart"):
+        assert (ran.loc[ran["dataset"] == dataset, "replicas"] == study.RUNS[dataset]).all()
+        assert (ran.loc[ran["dataset"] == dataset, "replicas"] >= 200).all()
     assert (ran["is_private"] == (ran["family"] == "corrected")).all()
     private = ran[ran["is_private"]]
     assert (private["epsilon_spent_max"] <= private["epsilon"] * (1 + 1e-9)).all()
+    assert (ran["f_nonprivate_mean"] >= 0).all()
+    paper = study.at_paper_setting(committed)
+    assert len(paper) == sum(len(study.paper_points(T)) for T in study.ITERATION_GRID)
     gamma = committed[committed["case"] == "gamma"]
     assert sorted(gamma["gamma"]) == list(study.GAMMAS)
     assert (gamma["replicas"] == study.GAMMA_STARTS).all()
@@ -103,16 +123,14 @@ def test_a_committed_point_is_recomputed_exactly(committed):
                   Point("magic", "di_corrected", rho=0.05)):
         case = _case_or_skip(point.case)
         fresh = study.run_point(case, point, base_seed=base, runs=study.RUNS[point.case])
-        row = committed[(committed["case"] == point.case)
-                        & (committed["algorithm"] == point.algorithm)
-                        & np.isclose(committed["rho"], point.rho)].iloc[0]
+        rows = committed[(committed["case"] == point.case)
+                         & (committed["algorithm"] == point.algorithm)
+                         & np.isclose(committed["rho"], point.rho)]
         if point.rho_c is not None:
-            row = committed[(committed["case"] == point.case)
-                            & (committed["algorithm"] == point.algorithm)
-                            & np.isclose(committed["rho"], point.rho)
-                            & np.isclose(committed["rho_c"], point.rho_c)].iloc[0]
-        for column in ("f_mean", "f_se", "f_class_mean", "iterations_run_mean",
-                       "epsilon_spent_max"):
+            rows = rows[np.isclose(rows["rho_c"], point.rho_c)]
+        row = rows.iloc[0]
+        for column in ("f_mean", "f_se", "f_class_mean", "f_nonprivate_mean",
+                       "iterations_run_mean", "epsilon_spent_max"):
             assert fresh[column] == pytest.approx(row[column], rel=1e-9), column
 
 

@@ -19,14 +19,15 @@
 #
 # Papermill runs this notebook once per cell of `notebooks/sweeps/di.yaml`
 # (`python -m dpkmeans sweep notebooks/sweeps/di.yaml`): one case of
-# `dpkmeans.papers.di.study.CELLS`. The `parameters` cell holds a fast default; the sweep
+# `dpkmeans.papers.di.study.CELLS`, or any other registry dataset with categorical columns
+# (`-p case adult`: DI and DP k-prototypes at the paper's setting). The `parameters` cell holds a fast default; the sweep
 # overrides it. All the work is `dpkmeans.papers.di.study.evaluate_cell`; every point derives
 # its seed from `base_seed` and the point itself, so the cell layout never changes the numbers.
 
 # %% tags=["parameters"]
-case = "gamma"  # one of dpkmeans.papers.di.study.CELLS
+case = "gamma"  # one of dpkmeans.papers.di.study.CELLS, or a mixed dataset such as "adult"
 base_seed = 20261125
-runs = 3  # runs per point (None: the study's 500 on magic, 1000 on heart, 200 gamma starts)
+runs = 3  # runs per point (None: the study's 500 on magic, 1000 on heart, 200 elsewhere)
 seed = None  # the sweep's per-cell seed; unused (points derive theirs from base_seed)
 output_csv = None  # where the sweep collects the rows (None: do not write)
 

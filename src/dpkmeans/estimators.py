@@ -64,6 +64,26 @@ def _bound_side(side: object, name: str, d: int) -> np.ndarray:
     return np.broadcast_to(arr.reshape(-1), (d,)).astype(float)
 
 
+def validate_numeric(estimator: BaseEstimator, X: ArrayLike, *, reset: bool) -> np.ndarray:
+    """X as a finite float64 2-D array by scikit-learn's checks (which also record or compare
+    ``n_features_in_`` and the feature names); every error says it is about X."""
+    _reject_non_numeric_columns(X)
+    try:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        message = str(err)
+        if "X" not in message.split():
+            message = f"invalid X: {message}"
+        raise type(err)(message) from err
+
+
+def squared_distances(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances (N, k) from each row to each centre, without an (N, k, d)
+    intermediate (clipped at 0 against rounding)."""
+    squared = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C.T + (C * C).sum(axis=1)[None, :]
+    return np.maximum(squared, 0.0)
+
+
 def public_bounds(bounds: Any, X: np.ndarray, *,
                   columns: str = "") -> tuple[np.ndarray, np.ndarray]:
     """The estimators' box: public ``bounds`` (scalars or arrays per feature, checked), or, for
@@ -182,14 +202,7 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         its values block by block)."""
         if _is_dask_array(X):
             return self._validate_lazy(X, reset=reset)
-        _reject_non_numeric_columns(X)
-        try:
-            return validate_data(self, X, reset=reset, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            message = str(err)
-            if "X" not in message.split():
-                message = f"invalid X: {message}"
-            raise type(err)(message) from err
+        return validate_numeric(self, X, reset=reset)
 
     def _validate_lazy(self, X: Any, *, reset: bool) -> Any:
         if self.backend != "dask":
@@ -282,8 +295,7 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "cluster_centers_")
         X = self._validate_X(X, reset=False)
         C = self.cluster_centers_
-        squared = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C.T + (C * C).sum(axis=1)[None, :]
-        return np.sqrt(np.maximum(squared, 0.0))  # (N, k): no (N, k, d) intermediate
+        return np.sqrt(squared_distances(X, C))
 
     def score(self, X: ArrayLike, y=None) -> float:
         """Negative SSE of X under the private centroids (sklearn's convention: higher is better)."""

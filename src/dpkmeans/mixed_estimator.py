@@ -27,7 +27,8 @@ from .accounting import PrivacyCost, PrivacyLedger
 from .backends import BACKENDS, get_backend
 from .engine import run
 from .errors import PrivacyLeakWarning
-from .estimators import _is_dask_array, _reject_non_numeric_columns, public_bounds, seed_sequence
+from .estimators import (_is_dask_array, public_bounds, seed_sequence, squared_distances,
+                         validate_numeric)
 from .identifiability import epsilon_from_rho, rho_from_epsilon
 from .lloyd import assign
 from .papers.di.variants import kmeans_corrected, kprototypes_corrected
@@ -355,17 +356,6 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"categorical lists a column more than once: {items}")
         return positions
 
-    def _validate_numeric_only(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
-        """No categorical column: scikit-learn's checks, as DPKMeans."""
-        _reject_non_numeric_columns(X)
-        try:
-            return validate_data(self, X, reset=reset, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            message = str(err)
-            if "X" not in message.split():
-                message = f"invalid X: {message}"
-            raise type(err)(message) from err
-
     def _validate_X(self, X: ArrayLike, *, reset: bool) -> tuple[np.ndarray, np.ndarray]:
         """(numeric (N, d_r) float64, categorical (N, d_c) object) from a DataFrame or array;
         at fit (``reset``) the columns are resolved and recorded."""
@@ -374,7 +364,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                              "array); backend='dask' distributes the statistics")
         cat = self._resolve_categorical(X) if reset else list(self.categorical_columns_)
         if not cat:
-            numeric = self._validate_numeric_only(X, reset=reset)
+            numeric = validate_numeric(self, X, reset=reset)
             if reset:
                 self.numeric_columns_ = np.arange(numeric.shape[1])
                 self.categorical_columns_ = np.zeros(0, dtype=int)
@@ -598,9 +588,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         """The eq. 6 distances (N, k) from each row to each private prototype: squared
         numeric distance plus gamma times the mismatches, **not** square-rooted."""
         check_is_fitted(self, "cluster_centers_")
-        Z, P = self._encoded(X), self._prototypes()
-        squared = (Z * Z).sum(axis=1)[:, None] - 2.0 * Z @ P.T + (P * P).sum(axis=1)[None, :]
-        return np.maximum(squared, 0.0)  # (N, k): no (N, k, width) intermediate
+        return squared_distances(self._encoded(X), self._prototypes())
 
     def score(self, X: ArrayLike, y=None) -> float:
         """The negative k-prototypes cost of X under the private prototypes (scikit-learn's
