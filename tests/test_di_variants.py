@@ -329,3 +329,8 @@ def test_dask_gives_the_in_memory_bits(dask_backend, make, data):
     assert memory.ledger.total() == on_dask.ledger.total()
     assert memory.ledger.entries == on_dask.ledger.entries
     assert memory.ledger.is_private == on_dask.ledger.is_private
+
+
+def test_the_printed_rule_needs_rho():
+    with pytest.raises(ValueError, match="rule for rho"):
+        kmeans_as_published((np.zeros(2), np.ones(2)), epsilon=1.0, reading="printed")

@@ -364,6 +364,8 @@ def test_categorical_config_validation():
     _config(layout, categorical=full, flaws=("categorical-full-budget",), neighbour="replace")
     with pytest.raises(ValueError, match="split='joint'"):
         _config(layout, split="su")
+    with pytest.raises(ValueError, match="exact iterations"):
+        _config(layout, flaws=("exact-iterations",))
     with pytest.raises(ValueError, match="Laplace noise"):
         _config(layout, noise="gaussian", delta=1e-6)
     with pytest.raises(ValueError, match="allocation"):

@@ -279,9 +279,10 @@ class DPLloydConfig:
         if cat.schedule.size != self.schedule.size:
             raise ValueError("the categorical schedule needs one budget per iteration")
         if self.split != "joint" or self.noise != "laplace" or self.allocation is not None \
-                or self.allocation_rule is not None or self.output_release is not None:
+                or self.allocation_rule is not None or self.output_release is not None \
+                or "exact-iterations" in self.flaws:
             raise ValueError("categorical modes need split='joint', Laplace noise and no "
-                             "allocation, allocation rule or output release")
+                             "allocation, allocation rule, output release or exact iterations")
         if (cat.per_attribute == "full") != full_flaw:
             raise ValueError("per_attribute='full' is the 'categorical-full-budget' flaw: "
                              "declare it in flaws (and only then)")

@@ -104,7 +104,10 @@ def _schedule(epsilon: float, reading: str, rho: float | None, m: int | None,
     """The per-iteration budgets of a published variant (module docstring)."""
     if reading not in READINGS:
         raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
-    if reading == "intended" or rho is None:
+    if reading == "printed" and rho is None:
+        raise ValueError("the printed rule is a rule for rho: give rho (with m), or use the "
+                         "DP comparator's reading='intended'")
+    if reading == "intended":
         return schedules.halving(epsilon, iterations, normalise=False)
     eps = printed_rule(rho, m, iterations).capped_epsilon
     runnable = np.isfinite(eps) & (eps > 0)
