@@ -14,10 +14,12 @@ export DPKMEANS_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data
 JB_FLAGS := -n -W --keep-going
 PYTEST   := $(BIN)/python -m pytest
 
-.PHONY: help install book notebooks test test-unit test-notebooks test-book lock sync clean
+.PHONY: help install book book-force student notebooks test test-unit test-notebooks test-book lock sync clean
 
 help:
-	@echo "make book       build the HTML book in _build/html (executes every notebook)"
+	@echo "make book       build the HTML book in _build/html (executes the notebooks that changed)"
+	@echo "make book-force the same, executing every notebook"
+	@echo "make student    the book without solutions, in _build/student/_build/html"
 	@echo "make test       unit, property, statistical, notebook (nbval) and book tests"
 	@echo "make notebooks  re-execute every notebook and store its outputs (authors)"
 	@echo "make sync       jupytext --sync every notebooks/*.py with its .ipynb"
@@ -31,10 +33,45 @@ $(STAMP): pyproject.toml $(LOCK)
 
 install: $(STAMP)
 
+# The execution cache (_build/.jupyter_cache, keyed by each notebook's cells) is cleared when
+# anything a notebook reads changes: the library, the committed results, the book's sources.
+CACHE       := _build/.jupyter_cache
+CACHE_KEY   := _build/.cache-key
+CACHE_INPUT := src data/results data/datasets.toml book _config.yml _toc.yml pyproject.toml $(LOCK)
+
 book: $(STAMP)
-	rm -rf _build
-	$(BIN)/jupyter-book build . $(JB_FLAGS)
+	@mkdir -p _build
+	@key=$$( (find $(CACHE_INPUT) -type f -not -path '*/__pycache__/*' -print0 | sort -z \
+	  | xargs -0 sha256sum; echo "DPKMEANS_DATA=$(DPKMEANS_DATA)") | sha256sum | cut -d' ' -f1); \
+	if [ "$$(cat $(CACHE_KEY) 2>/dev/null)" != "$$key" ]; then \
+	  echo "library, results or book sources changed: clearing the execution cache"; \
+	  rm -rf $(CACHE); \
+	fi; \
+	rm -rf _build/html _build/jupyter_execute; \
+	$(BIN)/jupyter-book build . $(JB_FLAGS) && echo "$$key" > $(CACHE_KEY)
 	@echo "Book built: _build/html/index.html"
+
+# Every notebook executed again, whatever the cache holds.
+book-force: $(STAMP)
+	rm -rf _build
+	$(MAKE) book
+
+# The student edition: the same book without the solutions (sphinx-exercise's hide_solutions),
+# from the same execution cache, in _build/student/_build/html.
+STUDENT_CONFIG := _build/student_config.yml
+
+student: book
+	$(BIN)/python -c "import os, sys, yaml; c = yaml.safe_load(open('_config.yml')); \
+	c['sphinx']['config']['hide_solutions'] = True; \
+	c['title'] += ' (student edition)'; \
+	c['execute']['cache'] = sys.argv[1]; \
+	ext = c['sphinx'].get('local_extensions', {}); \
+	c['sphinx']['local_extensions'] = {k: os.path.abspath(v) for k, v in ext.items()}; \
+	yaml.safe_dump(c, open('$(STUDENT_CONFIG)', 'w'), sort_keys=False)" "$(abspath $(CACHE))"
+	rm -rf _build/student
+	$(BIN)/jupyter-book build . $(JB_FLAGS) --config $(STUDENT_CONFIG) --path-output _build/student
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/book/test_student_edition.py
+	@echo "Student edition built: _build/student/_build/html/index.html"
 
 PAIRED := notebooks/*.py notebooks/sweeps/*.py notebooks/exercises/*.py
 
@@ -49,7 +86,7 @@ sync: $(STAMP)
 	$(BIN)/jupytext --sync $(PAIRED)
 
 test-unit: $(STAMP)
-	$(PYTEST) tests
+	$(PYTEST) tests --ignore=tests/book
 
 NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 DATA_NOTEBOOK := notebooks/90_datasets.ipynb
@@ -71,7 +108,7 @@ test-notebooks: $(STAMP)
 	  $(PYTEST) --nbval-lax $(NBVAL) $(DATA_NOTEBOOK); \
 	fi
 
-test-book: book
+test-book: student
 
 test: test-unit test-notebooks test-book
 
