@@ -14,13 +14,14 @@ export DPKMEANS_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data
 JB_FLAGS := -n -W --keep-going
 PYTEST   := $(BIN)/python -m pytest
 
-.PHONY: help install book book-force student notebooks test test-unit test-notebooks test-book lock sync clean
+.PHONY: help install book book-force student notebooks test test-unit test-notebooks test-book test-browser lock sync clean
 
 help:
 	@echo "make book       build the HTML book in _build/html (executes the notebooks that changed)"
 	@echo "make book-force the same, executing every notebook"
 	@echo "make student    the book without solutions, in _build/student/_build/html"
 	@echo "make test       unit, property, statistical, notebook (nbval) and book tests"
+	@echo "make test-browser  every page in headless Chromium, offline; screenshots in _build/screenshots"
 	@echo "make notebooks  re-execute every notebook and store its outputs (authors)"
 	@echo "make sync       jupytext --sync every notebooks/*.py with its .ipynb"
 	@echo "make lock       refresh $(LOCK) from the installed environment"
@@ -86,7 +87,7 @@ sync: $(STAMP)
 	$(BIN)/jupytext --sync $(PAIRED)
 
 test-unit: $(STAMP)
-	$(PYTEST) tests --ignore=tests/book
+	$(PYTEST) tests --ignore=tests/book --ignore=tests/browser
 
 NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 DATA_NOTEBOOK := notebooks/90_datasets.ipynb
@@ -108,7 +109,21 @@ test-notebooks: $(STAMP)
 	  $(PYTEST) --nbval-lax $(NBVAL) $(DATA_NOTEBOOK); \
 	fi
 
-test-book: student
+# What a reader sees: every page in headless Chromium, offline (tests/browser), and a link
+# check. Debian's chromium and chromium-driver are installed when missing (root or sudo).
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+test-browser: book
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  echo "installing Debian's chromium and chromium-driver"; \
+	  $(SUDO) apt-get install -y -q chromium chromium-driver >/dev/null \
+	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium chromium-driver >/dev/null; }; \
+	fi
+	$(PYTEST) -q -p no:cacheprovider tests/browser
+	$(BIN)/linkchecker --no-status --no-warnings _build/html/index.html
+	@echo "Screenshots: _build/screenshots/"
+
+test-book: student test-browser
 
 test: test-unit test-notebooks test-book
 

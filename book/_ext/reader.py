@@ -1,0 +1,82 @@
+"""What a reader's browser gets, fixed once here for every page (issue 15).
+
+* Alt text: Sphinx writes an image's file name as its ``alt`` when none is given, which is what
+  a screen reader then reads. Every figure of the book has a caption (tests/test_project.py
+  checks it), so each image inside a figure gets the caption's text as ``alt`` when it has none
+  or only its file name.
+* Scripts: Jupyter Book 1 registers sphinx-thebe's configuration script twice, and its second
+  ``const THEBE_JS_URL`` is a SyntaxError in every page's console; each page keeps one copy of
+  every script.
+* MathJax on every page: chapter titles hold math, and the navigation shows them on every page,
+  including pages without math of their own (Sphinx loads MathJax only where a page has math).
+* Theme mode: a first visit starts in the "auto" light/dark mode instead of an empty one, which
+  the theme reports as an error in the console.
+
+The browser test (tests/browser) checks both on every page.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Any
+
+from docutils import nodes
+
+
+def _is_placeholder(alt: str, uri: str) -> bool:
+    """No alt text, or the file name Sphinx would show instead."""
+    return not alt.strip() or alt in (uri, PurePosixPath(uri).name)
+
+
+def _plain(text: str) -> str:
+    """A caption as a screen reader should read it: TeX commands by name (\\varepsilon ->
+    epsilon), no braces or dollar signs, single spaces."""
+    text = re.sub(r"\\(?:var)?([A-Za-z]+)", r"\1", text)
+    text = re.sub(r"[{}$\\]", "", text)
+    return " ".join(text.split())
+
+
+def caption_as_alt(app: Any, doctree: nodes.document, docname: str) -> None:
+    """Give every captioned figure's images their caption as alt text."""
+    for figure in doctree.findall(nodes.figure):
+        caption = next(iter(figure.findall(nodes.caption)), None)
+        if caption is None:
+            continue
+        text = _plain(caption.astext())
+        for image in figure.findall(nodes.image):
+            if _is_placeholder(image.get("alt", ""), image.get("uri", "")):
+                image["alt"] = text
+
+
+def unique_scripts(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                   doctree: Any) -> None:
+    """Drop repeated scripts (same file or same inline body and attributes) from a page,
+    keeping the first."""
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, kept = set(), []
+    for script in scripts:
+        # an inline script's file name is None or "", depending on how it was registered
+        key = (getattr(script, "filename", None) or "",
+               tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    context["script_files"] = kept
+
+
+#: The theme stores the reader's light/dark choice; on a first visit there is none, the page
+#: starts with an empty mode, and the theme's script logs an error before falling back to
+#: "auto". Starting from "auto" is the same page without the error.
+_DEFAULT_MODE = ('if (!document.documentElement.dataset.mode) '
+                 '{ document.documentElement.dataset.mode = "auto"; }')
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.set_html_assets_policy("always")  # MathJax on every page: titles in the menu hold math
+    app.connect("doctree-resolved", caption_as_alt)
+    app.connect("html-page-context", unique_scripts, priority=900)  # after every other handler
+    app.add_js_file(None, body=_DEFAULT_MODE, priority=100)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
