@@ -12,7 +12,7 @@ one documented, deterministic reading of the max-min principle:
    distance is defined when centre 1 is added, so Depth(2) = |D_3 - D_2|), and k is the
    smallest i of largest Depth(i).
 
-Ties go to the lowest row index. Everything runs through a backend's ``map_reduce`` and
+Ties go to the lowest row index. Everything runs through a backend's ``map_reduce``, ``records`` and
 ``map_concat`` (one code path; numpy input is held by a ``MemoryBackend``), so the Dask
 backend gives the same bits. Nothing here is private: it reads the exact records (a leak).
 """
@@ -52,14 +52,6 @@ def _sq_dist(block: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return ((block - centre) ** 2).sum(axis=1)
 
 
-def _pick_row(block: np.ndarray, start: int, row: int) -> tuple[np.ndarray]:
-    """Record ``row`` if it falls in this block, zeros otherwise (a map-reduce gather)."""
-    out = np.zeros(block.shape[1])
-    if start <= row < start + block.shape[0]:
-        out[:] = block[row - start]
-    return (out,)
-
-
 def _check_rows(n_rows: int, needed: int, k_max: int, n_clusters: int | None) -> None:
     if n_rows < needed:
         raise ValueError(f"Optimized Canopy needs at least {needed} records (k_max + 1 = "
@@ -90,7 +82,7 @@ def optimized_canopy(X: Any, *, n_clusters: int | None = None, k_max: int = 10,
     _check_rows(n_rows, needed, k_max, n_clusters)
 
     def record(row: int) -> np.ndarray:
-        return backend.map_reduce(X, _pick_row, row, with_start=True)[0]
+        return backend.records(X, np.array(row))
 
     centres = [record(int(np.argmin(backend.map_concat(X, _sq_dist, total / n_rows))))]
     nearest = backend.map_concat(X, _sq_dist, centres[0])

@@ -111,11 +111,7 @@ def lloyd_query_sensitivity(
       moves leaves cluster a and joins cluster b, changing both: joint = max(W, 2 (M + 1))
       (on [-r, r]^d: 2 (d r + 1)), per-cluster = max(W, M + 1).
     """
-    if neighbour not in NEIGHBOUR_RELATIONS:
-        raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
-    lower, upper = check_bounds(bounds)
-    max_norm = float(np.sum(coordinate_bounds((lower, upper), centred)))
-    width = float(np.sum(upper - lower))
+    max_norm, width = _norm_and_width(bounds, neighbour, centred)
     if neighbour == "add/remove":
         return LloydSensitivity(neighbour, max_norm + 1.0, max_norm + 1.0, 1)
     return LloydSensitivity(
@@ -128,10 +124,17 @@ def sum_sensitivity(bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/r
     """L1 sensitivity of the cluster sums (S_j)_j alone, the counts released exactly (seed
     004 as published): M under add/remove; under replace max(W, 2 M), a record that moves
     leaving one sum and joining another (M, W as in :func:`lloyd_query_sensitivity`)."""
+    max_norm, width = _norm_and_width(bounds, neighbour, centred)
+    if neighbour == "add/remove":
+        return max_norm
+    return max(width, 2.0 * max_norm)
+
+
+def _norm_and_width(bounds: tuple[ArrayLike, ArrayLike], neighbour: str,
+                    centred: bool) -> tuple[float, float]:
+    """(M, W): a record's largest L1 norm (from the origin, or the midpoint when ``centred``)
+    and the largest L1 distance between two records of the box; checks the relation."""
     if neighbour not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
     lower, upper = check_bounds(bounds)
-    max_norm = float(np.sum(coordinate_bounds((lower, upper), centred)))
-    if neighbour == "add/remove":
-        return max_norm
-    return max(float(np.sum(upper - lower)), 2.0 * max_norm)
+    return float(np.sum(coordinate_bounds((lower, upper), centred))), float(np.sum(upper - lower))

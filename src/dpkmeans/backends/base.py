@@ -37,6 +37,14 @@ class Backend:
         results such as labels)."""
         raise NotImplementedError
 
+    def records(self, data: Any, rows: np.ndarray) -> np.ndarray:
+        """The records at the integer positions ``rows`` (any shape), as an array of shape
+        ``rows.shape + (features,)``: a map-reduce gather (each block contributes the records
+        it holds, zeros elsewhere), so every backend returns the same bits."""
+        (out,) = self.map_reduce(data, _gather, np.asarray(rows, dtype=np.int64),
+                                 with_start=True)
+        return out
+
     def labels(self, X: Any, centroids: np.ndarray) -> np.ndarray:
         """Each row's exact nearest centroid (:func:`dpkmeans.lloyd.assign`) for the (k, d)
         centroids, as a numpy array: for the estimators' ``labels_`` and ``predict``."""
@@ -55,6 +63,14 @@ class Backend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _gather(block: np.ndarray, start: int, rows: np.ndarray) -> tuple[np.ndarray]:
+    """The requested records that fall in this block, zeros elsewhere (:meth:`Backend.records`)."""
+    out = np.zeros(rows.shape + (block.shape[1],))
+    inside = (rows >= start) & (rows < start + block.shape[0])
+    out[inside] = block[rows[inside] - start]
+    return (out,)
 
 
 def get_backend(backend: str | Backend | None = None, *, client: Any = None) -> Backend:

@@ -86,15 +86,6 @@ def _schedule(name: str, epsilon: float, apdp: ApdpPlan, corrected: bool) -> np.
     return shape(epsilon, T, normalise=corrected)
 
 
-def _pick_records(block: np.ndarray, start: int, rows: np.ndarray) -> tuple[np.ndarray]:
-    """The records ``rows`` (R, k) of the whole data that fall in this block, zeros elsewhere:
-    added over the blocks they give each chosen record once (a map-reduce gather)."""
-    out = np.zeros(rows.shape + (block.shape[1],))
-    inside = (rows >= start) & (rows < start + block.shape[0])
-    out[inside] = block[rows[inside] - start]
-    return (out,)
-
-
 @dataclass(frozen=True)
 class RecordInitialRelease:
     """As published: split the N records in file order into k equal parts (row i in part
@@ -120,7 +111,7 @@ class RecordInitialRelease:
                              f"got {ctx.n_rows}")
         edges = np.arange(k + 1) * ctx.n_rows // k
         rows = np.stack([g.integers(edges[:-1], edges[1:]) for g in ctx.rngs])  # (R, k)
-        (records,) = ctx.backend.map_reduce(ctx.data, _pick_records, rows, with_start=True)
+        records = ctx.backend.records(ctx.data, rows)
         l1 = float(np.sum(upper - lower))  # a record's largest move, replace one (d on [0, 1]^d)
         cal = calibrate("laplace", l1, self.epsilon, sampler=cfg.sampler, coordinates=d)
         charge(ctx.ledger, cal, label="initial centres: one noisy record per split, in parallel",
