@@ -110,14 +110,16 @@ test-notebooks: $(STAMP)
 	fi
 
 # What a reader sees: every page in headless Chromium, offline (tests/browser), and a link
-# check. Debian's chromium and chromium-driver are installed when missing (root or sudo).
+# check. Debian's chromium, chromium-driver and an emoji font (the status page's check marks)
+# are installed when missing (root or sudo).
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+BROWSER_PACKAGES := chromium chromium-driver fonts-noto-color-emoji
 
 test-browser: book
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
-	  echo "installing Debian's chromium and chromium-driver"; \
-	  $(SUDO) apt-get install -y -q chromium chromium-driver >/dev/null \
-	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium chromium-driver >/dev/null; }; \
+	@if ! dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1; then \
+	  echo "installing Debian's $(BROWSER_PACKAGES)"; \
+	  $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null \
+	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null; }; \
 	fi
 	$(PYTEST) -q -p no:cacheprovider tests/browser
 	$(BIN)/linkchecker --no-status --no-warnings _build/html/index.html

@@ -9,6 +9,8 @@
   every script.
 * MathJax on every page: chapter titles hold math, and the navigation shows them on every page,
   including pages without math of their own (Sphinx loads MathJax only where a page has math).
+* Running a chapter: every notebook page says, under its title, where to download its notebook
+  (the paired ``.ipynb``, from the build's ``_sources``) and how to run it with the library.
 * Theme mode: a first visit starts in the "auto" light/dark mode instead of an empty one, which
   the theme reports as an error in the console.
 
@@ -49,6 +51,40 @@ def caption_as_alt(app: Any, doctree: nodes.document, docname: str) -> None:
                 image["alt"] = text
 
 
+#: Where the how-to page explains running one chapter (its section's anchor).
+HOW_TO_RUN = ("book/how_to_use", "running-one-chapter-on-your-own-machine")
+
+
+def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
+    """Under the title of every notebook page: its notebook's download link and the two
+    commands that run it with the library."""
+    source = str(app.env.doc2path(docname, base=False))
+    if not source.endswith(".ipynb") or HOW_TO_RUN[0] not in app.env.all_docs:
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    builder = app.builder
+    download = "../" * docname.count("/") + f"_sources/{source}"  # the HTML builder's copy
+    how_to = f"{builder.get_relative_uri(docname, HOW_TO_RUN[0])}#{HOW_TO_RUN[1]}"
+    name = PurePosixPath(source).name
+    body = nodes.paragraph()
+    body += nodes.strong(text="Run this page yourself: ")
+    body += nodes.Text("download its notebook, ")
+    body += nodes.reference("", name, refuri=download, internal=True)
+    body += nodes.Text(", and run it in a clone of the book with the library installed: ")
+    body += nodes.literal(text="make install")
+    body += nodes.Text(", then ")
+    body += nodes.literal(text=f".venv/bin/jupyter lab {source}")
+    body += nodes.Text(" (")
+    body += nodes.reference("", "how to run a chapter", refuri=how_to, internal=True)
+    body += nodes.Text(").")
+    note = nodes.container(classes=["run-locally"])
+    note += body
+    title = next(iter(section.findall(nodes.title)), None)
+    section.insert(section.index(title) + 1 if title is not None else 0, note)
+
+
 def unique_scripts(app: Any, pagename: str, templatename: str, context: dict[str, Any],
                    doctree: Any) -> None:
     """Drop repeated scripts (same file or same inline body and attributes) from a page,
@@ -77,6 +113,7 @@ _DEFAULT_MODE = ('if (!document.documentElement.dataset.mode) '
 def setup(app: Any) -> dict[str, Any]:
     app.set_html_assets_policy("always")  # MathJax on every page: titles in the menu hold math
     app.connect("doctree-resolved", caption_as_alt)
+    app.connect("doctree-resolved", run_locally_note)
     app.connect("html-page-context", unique_scripts, priority=900)  # after every other handler
     app.add_js_file(None, body=_DEFAULT_MODE, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,8 +11,8 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from dpkmeans import __version__
-from dpkmeans import sweep
+from dpkmeans import __version__, sweep
+from dpkmeans.assignments import commands as assignment_commands
 from dpkmeans.data import commands as data_commands
 from dpkmeans.errors import DPKMeansError
 
@@ -21,6 +21,7 @@ __all__ = ["COMMAND_GROUPS", "build_parser", "main"]
 COMMAND_GROUPS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
     data_commands.add_parser,
     sweep.add_parser,
+    assignment_commands.add_parser,
 )
 
 

@@ -138,3 +138,22 @@ def test_every_internal_link_and_anchor_resolves():
                 if unquote(parts.fragment) not in ids:
                     broken.append(f"{page.relative_to(HTML)}: {href} (no such anchor)")
     assert not broken, "\n".join(broken[:50])
+
+
+
+NOTEBOOK_PAGES = [p for p in PAGES if (HTML / "_sources" / p.relative_to(HTML)).with_suffix(
+    ".ipynb").exists()]
+
+
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES, ids=lambda p: str(p.relative_to(HTML)))
+def test_every_chapter_offers_its_notebook_and_how_to_run_it(page: Path):
+    """The note under the title links the page's own .ipynb (the link test checks that it
+    resolves) and names the commands that run it."""
+    source = page.read_text(encoding="utf-8")
+    note = re.search(r'<div class="run-locally[^"]*">(.*?)</div>', source, re.DOTALL)
+    assert note, "no 'Run this page yourself' note"
+    own = (HTML / "_sources" / page.relative_to(HTML)).with_suffix(".ipynb")
+    hrefs = [(page.parent / h).resolve() for h in re.findall(r'href="([^"#]+)"', note.group(1))]
+    assert own.resolve() in hrefs
+    text = re.sub(r"<[^>]+>", "", note.group(1))
+    assert "make install" in text and "jupyter lab notebooks/" in text
