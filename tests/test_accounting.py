@@ -141,3 +141,31 @@ def test_refused_draw_leaves_the_ledger_unchanged():
 
 def test_docstring_example_runs():
     assert doctest.testmod(accounting).failed == 0
+
+
+def test_absorb_adds_a_finished_ledger_as_one_sequential_part():
+    from dpkmeans.accounting import PrivacyLedger
+    from dpkmeans.errors import BudgetExceededError
+
+    fit = PrivacyLedger()
+    with fit.parallel("clusters"):
+        for j in range(3):
+            with fit.part(f"cluster {j}"):
+                fit.charge("Laplace", epsilon=0.6, sensitivity=2.0, scale=2 / 0.6)
+    fit.charge("Laplace", epsilon=0.4, sensitivity=1.0, scale=2.5, label="count")
+    fit.leak("bounds read off the data")
+    shared = PrivacyLedger(budget=2.0)
+    shared.absorb(fit, "fit 1")
+    assert shared.total().epsilon == pytest.approx(1.0)
+    assert len(shared.entries) == len(fit.entries) and not shared.is_private
+    assert shared.entries[0].scope == "fit 1 > clusters[parallel] > cluster 0"
+    assert shared.entries[3].scope == "fit 1"
+    fit.charge("Laplace", epsilon=0.0001, sensitivity=1.0, scale=1e4)  # later draws stay out
+    assert shared.total().epsilon == pytest.approx(1.0)
+    with pytest.raises(BudgetExceededError, match="fit 2 costs epsilon=1.0001"):
+        shared.absorb(fit, "fit 2")
+    assert shared.total().epsilon == pytest.approx(1.0) and len(shared.entries) == 5
+    with pytest.raises(ValueError, match="under replace adjacency into one under add/remove"):
+        shared.absorb(PrivacyLedger(neighbour="replace"), "x")
+    with pytest.raises(ValueError, match="cannot absorb itself"):
+        shared.absorb(shared, "x")

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from dpkmeans.errors import ClippingWarning, PrivacyLeakWarning
+from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.catalogue import CATALOGUE, choice
+from dpkmeans.errors import BudgetExceededError, ClippingWarning, PrivacyLeakWarning
 from dpkmeans.estimators import DPKMeans
 
 
@@ -132,3 +134,128 @@ def test_transform_matches_explicit_distances(X):
     model = DPKMeans(3, bounds=(-1, 1), random_state=0).fit(X)
     explicit = np.linalg.norm(X[:, None, :] - model.cluster_centers_[None], axis=2)
     np.testing.assert_allclose(model.transform(X), explicit, atol=1e-12)
+
+
+# -- every corrected algorithm behind one estimator (issue 16) ---------------------------------
+
+
+def _extra(name: str) -> dict:
+    return {"delta": 1e-6} if CATALOGUE[name].needs_delta else {}
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_every_corrected_algorithm_fits_within_its_budget_reproducibly(X, name):
+    kw = dict(epsilon=0.8, bounds=(-1, 1), algorithm=name, random_state=4, **_extra(name))
+    model = DPKMeans(3, **kw).fit(X)
+    assert model.cluster_centers_.shape == (3, 2)
+    assert model.ledger_.is_private
+    assert model.ledger_.neighbour == CATALOGUE[name].neighbour
+    spent = model.privacy_spent_
+    assert spent.epsilon <= 0.8 * (1 + 1e-12)
+    assert spent.delta <= kw.get("delta", 0.0) * (1 + 1e-12)
+    again = DPKMeans(3, **kw).fit(X)
+    np.testing.assert_array_equal(model.cluster_centers_, again.cluster_centers_)
+    assert model.predict(X).shape == (900,)
+
+
+@pytest.mark.parametrize("name", ["dp-kccm", "di", "colored"])
+def test_the_estimator_runs_the_paper_modules_corrected_configuration(X, name):
+    """The estimator adds nothing of its own: the same seed through the engine with the
+    catalogue's configuration gives the same centroids (the paper chapters' runs)."""
+    from dpkmeans.catalogue import FitInputs
+    from dpkmeans.engine import run
+
+    model = DPKMeans(3, epsilon=0.8, bounds=(-1, 1), algorithm=name, random_state=4,
+                     **_extra(name)).fit(X)
+    config = CATALOGUE[name].build(FitInputs(3, 0.8, model.bounds_, max_iter=5,
+                                             delta=_extra(name).get("delta")))
+    _, run_seq = np.random.SeedSequence(4).spawn(2)
+    direct = run(X, config, run_seq)
+    np.testing.assert_array_equal(model.cluster_centers_, direct.centroids[0])
+
+
+def test_as_published_variants_are_not_offered():
+    for name in ("as_published", "kmeans_as_published", "diffprivlib", "ceds"):
+        with pytest.raises(ValueError, match="as-published variants are in dpkmeans.papers"):
+            choice(name)
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        DPKMeans(3, bounds=(-1, 1), algorithm="as_published").fit(np.zeros((10, 2)))
+
+
+def test_di_takes_rho_and_m_instead_of_epsilon(X):
+    from dpkmeans.identifiability import epsilon_from_rho
+
+    by_rho = DPKMeans(3, rho=0.9, m=10, bounds=(-1, 1), algorithm="di", random_state=2).fit(X)
+    eps = epsilon_from_rho(0.9, 10)
+    by_eps = DPKMeans(3, epsilon=eps, bounds=(-1, 1), algorithm="di", random_state=2).fit(X)
+    np.testing.assert_array_equal(by_rho.cluster_centers_, by_eps.cluster_centers_)
+    assert by_rho.epsilon_ == eps and by_rho.rho_ == pytest.approx(0.9, rel=1e-12)
+    assert by_eps.rho_ is None
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"algorithm": "dplloyd", "rho": 0.9, "m": 10}, "rho and m are the budget of algorithm='di'"),
+    ({"algorithm": "di", "rho": 0.9, "m": 10, "epsilon": 1.0}, "got epsilon, rho, m"),
+    ({"algorithm": "di", "rho": 0.9}, "rho needs m"),
+    ({"algorithm": "di", "m": 10}, "got only m"),
+    ({"algorithm": "di", "rho": 0.05, "m": 10}, "rho"),
+    ({"algorithm": "colored"}, "give delta"),
+    ({"algorithm": "dplloyd", "delta": 1e-6}, "delta is only for algorithm='colored'"),
+])
+def test_budget_arguments_are_checked(X, kw, message):
+    with pytest.raises(ValueError, match=message):
+        DPKMeans(3, bounds=(-1, 1), random_state=0, **kw).fit(X)
+
+
+def test_a_shared_accountant_refuses_a_fit_before_any_noise(X):
+    accountant = PrivacyLedger(budget=2.5)
+    first = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), accountant=accountant, random_state=1).fit(X)
+    DPKMeans(3, epsilon=1.0, bounds=(-1, 1), algorithm="dp-kccm", accountant=accountant,
+             random_state=1).fit(X)
+    assert accountant.total().epsilon == pytest.approx(2.0)
+    n_entries = len(accountant.entries)
+    assert n_entries == len(first.ledger_.entries) + len(
+        DPKMeans(3, epsilon=1.0, bounds=(-1, 1), algorithm="dp-kccm",
+                 random_state=1).fit(X).ledger_.entries)
+    third = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), accountant=accountant, random_state=1)
+    with pytest.raises(BudgetExceededError, match="only epsilon=0.5 left .* nothing was drawn"):
+        third.fit(X)
+    assert len(accountant.entries) == n_entries and not hasattr(third, "cluster_centers_")
+    DPKMeans(3, epsilon=0.5, bounds=(-1, 1), accountant=accountant, random_state=1).fit(X)
+    assert accountant.is_fully_spent()
+    # the fit's own records stay readable in the accountant, scoped by fit
+    assert accountant.entries[0].scope.startswith("DPKMeans(algorithm='dplloyd-impr')")
+
+
+def test_an_accountant_composes_under_one_adjacency(X):
+    with pytest.raises(ValueError, match="private under replace adjacency"):
+        DPKMeans(3, epsilon=1.0, bounds=(-1, 1), algorithm="di",
+                 accountant=PrivacyLedger(budget=5.0), random_state=0).fit(X)
+    replace = PrivacyLedger(budget=5.0, neighbour="replace")
+    DPKMeans(3, epsilon=1.0, bounds=(-1, 1), algorithm="di", accountant=replace,
+             random_state=0).fit(X)
+    assert replace.total().epsilon == pytest.approx(1.0)
+    with pytest.raises(TypeError, match="accountant must be a dpkmeans.accounting.PrivacyLedger"):
+        DPKMeans(3, bounds=(-1, 1), accountant=object(), random_state=0).fit(X)
+
+
+#: check_clustering's quality bar on its 50 points is not met by two algorithms, for reasons of
+#: the algorithms, not of the API (every other check passes for them):
+KNOWN_CLUSTERING_FAILURES = {
+    # 9 clusters merged to 3 on 50 points: a merged cluster can be left without a record, and
+    # the check wants every label 0..k-1 used
+    "dp-kccm": "an empty merged cluster on 50 points (labels 0 and 2 only)",
+    # ARI 0.37 at seed 0 (below the check's 0.4); over seeds 0-9 it ranges from 0 to 0.94
+    "silhouette": "ARI below 0.4 on 50 points at epsilon = 100 (seed 0: 0.37)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["dp-kccm", "silhouette", "apdp", "di", "colored"])
+def test_scikit_learn_check_estimator_passes_for_every_algorithm(name):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    expected = ({"check_clustering": KNOWN_CLUSTERING_FAILURES[name]}
+                if name in KNOWN_CLUSTERING_FAILURES else None)
+    check_estimator(DPKMeans(n_clusters=3, epsilon=100.0, bounds=(-3.0, 3.0), algorithm=name,
+                             random_state=0, **_extra(name)), expected_failed_checks=expected)

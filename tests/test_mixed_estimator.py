@@ -398,3 +398,21 @@ def test_scikit_learn_check_estimator_passes_in_full():
 
     check_estimator(DPKPrototypes(n_clusters=3, epsilon=100.0, bounds=(-3.0, 3.0),
                                   random_state=0))
+
+
+def test_a_shared_accountant_across_mixed_fits():
+    from dpkmeans.accounting import PrivacyLedger
+    from dpkmeans.errors import BudgetExceededError
+    from dpkmeans.mixed_estimator import DPKPrototypes
+
+    gen = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": gen.uniform(0, 1, 200), "c": gen.choice(["a", "b"], 200)})
+    kw = dict(categorical=["c"], bounds=(0, 1), categories=[["a", "b"]], random_state=0)
+    accountant = PrivacyLedger(budget=3.0, neighbour="replace")
+    first = DPKPrototypes(2, epsilon=2.0, accountant=accountant, **kw).fit(frame)
+    # what the fit spent (at most 2: an early stop leaves the rest unspent)
+    assert accountant.total() == first.privacy_spent_ and first.privacy_spent_.epsilon <= 2.0
+    with pytest.raises(BudgetExceededError, match="would spend epsilon=1.5, but"):
+        DPKPrototypes(2, epsilon=1.5, accountant=accountant, **kw).fit(frame)
+    with pytest.raises(ValueError, match="use one ledger per relation"):
+        DPKPrototypes(2, epsilon=0.5, accountant=PrivacyLedger(budget=3.0), **kw).fit(frame)

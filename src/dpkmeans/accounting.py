@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -280,6 +281,38 @@ class PrivacyLedger:
                 )
         self._entries.append(entry)
         return entry
+
+    def absorb(self, other: PrivacyLedger, name: str) -> None:
+        """Record everything ``other`` recorded (e.g. one fit's ledger) as one sequential part
+        named ``name``: its composed cost adds to this total, its entries and leaks are kept
+        (their scopes prefixed with ``name``). Refused, with nothing recorded, when the
+        neighbour relations differ or the budget would be exceeded."""
+        if other is self:
+            raise ValueError("a ledger cannot absorb itself")
+        if other.neighbour != self.neighbour:
+            raise ValueError(f"cannot absorb a ledger under {other.neighbour} adjacency into one "
+                             f"under {self.neighbour}")
+        node = _Sequential(str(name))
+        node.children.append(deepcopy(other._root))  # later draws in `other` stay out
+        node.refresh()
+        parent = self._current_sequential("absorb a ledger")
+        parent.children.append(node)
+        self._refresh_open_scopes()
+        if self.budget is not None and not self.total().fits_within(self.budget):
+            parent.children.pop()
+            self._refresh_open_scopes()
+            raise BudgetExceededError(
+                f"{name} costs {node.cost}, which would raise the composed total past the "
+                f"declared budget {self.budget}; already spent: {self.total()}")
+        prefix = self._scope_path()
+        prefix = name if prefix == "total" else f"{prefix} > {name}"
+
+        def rescoped(entry: LedgerEntry) -> LedgerEntry:
+            scope = prefix if entry.scope == "total" else f"{prefix} > {entry.scope}"
+            return replace(entry, scope=scope)
+
+        self._entries.extend(rescoped(e) for e in other._entries)
+        self._leaks.extend(rescoped(e) for e in other._leaks)
 
     def _refresh_open_scopes(self) -> None:
         """Re-compose the scopes on the open path, innermost first (closed scopes never change)."""

@@ -1,4 +1,5 @@
-"""A scikit-learn style estimator over the DP-Lloyd engine (book chapter 5).
+"""A scikit-learn style estimator over the DP-Lloyd engine: every corrected algorithm of the
+book (:mod:`dpkmeans.catalogue`; chapter 5 introduces it, the synthesis chapter compares them).
 
 ``DPKMeans(n_clusters, epsilon, bounds, algorithm, random_state)`` follows diffprivlib's API
 but avoids its bugs (reference/dp-libraries.md §3.1): the parameters are never mutated (clone
@@ -22,15 +23,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
 from .accounting import PrivacyCost, PrivacyLedger
-from .algorithms import ALGORITHMS, noisy_record_count
+from .algorithms import noisy_record_count
 from .backends import BACKENDS, get_backend
+from .catalogue import Choice, FitInputs, choice
 from .engine import run
-from .errors import PrivacyLeakWarning
+from .errors import BudgetExceededError, PrivacyLeakWarning
+from .identifiability import epsilon_from_rho, rho_from_epsilon
 from .lloyd import assign
 from .sensitivity import check_box
-from .validation import check_epsilon, check_positive_int, check_real
+from .validation import check_delta, check_epsilon, check_positive_int, check_real
 
-__all__ = ["DPKMeans"]
+__all__ = ["DPKMeans", "budget_form", "charge_accountant", "check_accountant"]
 
 
 def _reject_non_numeric_columns(X: ArrayLike) -> None:
@@ -128,30 +131,99 @@ def seed_sequence(random_state: Any) -> np.random.SeedSequence:
     raise ValueError("random_state must be a non-negative int, a numpy SeedSequence or None")
 
 
+def budget_form(epsilon: Any, rho: Any, m: Any, forms: str, *,
+                default_epsilon: float | None = None, m_form: str = "an integer >= 2") -> str:
+    """Which budget an estimator was given: "epsilon" or "rho" (with m). Exactly one is
+    needed (``forms`` says which, in the errors); with neither, ``default_epsilon`` applies
+    when set (then "epsilon")."""
+    has_eps, has_rho, has_m = (v is not None for v in (epsilon, rho, m))
+    if has_eps and (has_rho or has_m):
+        given = ", ".join(n for n, h in (("epsilon", has_eps), ("rho", has_rho), ("m", has_m))
+                          if h)
+        raise ValueError(f"{forms}; got {given}")
+    if has_rho and not has_m:
+        raise ValueError(f"rho needs m, the number of possible worlds ({m_form})")
+    if has_m and not has_rho:
+        raise ValueError(f"{forms}; got only m")
+    if not has_eps and not has_rho and default_epsilon is None:
+        raise ValueError(f"{forms}; got none")
+    return "rho" if has_rho else "epsilon"
+
+
+def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedger,
+                      name: str) -> None:
+    """Record a finished fit in the shared ``accountant`` (its whole ledger as one sequential
+    part). Its cost was checked before the fit (:func:`check_accountant`)."""
+    if accountant is not None:
+        accountant.absorb(fit_ledger, name)
+
+
+def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str, name: str) -> None:
+    """Refuse a fit, before any noise is drawn, whose cost would take the shared accountant
+    past its budget, or whose guarantee is under another adjacency than the accountant's."""
+    if accountant is None:
+        return
+    if not isinstance(accountant, PrivacyLedger):
+        raise TypeError(f"accountant must be a dpkmeans.accounting.PrivacyLedger, got "
+                        f"{type(accountant).__name__}")
+    if accountant.neighbour != neighbour:
+        raise ValueError(f"{name} is private under {neighbour} adjacency, the accountant "
+                         f"composes under {accountant.neighbour}: use one ledger per relation")
+    remaining = accountant.remaining()
+    if remaining is not None and not cost.fits_within(remaining):
+        raise BudgetExceededError(
+            f"{name} would spend {cost}, but the accountant has only {remaining} left of its "
+            f"budget {accountant.budget} (spent so far: {accountant.total()}); nothing was drawn")
+
+
 class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
-    """Differentially private k-means (DPLloyd or DPLloyd-Impr) with a privacy ledger.
+    """Differentially private k-means: every corrected algorithm of the book, with a ledger.
 
     Parameters
     ----------
     n_clusters : int
         k, a public choice (choosing it on the data would cost budget).
-    epsilon : float
-        Total privacy budget of one fit (add/remove adjacency), all releases included.
+    epsilon : float or None
+        Total privacy budget of one fit, all releases included (1.0 when neither ``epsilon``
+        nor ``rho`` is given). Under add/remove adjacency, except ``algorithm="di"`` (replace).
+    rho, m : float and int, or None
+        ``algorithm="di"`` only, instead of ``epsilon``: differential identifiability, an
+        attacker's posterior at most ``rho`` over ``m`` possible worlds (book chapter 11);
+        spent as epsilon = ln((m - 1) rho / (1 - rho)).
+    delta : float or None
+        ``algorithm="colored"`` only (it is required there): the delta of (epsilon, delta).
     bounds : (lower, upper) or None
         Public bounds of every feature (scalars or arrays). Data outside are clipped.
         ``None`` reads them off the data: not private, warns ``PrivacyLeakWarning`` and the
         ledger records the leak (``ledger_.is_private`` is then False).
-    algorithm : {"dplloyd-impr", "dplloyd"}
+    algorithm : str
+        One of :data:`dpkmeans.catalogue.CATALOGUE` (the book's "Choosing an algorithm" page
+        says when to use which):
+
+        * ``"dplloyd"`` (ch. 5): epsilon / T over ``max_iter`` iterations, random starts;
+        * ``"dplloyd-impr"`` (ch. 5, default): Su et al.'s improved version; T from Su's rule;
+        * ``"dp-kccm"`` (ch. 7): n k clusters, a decreasing budget, merged down to k;
+        * ``"silhouette"`` (ch. 8): cluster budgets weighted by noisy silhouettes;
+        * ``"apdp"`` (ch. 10): budgets in a decreasing arithmetic progression;
+        * ``"di"`` (ch. 11): DI k-means, halving budgets, replace adjacency, ``rho``/``m``;
+        * ``"colored"`` (ch. 9): colored Gaussian noise, (epsilon, delta), ``max_iter`` T.
+
+        Only the corrected algorithms are offered; the as-published ones live in
+        ``dpkmeans.papers``.
     max_iter : int
-        Iterations of "dplloyd" (DPLloyd-Impr chooses T by Su's rule).
+        Iterations of "dplloyd" and "colored" (the others choose T by their own rule).
     n_records : int or None
-        DPLloyd-Impr only: the number of records, **stated by you as public** (for example
-        from the documentation of the data). Su's rule reads it to choose T; one record more
-        can change T, so the exact count of private data must not be used. ``None`` (default)
-        spends ``n_records_share * epsilon`` on a noisy count (discrete Laplace, sensitivity 1)
-        and runs the iterations with the rest; both are in ``ledger_``.
+        "dplloyd-impr" and "apdp" only: the number of records, **stated by you as public**
+        (for example from the documentation of the data). Their rules read it to choose T; one
+        record more can change T, so the exact count of private data must not be used.
+        ``None`` (default) spends ``n_records_share * epsilon`` on a noisy count (discrete
+        Laplace, sensitivity 1) and runs the iterations with the rest; both are in ``ledger_``.
     n_records_share : float in (0, 1)
         The share of ``epsilon`` spent on the noisy count when ``n_records`` is None.
+    accountant : PrivacyLedger or None
+        A ledger shared across fits, with a total budget (``PrivacyLedger(budget=3.0)``). A fit
+        that would exceed what is left raises ``BudgetExceededError`` before any noise is
+        drawn; a finished fit is recorded in it, its whole ledger as one part.
     backend : {"memory", "dask"}
         Where the statistics are computed (:mod:`dpkmeans.backends`). With ``"dask"``, X may be
         a ``dask.array`` and ``client`` a ``dask.distributed.Client`` (without one a
@@ -166,9 +238,14 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     cluster_centers_ : (k, d) array
         The private centroids: the release.
     n_iter_ : int
-        Iterations run (public: it follows from public inputs or the noisy count).
+        Iterations planned (public: they follow from public inputs or the noisy count).
     n_records_used_ : int or None
-        The N that Su's rule used (the stated one or the noisy count; None for "dplloyd").
+        The N the algorithm's rule used (the stated one or the noisy count; None if it reads
+        none).
+    epsilon_ : float
+        The epsilon of the fit (from ``rho`` and ``m`` when given).
+    rho_ : float or None
+        With ``rho``: the DI guarantee of the fit.
     ledger_ : PrivacyLedger
         Every release, its mechanism, sensitivity, noise and budget; ``privacy_spent_`` is its
         total and ``ledger_.is_private`` says whether any leak was recorded.
@@ -180,17 +257,22 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         the data holder and **not** a differentially private release.
     """
 
-    def __init__(self, n_clusters: int = 8, *, epsilon: float = 1.0, bounds=None,
-                 algorithm: str = "dplloyd-impr", max_iter: int = 5, n_records=None,
-                 n_records_share: float = 0.05, backend: str = "memory", client=None,
+    def __init__(self, n_clusters: int = 8, *, epsilon: float | None = None, rho=None, m=None,
+                 delta: float | None = None, bounds=None, algorithm: str = "dplloyd-impr",
+                 max_iter: int = 5, n_records=None, n_records_share: float = 0.05,
+                 accountant: PrivacyLedger | None = None, backend: str = "memory", client=None,
                  random_state=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
+        self.rho = rho
+        self.m = m
+        self.delta = delta
         self.bounds = bounds
         self.algorithm = algorithm
         self.max_iter = max_iter
         self.n_records = n_records
         self.n_records_share = n_records_share
+        self.accountant = accountant
         self.backend = backend
         self.client = client
         self.random_state = random_state
@@ -226,24 +308,44 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     def _seed(self) -> np.random.SeedSequence:
         return seed_sequence(self.random_state)
 
-    def _check_params(self) -> tuple[int, float]:
+    def _check_params(self) -> tuple[int, float, Choice, float | None]:
+        """k, epsilon, the algorithm and delta, checked (each error names its parameter)."""
         if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral):
             raise ValueError(f"n_clusters must be an integer, got {self.n_clusters!r}")
         k = check_positive_int(self.n_clusters, "n_clusters")
-        eps = check_epsilon(self.epsilon)
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}, got {self.algorithm!r}")
+        algorithm = choice(self.algorithm)
+        form = budget_form(self.epsilon, self.rho, self.m,
+                           "give one budget: epsilon, or rho with m", default_epsilon=1.0)
+        if form == "rho":
+            if algorithm.name != "di":
+                raise ValueError(f"rho and m are the budget of algorithm='di' (differential "
+                                 f"identifiability); {algorithm.name!r} takes epsilon")
+            eps = epsilon_from_rho(self.rho, self.m)
+        else:
+            eps = 1.0 if self.epsilon is None else check_epsilon(self.epsilon)
+        delta = None
+        if algorithm.needs_delta:
+            if self.delta is None:
+                raise ValueError(f"algorithm={algorithm.name!r} is (epsilon, delta)-DP: "
+                                 "give delta, e.g. delta=1e-6")
+            delta = check_delta(self.delta)
+        elif self.delta is not None:
+            raise ValueError(f"delta is only for algorithm='colored'; {algorithm.name!r} is "
+                             "pure epsilon-DP")
         if self.n_records is not None:
             check_positive_int(self.n_records, "n_records")
         share = check_real(self.n_records_share, "n_records_share")
         if not 0.0 < share < 1.0:
             raise ValueError(f"n_records_share must lie in (0, 1), got {share}")
-        return k, eps
+        if algorithm.uses_max_iter:
+            check_positive_int(self.max_iter, "max_iter")
+        return k, eps, algorithm, delta
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y=None) -> DPKMeans:
-        """Fit on X (y is ignored). Spends ``epsilon``, recorded in ``ledger_``."""
-        k, eps = self._check_params()
+        """Fit on X (y is ignored). Spends the budget, recorded in ``ledger_`` (and in the
+        shared ``accountant``, if any)."""
+        k, eps, algorithm, delta = self._check_params()
         X = self._validate_X(X, reset=True)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
@@ -251,14 +353,13 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             warnings.warn(f"n_clusters = {k} exceeds the {X.shape[0]} records: some clusters "
                           "will be empty (they are still noised)", UserWarning, stacklevel=2)
         bounds = self._resolve_bounds(X)
+        name = f"DPKMeans(algorithm={algorithm.name!r})"
+        cost = PrivacyCost(eps, delta or 0.0)
+        check_accountant(self.accountant, cost, algorithm.neighbour, name)
         count_seq, run_seq = self._seed().spawn(2)
-        ledger = PrivacyLedger(budget=eps)
-        n_used = None
-        if self.algorithm == "dplloyd":
-            config = ALGORITHMS["dplloyd"](k, eps, bounds, iterations=check_positive_int(
-                self.max_iter, "max_iter"))
-        else:
-            run_eps = eps
+        ledger = PrivacyLedger(budget=cost if delta else eps, neighbour=algorithm.neighbour)
+        n_used, run_eps = None, eps
+        if algorithm.needs_n_records:
             if self.n_records is None:
                 count_eps = self.n_records_share * eps
                 n_used = noisy_record_count(X.shape[0], count_eps, np.random.default_rng(count_seq),
@@ -266,15 +367,19 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 run_eps = eps - count_eps
             else:
                 n_used = int(self.n_records)
-            config = ALGORITHMS["dplloyd-impr"](k, run_eps, bounds, n_records=n_used)
+        config = algorithm.build(FitInputs(k, run_eps, bounds, max_iter=int(self.max_iter),
+                                           n_records=n_used, delta=delta))
         if self.bounds is None:
             config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
         with get_backend(self.backend, client=self.client) as engine:
             result = run(X, config, run_seq, ledger=ledger, backend=engine)
             self.labels_ = engine.labels(X, result.centroids[0])
+        charge_accountant(self.accountant, result.ledger, name)
         self.cluster_centers_ = result.centroids[0]
         self.n_iter_ = config.iterations
         self.n_records_used_ = n_used
+        self.epsilon_ = eps
+        self.rho_ = None if self.rho is None else rho_from_epsilon(eps, int(self.m))
         self.ledger_ = result.ledger
         self.privacy_spent_: PrivacyCost = result.ledger.total()
         self.bounds_ = bounds

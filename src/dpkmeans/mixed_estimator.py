@@ -27,8 +27,16 @@ from .accounting import PrivacyCost, PrivacyLedger
 from .backends import BACKENDS, get_backend
 from .engine import run
 from .errors import PrivacyLeakWarning
-from .estimators import (_is_dask_array, public_bounds, seed_sequence, squared_distances,
-                         validate_numeric)
+from .estimators import (
+    _is_dask_array,
+    budget_form,
+    charge_accountant,
+    check_accountant,
+    public_bounds,
+    seed_sequence,
+    squared_distances,
+    validate_numeric,
+)
 from .identifiability import epsilon_from_rho, rho_from_epsilon
 from .lloyd import assign
 from .papers.di.variants import kmeans_corrected, kprototypes_corrected
@@ -167,6 +175,10 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     max_iter : int
         T, the iterations of the halving schedule (fewer run if the prototypes stop moving; the
         budget of the iterations not run is left unspent).
+    accountant : PrivacyLedger or None
+        A ledger shared across fits (under replace adjacency, the relation of this
+        estimator's guarantee) with a total budget: a fit that would exceed what is left
+        raises ``BudgetExceededError`` before any noise is drawn (as in ``DPKMeans``).
     backend : {"memory", "dask"}
         Where the statistics are computed (:mod:`dpkmeans.backends`); X itself must be in memory
         (it is encoded here). Same seed, same bits, either way.
@@ -225,7 +237,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_clusters: int = 8, *, epsilon: float | None = None, rho=None, m=None,
                  categorical_share: float | None = None, categorical=None, bounds=None,
                  categories=None, handle_unknown: str = "error", gamma: float = 0.12,
-                 max_iter: int = 10, backend: str = "memory", client=None, random_state=None):
+                 max_iter: int = 10, accountant=None, backend: str = "memory", client=None,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.rho = rho
@@ -237,6 +250,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         self.handle_unknown = handle_unknown
         self.gamma = gamma
         self.max_iter = max_iter
+        self.accountant = accountant
         self.backend = backend
         self.client = client
         self.random_state = random_state
@@ -261,16 +275,9 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     def _check_budget(self) -> _Budget:
         forms = ("give exactly one budget: epsilon, or rho with m (one number each, or the "
                  "pairs rho=(rho_r, rho_c), m=(m_r, m_c))")
-        has_eps, has_rho, has_m = (v is not None for v in (self.epsilon, self.rho, self.m))
-        if has_eps and (has_rho or has_m):
-            given = ", ".join(n for n, h in (("epsilon", has_eps), ("rho", has_rho),
-                                             ("m", has_m)) if h)
-            raise ValueError(f"{forms}; got {given}")
-        if not has_eps and not has_rho:
-            raise ValueError(f"{forms}; got {'only m' if has_m else 'none'}")
-        if has_rho and not has_m:
-            raise ValueError("rho needs m, the number of possible worlds (an integer >= 2, or "
-                             "the pair m=(m_r, m_c) with rho=(rho_r, rho_c))")
+        has_eps = budget_form(self.epsilon, self.rho, self.m, forms,
+                              m_form="an integer >= 2, or the pair m=(m_r, m_c) with "
+                                     "rho=(rho_r, rho_c)") == "epsilon"
         share = None
         if self.categorical_share is not None:
             share = check_real(self.categorical_share, "categorical_share")
@@ -527,12 +534,15 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                                                m_r=m_r, m_c=m_c, n_clusters=k, iterations=T)
         if self.bounds is None or categories_read_off:
             config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
+        check_accountant(self.accountant, PrivacyCost(float(config.epsilon)), config.neighbour,
+                         "DPKPrototypes")
         ledger = None
         if categories_read_off:
             ledger = PrivacyLedger(budget=None, neighbour=config.neighbour)
             ledger.leak(CATEGORIES_LEAK)
         with get_backend(self.backend, client=self.client) as engine:
             result = run(data, config, self._seed(), ledger=ledger, backend=engine)
+        charge_accountant(self.accountant, result.ledger, "DPKPrototypes")
         prototypes = result.centroids[0]
         if layout is None:
             centres, mode_codes = prototypes, np.zeros((k, 0), dtype=int)
