@@ -133,3 +133,46 @@ def test_committed_results_reproduce(params, replica):
 def test_results_file_is_committed():
     assert RESULTS.exists(), "run the sweep and commit data/results/dplloyd_baselines.csv"
     assert os.path.getsize(RESULTS) < 5 * 2**20
+
+
+def test_reproduce_runs_each_experiment_once_resumes_and_restarts(tmp_path):
+    """make reproduce's driver on two tiny experiments (a fake cell runner): results moved into
+    data/results, ledgers rebuilt, the state remembered, --restart forgets it."""
+    from dpkmeans.reproduce import Experiment, run_reproduce
+
+    sweeps = tmp_path / "notebooks" / "sweeps"
+    sweeps.mkdir(parents=True)
+    for name in ("one", "two"):
+        (sweeps / f"{name}.yaml").write_text(
+            f"experiment: {name}\nnotebook: notebooks/sweeps/cell.ipynb\nseed: 1\n"
+            "grid:\n  epsilon: [0.5, 1.0]\n")
+    calls, finished = [], []
+
+    def runner(notebook, params, workdir):
+        calls.append(params["epsilon"])
+        return pd.DataFrame([{"value": params["epsilon"] * 2}])
+
+    def finish(root):
+        finished.append(pd.read_csv(root / "data" / "results" / "two.csv")["value"].sum())
+
+    experiments = (Experiment("one", "1"), Experiment("two", "2", finish))
+    state = run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=1,
+                          say=lambda s: None)
+    assert sorted(state["experiments"]) == ["one", "two"] and len(calls) == 4
+    assert finished == [3.0]
+    assert len(pd.read_csv(tmp_path / "data" / "results" / "one.csv")) == 2
+    run_reproduce(tmp_path, experiments=experiments, runner=runner, say=lambda s: None)
+    assert len(calls) == 4  # nothing ran again
+    run_reproduce(tmp_path, experiments=experiments, runner=runner, only=["one"], restart=True,
+                  say=lambda s: None)
+    assert len(calls) == 6
+    from dpkmeans.errors import DPKMeansError
+    with pytest.raises(DPKMeansError, match="unknown experiments \\['three'\\]"):
+        run_reproduce(tmp_path, experiments=experiments, only=["three"])
+
+
+def test_the_book_reproduces_every_sweep_file():
+    from dpkmeans.reproduce import EXPERIMENTS
+
+    files = {p.stem for p in (ROOT / "notebooks" / "sweeps").glob("*.yaml")}
+    assert {e.name for e in EXPERIMENTS} == files

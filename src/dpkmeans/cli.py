@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from dpkmeans import __version__, sweep
+from dpkmeans import __version__, reproduce, sweep
 from dpkmeans.assignments import commands as assignment_commands
 from dpkmeans.data import commands as data_commands
 from dpkmeans.errors import DPKMeansError
@@ -22,6 +22,7 @@ COMMAND_GROUPS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # 
     data_commands.add_parser,
     sweep.add_parser,
     assignment_commands.add_parser,
+    reproduce.add_parser,
 )
 
 

@@ -1,0 +1,49 @@
+"""Wall-clock time of ``make reproduce``: every paper-scale sweep of the book from nothing, with
+the time of each chapter's sweep (issue 16; target: at most 30 minutes on 2 cores).
+
+Run it on a quiet machine, from the repository root::
+
+    .venv/bin/python -m benchmarks.reproduce            # writes benchmarks/reproduce.json
+
+It rewrites ``data/results/`` with what the sweeps compute (the same numbers, if the book is
+reproducible: ``git diff data/results`` shows any difference). This is a benchmark, not a
+test: nothing fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_S = 1800
+
+
+def main() -> int:
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"  # inherited by the kernels: one BLAS thread per cell
+    from dpkmeans.reproduce import run_reproduce
+
+    load_before = os.getloadavg()
+    start = time.perf_counter()
+    state = run_reproduce(ROOT, jobs=2, restart=True)
+    wall = time.perf_counter() - start
+    result = {
+        "what": "python -m dpkmeans reproduce --jobs 2 --restart (every sweep, fresh)",
+        "wall_s": round(wall, 1), "target_s": TARGET_S, "met": wall <= TARGET_S,
+        "experiments": {name: {"chapter": e["chapter"], "seconds": round(e["seconds"], 1),
+                               "cells": e["cells"]}
+                        for name, e in state["experiments"].items()},
+        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+                    "load_before": load_before, "load_after": os.getloadavg()},
+    }
+    (ROOT / "benchmarks" / "reproduce.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

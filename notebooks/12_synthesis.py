@@ -1,0 +1,403 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,mystnb,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Which private k-means should you use?
+#
+# :::{admonition} Learning objectives
+# :class: tip
+# After this chapter you can
+# - run every corrected algorithm of the book through one estimator,
+#   `DPKMeans(algorithm=...)`, and share one privacy budget across several fits;
+# - read the leaderboard: every corrected algorithm on every numeric dataset of the papers,
+#   on one epsilon grid, with 95% intervals and ranks that tie where the intervals overlap;
+# - choose an algorithm for your data from $N\varepsilon/k$ and $d$, with the evidence behind
+#   the choice;
+# - say, for each headline claim of the five papers, whether it held here, and for each
+#   paper whether its algorithm is private as published.
+# :::
+#
+# The four paper chapters each reproduced one paper on its own terms. This chapter puts the
+# corrected algorithms side by side under the same conditions, turns the comparison into
+# advice, and collects the book's verdicts in one place. Every number below is read from
+# committed results (`data/results/`), and every table is computed from them.
+
+# %% tags=["parameters"]
+SEED = 2026  # the estimator examples' seed
+RESULTS = "../data/results"  # the leaderboard and the papers' claims ledgers
+LEADERBOARD = "../data/results/leaderboard.csv"  # python -m dpkmeans sweep notebooks/sweeps/leaderboard.yaml
+
+# %%
+
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+from myst_nb import glue
+
+from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.catalogue import CATALOGUE
+from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.errors import BudgetExceededError
+from dpkmeans.estimators import DPKMeans
+from dpkmeans.plotting import use_book_style
+from dpkmeans.synthesis import leaderboard, ledger, ranking
+
+use_book_style()
+results = pd.read_csv(LEADERBOARD)
+
+# %% [markdown]
+# ## Every algorithm, one estimator
+#
+# `DPKMeans` takes the name of any corrected algorithm of the book. Each name maps to the
+# configuration its chapter proves private, built by `dpkmeans.catalogue`; the
+# as-published variants are not offered, because they are not private (see
+# {ref}`privacy-claims` below). They remain reachable, for study, through
+# `dpkmeans.papers.<paper>.variants`.
+
+# %% tags=["hide-input"]
+catalogue = pd.DataFrame([{
+    "algorithm": c.name, "chapter": c.chapter, "adjacency": c.neighbour,
+    "guarantee": "(epsilon, delta)" if c.needs_delta else "epsilon",
+    "reads N": "public or paid for" if c.needs_n_records else "no",
+    "what it is": c.summary} for c in CATALOGUE.values()])
+catalogue  # noqa: B018 (displayed)
+
+# %% [markdown]
+# Two of them need more than $\varepsilon$: `colored` is $(\varepsilon, \delta)$-DP and
+# takes `delta`, and `di` is proven under replace adjacency and also takes its budget as a
+# posterior bound `rho` over `m` possible worlds (chapter 11). `dplloyd-impr` and `apdp`
+# read the number of records: give it as `n_records` if it is public, or let the estimator
+# spend a share of $\varepsilon$ on a noisy count.
+
+# %%
+data = gaussian_mixture_dataset(5000, 4, 4, rng=np.random.default_rng(SEED)).scaled((-1, 1))
+X = data.X
+fits = {}
+for name, choice in CATALOGUE.items():
+    extra = {"delta": 1e-6} if choice.needs_delta else {}
+    model = DPKMeans(4, epsilon=1.0, bounds=(-1, 1), algorithm=name, random_state=SEED, **extra)
+    fits[name] = model.fit(X)
+print(pd.Series({n: m.privacy_spent_ for n, m in fits.items()}, name="spent").to_string())
+
+# %% [markdown]
+# ### One budget across fits
+#
+# An analyst rarely fits once. A `PrivacyLedger` with a total budget, passed as `accountant`
+# to every fit, composes them: each finished fit is recorded in it (its whole ledger, as one
+# part), and a fit that would take it past its budget is refused *before* any noise is drawn.
+
+# %%
+accountant = PrivacyLedger(budget=2.0)
+DPKMeans(4, epsilon=1.0, bounds=(-1, 1), algorithm="dp-kccm", accountant=accountant,
+         random_state=SEED).fit(X)
+DPKMeans(4, epsilon=0.5, bounds=(-1, 1), algorithm="apdp", accountant=accountant,
+         random_state=SEED).fit(X)
+try:
+    DPKMeans(4, epsilon=1.0, bounds=(-1, 1), accountant=accountant, random_state=SEED).fit(X)
+except BudgetExceededError as refused:
+    print(refused)
+glue("ch12_spent", f"{accountant.total().epsilon:g}", display=False)
+glue("ch12_left", f"{accountant.remaining().epsilon:g}", display=False)
+
+# %% [markdown]
+# Two fits spent {glue:text}`ch12_spent` of the 2.0; the third asked for more than the
+# {glue:text}`ch12_left` left and was refused. The refusal itself is safe to show:
+#
+# ```{prf:theorem} A shared accountant
+# :label: thm-shared-accountant
+#
+# Let fits $M_1, M_2, \dots$ run on the same data, $M_i$ being $\varepsilon_i$-DP (or
+# $(\varepsilon_i, \delta_i)$-DP) under one adjacency, and let each fit be run only if
+# $\sum_{j \le i} \varepsilon_j \le B$ (and $\sum_{j \le i} \delta_j \le \Delta$). Then the
+# sequence of everything released, refusals included, is $(B, \Delta)$-DP.
+# ```
+#
+# ```{prf:proof}
+# Whether fit $i$ runs depends only on $\varepsilon_1, \dots, \varepsilon_i$ (and the
+# $\delta$'s), which the analyst chose: public inputs, not functions of the data. So a refusal
+# reveals nothing about the data, and the fits that run form a sequence whose budgets sum to at
+# most $B$ (and $\Delta$). Sequential composition ({prf:ref}`thm-sequential`) bounds the
+# sequence by $(\sum_i \varepsilon_i, \sum_i \delta_i) \le (B, \Delta)$. The choice of the next
+# fit may depend on earlier *releases* (adaptive composition), which basic composition allows.
+# The accountant and a fit must use the same adjacency: under replace adjacency an
+# $\varepsilon$ means something else, so the estimator refuses to mix the two.
+# ```
+#
+# The check runs before the fit draws anything:
+#
+# ```{literalinclude} ../src/dpkmeans/estimators.py
+# :language: python
+# :pyobject: check_accountant
+# ```
+
+# %% [markdown]
+# ## The leaderboard
+#
+# The sweep `notebooks/sweeps/leaderboard.yaml` runs every corrected algorithm on each numeric
+# dataset of the papers (at the $k$ the papers used), at every $\varepsilon$ of one grid, with
+# the same number of independent runs a point. Each algorithm runs as the estimator runs it:
+# its own initialisation and its own rule for $T$, the public record count where its rule reads
+# one, and `colored` at $\delta$ = {glue:text}`ch12_delta`. The measure is the relative squared
+# NICV against non-private Lloyd from shared sphere-packing starts,
+# $(\mathrm{NICV}_{dp} - \mathrm{NICV}_{lloyd}) / \mathrm{NICV}_{lloyd}$ (0 is as good as
+# Lloyd; it can be negative, since Lloyd's mean over its starts includes poor local optima).
+
+# %%
+n_points = results[["case", "epsilon"]].drop_duplicates().shape[0]
+glue("ch12_delta", f"{leaderboard.DELTA:g}", display=False)
+glue("ch12_runs", int(results["replicas"].iloc[0]), display=False)
+glue("ch12_n_algorithms", results["algorithm"].nunique(), display=False)
+glue("ch12_n_datasets", results["dataset"].nunique(), display=False)
+glue("ch12_n_eps", results["epsilon"].nunique(), display=False)
+glue("ch12_n_points", n_points, display=False)
+assert results["is_private"].all()
+assert (results["epsilon_spent_max"] <= results["epsilon"] * (1 + 1e-9)).all()
+print(f"{results['algorithm'].nunique()} algorithms x {results['dataset'].nunique()} datasets x "
+      f"{results['epsilon'].nunique()} epsilons, {results['replicas'].iloc[0]} runs a point")
+
+# %% mystnb={"figure": {"caption": "The leaderboard: log10 of the private NICV over non-private Lloyd's (0 = as good as Lloyd, 1 = ten times worse), for every corrected algorithm (rows) at every epsilon (columns), one panel per dataset; N, d and k in each title.", "name": "fig-synthesis-heatmap"}} tags=["hide-input"]
+order = list(CATALOGUE)
+cases = (results[["case", "N"]].drop_duplicates().sort_values("N")["case"].tolist())
+epsilons = sorted(results["epsilon"].unique())
+fig, axes = plt.subplots(3, 3, figsize=(10.5, 9.5), sharex=True, sharey=True,
+                         constrained_layout=True)
+ratio = np.log10(np.clip(1 + results["rel_nicv_mean"], 1e-3, None))
+vmax = float(np.ceil(ratio.max() * 2) / 2)
+for ax, case in zip(axes.flat, cases):
+    one = results[results["case"] == case].assign(log_ratio=ratio)
+    grid = one.pivot(index="algorithm", columns="epsilon", values="log_ratio").loc[order, epsilons]
+    image = ax.imshow(grid.to_numpy(), cmap="viridis", vmin=min(0.0, float(ratio.min())),
+                      vmax=vmax, aspect="auto")
+    row = one.iloc[0]
+    ax.set_title(f"{row['dataset']} (N={row['N']}, d={row['d']}, k={row['k']})", fontsize=9)
+    ax.set_xticks(range(len(epsilons)), [f"{e:g}" for e in epsilons], fontsize=8)
+    ax.set_yticks(range(len(order)), order, fontsize=8)
+    ax.grid(False)
+for ax in axes[-1]:
+    ax.set_xlabel("epsilon")
+fig.colorbar(image, ax=axes, shrink=0.6, label="log10(NICV / NICV of Lloyd)")
+plt.show()
+
+# %% [markdown]
+# {numref}`fig-synthesis-heatmap` shows the whole leaderboard: {glue:text}`ch12_n_algorithms`
+# algorithms on {glue:text}`ch12_n_datasets` datasets at {glue:text}`ch12_n_eps` budgets,
+# {glue:text}`ch12_runs` runs each. Two rows stand out: {glue:text}`ch12_halving` stay far
+# from Lloyd even at the largest budget, $\varepsilon$ = {glue:text}`ch12_eps_max` (median
+# relative NICV there {glue:text}`ch12_halving_at_max`, against
+# {glue:text}`ch12_others_at_max` for the others). Both halve their budget every iteration
+# and release the last, noisiest centroids (chapter 10: the last of $T$ halving steps is
+# $2^{T-1}$ times as noisy as the first), so their error barely falls with $\varepsilon$.
+#
+# ### Ranks with ties
+#
+# At each point (a dataset at an $\varepsilon$), an algorithm's rank is one plus the number of
+# algorithms significantly better than it: those whose 95% interval lies entirely below its
+# own. Overlapping intervals tie, so several algorithms can share first place.
+
+# %%
+table = ranking.ranking_table(results)
+table_shown = table.assign(first=lambda t: t["first"].astype(str) + " / " + t["points"].astype(str))
+print(table_shown[["algorithm", "mean_rank", "first", "median_rel_nicv"]].round(3).to_string(
+    index=False))
+best, worst = table.iloc[0], table.iloc[-1]
+halving = sorted(table["algorithm"].iloc[-2:])  # the two worst mean ranks
+assert halving == ["di", "silhouette"], "the text explains the halving schedules' last place"
+at_max = results[results["epsilon"] == results["epsilon"].max()]
+glue("ch12_eps_max", f"{results['epsilon'].max():g}", display=False)
+glue("ch12_halving", " and ".join(halving), display=False)
+glue("ch12_halving_at_max", " and ".join(
+    f"{at_max[at_max['algorithm'] == a]['rel_nicv_mean'].median():.3g}" for a in halving),
+    display=False)
+glue("ch12_others_at_max", f"{at_max[~at_max['algorithm'].isin(halving)]['rel_nicv_mean'].median():.3g}",
+     display=False)
+glue("ch12_best", best["algorithm"], display=False)
+glue("ch12_best_rank", f"{best['mean_rank']:.2f}", display=False)
+glue("ch12_best_first", f"{int(best['first'])} of {int(best['points'])}", display=False)
+glue("ch12_worst", worst["algorithm"], display=False)
+glue("ch12_worst_rank", f"{worst['mean_rank']:.2f}", display=False)
+glue("ch12_second", table.iloc[1]["algorithm"], display=False)
+glue("ch12_third", table.iloc[2]["algorithm"], display=False)
+
+# %% [markdown]
+# Over all {glue:text}`ch12_n_points` points, {glue:text}`ch12_best` has the best mean rank
+# ({glue:text}`ch12_best_rank`) and is first, alone or tied, at
+# {glue:text}`ch12_best_first` points; {glue:text}`ch12_second` and {glue:text}`ch12_third`
+# follow. {glue:text}`ch12_worst` is last (mean rank {glue:text}`ch12_worst_rank`).
+#
+# (choosing-an-algorithm)=
+# ## Choosing an algorithm
+#
+# The signal a private Lloyd iteration works with is a cluster's sum against noise of scale
+# about $1/\varepsilon_t$: roughly $N\varepsilon/k$ records' worth per cluster. So the
+# regimes below are bins of $N\varepsilon/k$, crossed with the dimension (the sums' noise
+# grows with $d$). In each regime the table lists the three algorithms most often ranked
+# first (alone or tied), then by mean rank. It is computed from the leaderboard, like the
+# advice after it.
+
+# %%
+advice = ranking.recommendations(results)
+print(advice[["signal_regime", "d_regime", "place", "algorithm", "first_share", "mean_rank",
+              "points"]].round(2).to_string(index=False))
+
+# %% tags=["remove-cell"]
+top = advice[advice["place"] == 1]
+lines = []
+for _, r in top.iterrows():
+    rest = advice[(advice["signal_regime"] == r["signal_regime"])
+                  & (advice["d_regime"] == r["d_regime"]) & (advice["place"] > 1)]
+    lines.append(f"- {r['signal_regime']}, {r['d_regime']} ({r['points']} points; "
+                 f"{r['datasets']}): **{r['algorithm']}** (first at "
+                 f"{r['first_share']:.0%} of the points), then "
+                 + ", ".join(rest["algorithm"]) + ".")
+glue("ch12_advice", "\n".join(lines), display=False)
+favourite = top["algorithm"].value_counts()
+glue("ch12_most_recommended", favourite.index[0], display=False)
+glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=False)
+
+# %% [markdown]
+# ```{glue:md} ch12_advice
+# :format: myst
+# ```
+#
+# {glue:text}`ch12_most_recommended` is the first choice in {glue:text}`ch12_most_recommended_n`
+# regimes. Two cautions. The leaderboard measures NICV at the papers' own $k$ on their
+# datasets; another loss (the F-measure against classes, chapter 8) or another $k$ may order
+# the algorithms differently. And a regime with few points gives weak advice: the table
+# says how many points stand behind each line.
+#
+# (privacy-claims)=
+# ## The book's verdicts
+#
+# ### Headline claims
+#
+# Each paper chapter computed a verdict for every claim the paper makes about its results:
+# *holds*, *refuted*, *inconclusive* (no significant difference) or *mixed* (DESIGN.md, the
+# verdict rules of `dpkmeans.claims`). Here they are together; a claim tested on several
+# datasets or metrics combines its rows' verdicts (the same verdict everywhere, or *mixed*).
+
+# %%
+claims = ledger.headline_claims(RESULTS)
+chapters = {p.key: p.chapter for p in ledger.PAPERS}
+print(claims[["claim", "text", "verdict", "evidence"]].to_string(index=False, max_colwidth=70))
+counts = claims["verdict"].value_counts()
+glue("ch12_n_claims", len(claims), display=False)
+for verdict in ("holds", "refuted", "mixed", "inconclusive", "not tested"):
+    glue(f"ch12_claims_{verdict.replace(' ', '_')}", int(counts.get(verdict, 0)), display=False)
+
+# %% [markdown]
+# Of the {glue:text}`ch12_n_claims` headline claims, {glue:text}`ch12_claims_holds` hold,
+# {glue:text}`ch12_claims_refuted` are refuted, {glue:text}`ch12_claims_mixed` are mixed,
+# {glue:text}`ch12_claims_inconclusive` is inconclusive and {glue:text}`ch12_claims_not_tested`
+# could not be tested (the comparator's code is not available). The evidence for each is in
+# its chapter: {doc}`07_dpkccm`, {doc}`08_silhouette`, {doc}`09_colored`,
+# {doc}`10_schedules` and {doc}`11_identifiability`.
+#
+# ### Privacy claims
+#
+# Every paper claims its algorithm is private. The book's engine records each flaw of a
+# published configuration in its ledger (a leak, or an overspend it charges at its true
+# cost), and two chapters audited the published mechanism empirically (chapter 6's method).
+
+# %%
+privacy = ledger.privacy_claims(RESULTS)
+print(privacy[["title", "published", "evidence", "theorem"]].to_string(index=False))
+glue("ch12_refuted_privacy", int((privacy["published"] != "proven here").sum()), display=False)
+glue("ch12_proven_privacy", ", ".join(privacy.loc[privacy["published"] == "proven here", "title"]),
+     display=False)
+
+# %% [markdown]
+# {glue:text}`ch12_refuted_privacy` of the five published algorithms are not private as
+# published; only {glue:text}`ch12_proven_privacy` is, as its chapter proves
+# ({prf:ref}`thm-dpkccm-private`). Every corrected algorithm is proven private in its chapter
+# ({prf:ref}`thm-silhouette-corrected`, {prf:ref}`thm-colored-dplloyd`,
+# {prf:ref}`thm-ap-schedule` for the schedule, {prf:ref}`thm-di-dp`), and each one's ledger
+# is checked by the tests.
+#
+# ## Summary
+#
+# :::{admonition} Summary
+# :class: important
+# - `DPKMeans(algorithm=...)` runs every corrected algorithm of the book; a shared
+#   `PrivacyLedger` composes several fits and refuses one that would exceed its budget before
+#   drawing anything ({prf:ref}`thm-shared-accountant`).
+# - On the leaderboard ({glue:text}`ch12_n_algorithms` algorithms,
+#   {glue:text}`ch12_n_datasets` datasets, {glue:text}`ch12_n_eps` budgets), the best mean
+#   rank is {glue:text}`ch12_best`'s, then {glue:text}`ch12_second` and {glue:text}`ch12_third`;
+#   the halving schedules ({glue:text}`ch12_halving`) rank last, because they release their
+#   noisiest iteration.
+# - The advice by $N\varepsilon/k$ and $d$ is computed from the table; its first choice in most
+#   regimes is {glue:text}`ch12_most_recommended`.
+# - Of {glue:text}`ch12_n_claims` headline claims, {glue:text}`ch12_claims_holds` hold and
+#   {glue:text}`ch12_claims_refuted` are refuted; {glue:text}`ch12_refuted_privacy` of five
+#   published algorithms are not private as published.
+# :::
+
+# %% tags=["remove-cell"]
+# Numbers quoted in the exercises' solutions.
+blood = results[results["case"] == "blood"]
+blood_best = ranking.point_ranks(blood)
+blood_first = blood_best[blood_best["first"]].groupby("epsilon")["algorithm"].apply(
+    lambda a: ", ".join(sorted(a)))
+glue("ch12_ex_blood_first_small", blood_first.iloc[0], display=False)
+glue("ch12_ex_blood_eps_small", f"{blood_first.index[0]:g}", display=False)
+glue("ch12_ex_blood_first_large", blood_first.iloc[-1], display=False)
+glue("ch12_ex_blood_eps_large", f"{blood_first.index[-1]:g}", display=False)
+shares = PrivacyLedger(budget=1.0)
+for eps in (0.25, 0.25, 0.25):
+    DPKMeans(4, epsilon=eps, bounds=(-1, 1), algorithm="dplloyd", accountant=shares,
+             random_state=SEED).fit(X)
+glue("ch12_ex_left", f"{shares.remaining().epsilon:g}", display=False)
+
+# %% [markdown]
+# ## Exercises
+#
+# ```{exercise}
+# :label: ex-synthesis-blood
+#
+# Using `ranking.point_ranks`, list the algorithms ranked first (alone or tied) on blood at
+# the smallest and the largest $\varepsilon$ of the grid. Why can several algorithms be first
+# at once, and what would make fewer ties?
+# ```
+#
+# ```{solution} ex-synthesis-blood
+# :class: dropdown
+#
+# At $\varepsilon$ = {glue:text}`ch12_ex_blood_eps_small`: {glue:text}`ch12_ex_blood_first_small`;
+# at $\varepsilon$ = {glue:text}`ch12_ex_blood_eps_large`: {glue:text}`ch12_ex_blood_first_large`.
+# An algorithm is first when no other is *significantly* better, that is when no other
+# algorithm's 95% interval lies entirely below its own; overlapping intervals tie. More runs
+# a point narrow the intervals ($\propto 1/\sqrt{R}$) and break ties that are real
+# differences; ties between algorithms that are truly as good stay.
+# ```
+#
+# ```{exercise}
+# :label: ex-synthesis-budget
+#
+# A data holder allows $\varepsilon = 1$ in total. Fit DPLloyd three times at $0.25$ each with
+# one shared accountant. How much is left, and what happens if you then ask for a fit at
+# $0.5$? Would the answer change if the three fits ran on disjoint halves of the data?
+# ```
+#
+# ```{solution} ex-synthesis-budget
+# :class: dropdown
+#
+# The accountant composes the three fits sequentially: $0.75$ is spent and
+# {glue:text}`ch12_ex_left` is left, so a fit at $0.5$ raises `BudgetExceededError` before any
+# noise is drawn ({prf:ref}`thm-shared-accountant`). On disjoint subsets of the records,
+# parallel composition would bound the fits by their largest $\varepsilon$, but the
+# accountant cannot know the subsets are disjoint: open `accountant.parallel(...)` with one
+# `part` per subset, and run each fit inside its part (chapter 3).
+# ```
