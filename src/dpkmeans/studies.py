@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +19,22 @@ from .data.scaling import scale_to_interval
 if TYPE_CHECKING:
     from .engine import DPLloydConfig
 
-__all__ = ["stable_seed", "summarise", "to_public_space", "shared_initial_centroids"]
+__all__ = ["Point", "stable_seed", "summarise", "to_public_space", "shared_initial_centroids",
+           "unit_box"]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a study: an algorithm on a case at epsilon."""
+
+    case: str
+    algorithm: str
+    epsilon: float
+
+
+def unit_box(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The public box [0, 1]^d that the studies scale their data to."""
+    return np.zeros(d), np.ones(d)
 
 
 def stable_seed(base_seed: int, key: Mapping[str, Any]) -> int:

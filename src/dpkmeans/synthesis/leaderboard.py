@@ -13,7 +13,7 @@ study whose cases (dataset, k) this reuses.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ from ..engine import DPLloydConfig, run
 from ..init import sphere_packing
 from ..lloyd import lloyd_reference
 from ..papers.apdp import study as apdp_study
-from ..studies import shared_initial_centroids, stable_seed, summarise
+from ..studies import Point, shared_initial_centroids, stable_seed, summarise, unit_box
 from ..validation import check_positive_int
 
 __all__ = [
@@ -57,21 +57,8 @@ REFERENCE_STARTS = 20
 REFERENCE_ITERATIONS = apdp_study.REFERENCE_ITERATIONS
 
 
-@dataclass(frozen=True)
-class Point:
-    """One point: an algorithm on a case at epsilon."""
-
-    case: str
-    algorithm: str
-    epsilon: float
-
-
 def point_seed(base_seed: int, point: Point) -> int:
     return stable_seed(base_seed, {"study": "leaderboard", **asdict(point)})
-
-
-def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros(d), np.ones(d)
 
 
 def config_of(point: Point, d: int, n_records: int) -> DPLloydConfig:
@@ -82,7 +69,7 @@ def config_of(point: Point, d: int, n_records: int) -> DPLloydConfig:
         raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {point.algorithm!r}")
     choice = CATALOGUE[point.algorithm]
     k = CASES[point.case][1]
-    return choice.build(FitInputs(k, point.epsilon, _box(d), max_iter=5, n_records=n_records,
+    return choice.build(FitInputs(k, point.epsilon, unit_box(d), max_iter=5, n_records=n_records,
                                   delta=DELTA if choice.needs_delta else None))
 
 
@@ -90,7 +77,7 @@ def reference_nicv(X: np.ndarray, case: str, base_seed: int,
                    starts: int = REFERENCE_STARTS) -> np.ndarray:
     """Non-private Lloyd's squared NICV from ``starts`` shared sphere-packing starts."""
     k, d = CASES[case][1], X.shape[1]
-    config = DPLloydConfig(k, _box(d), [1.0], initializer=sphere_packing)
+    config = DPLloydConfig(k, unit_box(d), [1.0], initializer=sphere_packing)
     seq = np.random.SeedSequence(stable_seed(base_seed, {"study": "leaderboard",
                                                           "reference": case}))
     first = shared_initial_centroids(config, starts, 1, seq)

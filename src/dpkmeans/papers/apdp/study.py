@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,14 @@ from ...engine import DPLloydConfig, run
 from ...errors import PrivacyLeakWarning
 from ...init import sphere_packing
 from ...lloyd import lloyd_reference
-from ...studies import shared_initial_centroids, stable_seed, summarise, to_public_space
+from ...studies import (
+    Point,
+    shared_initial_centroids,
+    stable_seed,
+    summarise,
+    to_public_space,
+    unit_box,
+)
 from ...validation import check_positive_int
 from ..dpkccm.variants import dpkccm_config
 from ..silhouette import variants as silhouette
@@ -104,22 +111,9 @@ INTERVAL = (0.0, 1.0)
 _SCHEDULE_OF = dict(zip(PUBLISHED + CORRECTED, variants.SCHEDULE_NAMES * 2))
 
 
-@dataclass(frozen=True)
-class Point:
-    """One point: an algorithm on a case at epsilon."""
-
-    case: str
-    algorithm: str
-    epsilon: float
-
-
 def point_seed(base_seed: int, point: Point) -> int:
     """A 63-bit seed from the study's base seed and the point."""
     return stable_seed(base_seed, {"paper": "apdp", **asdict(point)})
-
-
-def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros(d), np.ones(d)
 
 
 def study_config(point: Point, d: int, n_records: int) -> DPLloydConfig:
@@ -128,7 +122,7 @@ def study_config(point: Point, d: int, n_records: int) -> DPLloydConfig:
     configuration records)."""
     if point.case not in CASES:
         raise ValueError(f"case must be one of {sorted(CASES)}, got {point.case!r}")
-    k, eps, box = CASES[point.case][1], point.epsilon, _box(d)
+    k, eps, box = CASES[point.case][1], point.epsilon, unit_box(d)
     algorithm = point.algorithm
     if algorithm in PUBLISHED:
         return variants.as_published(k, eps, box, n_records=n_records,
@@ -151,7 +145,7 @@ def shared_starts(case: str, d: int, base_seed: int, inits: int, runs: int) -> n
     """The case's ``inits`` sphere-packing draws (public box and k only), each repeated for
     ``runs`` consecutive replicas: (inits * runs, k, d). Every private algorithm at every
     epsilon of the case starts from these."""
-    config = DPLloydConfig(CASES[case][1], _box(d), [1.0], initializer=sphere_packing)
+    config = DPLloydConfig(CASES[case][1], unit_box(d), [1.0], initializer=sphere_packing)
     seq = np.random.SeedSequence(stable_seed(base_seed, {"paper": "apdp", "starts": case}))
     return shared_initial_centroids(config, inits, runs, seq)
 
