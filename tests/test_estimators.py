@@ -201,6 +201,8 @@ def test_di_takes_rho_and_m_instead_of_epsilon(X):
     ({"algorithm": "di", "rho": 0.05, "m": 10}, "rho"),
     ({"algorithm": "colored"}, "give delta"),
     ({"algorithm": "dplloyd", "delta": 1e-6}, "delta is only for algorithm='colored'"),
+    ({"algorithm": "dp-kccm", "n_records": 900}, "n_records is read only by"),
+    ({"algorithm": "dp-kccm", "max_iter": 0}, "max_iter"),
 ])
 def test_budget_arguments_are_checked(X, kw, message):
     with pytest.raises(ValueError, match=message):

@@ -334,11 +334,13 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                              "pure epsilon-DP")
         if self.n_records is not None:
             check_positive_int(self.n_records, "n_records")
+            if not algorithm.needs_n_records:
+                raise ValueError(f"n_records is read only by algorithm='dplloyd-impr' and "
+                                 f"'apdp'; {algorithm.name!r} does not use it")
         share = check_real(self.n_records_share, "n_records_share")
         if not 0.0 < share < 1.0:
             raise ValueError(f"n_records_share must lie in (0, 1), got {share}")
-        if algorithm.uses_max_iter:
-            check_positive_int(self.max_iter, "max_iter")
+        check_positive_int(self.max_iter, "max_iter")
         return k, eps, algorithm, delta
 
     # -- fitting -------------------------------------------------------------------------------
