@@ -258,6 +258,10 @@ def test_make_refuses_to_overwrite_and_grade_needs_a_key(tmp_path, capsys):
     assert main(["assignments", "make", "--roster", str(roster), "--chapter", "5",
                  "--out", str(tmp_path / "hw")]) == 2
     assert "exists and is not empty" in capsys.readouterr().err
+    assert main(["assignments", "make", "--roster", str(roster), "--chapter", "5",
+                 "--out", str(tmp_path / "hw"), "--overwrite"]) == 2
+    assert "not deleting it" in capsys.readouterr().err
+    assert (tmp_path / "hw" / "old.txt").exists()
     (tmp_path / "inbox").mkdir()
     assert main(["assignments", "grade", str(tmp_path / "hw"), "--submissions",
                  str(tmp_path / "inbox")]) == 2

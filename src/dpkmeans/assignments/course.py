@@ -62,9 +62,13 @@ def make_assignments(roster: str | Path, chapter: int, out: str | Path, *, cours
     assignment = get_assignment(chapter)
     students = read_roster(roster)
     out = Path(out)
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        raise DPKMeansError(f"{out} exists and is not empty (pass overwrite=True / --overwrite)")
-    if out.exists() and overwrite:
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise DPKMeansError(f"{out} exists and is not empty (pass overwrite=True / "
+                                "--overwrite to replace an earlier `assignments make`)")
+        if not (out / "instructor" / "key.json").is_file():
+            raise DPKMeansError(f"{out} was not written by `assignments make` (no "
+                                "instructor/key.json): not deleting it")
         shutil.rmtree(out)
     (out / "students").mkdir(parents=True)
     (out / "instructor").mkdir()
