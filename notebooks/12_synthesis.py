@@ -45,6 +45,7 @@ LEADERBOARD = "../data/results/leaderboard.csv"  # python -m dpkmeans sweep note
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from IPython.display import Markdown
 from myst_nb import glue
 
 from dpkmeans.accounting import PrivacyLedger
@@ -261,8 +262,9 @@ for _, r in top.iterrows():
     lines.append(f"- {r['signal_regime']}, {r['d_regime']} ({r['points']} points; "
                  f"{r['datasets']}): **{r['algorithm']}** (first at "
                  f"{r['first_share']:.0%} of the points), then "
-                 + ", ".join(rest["algorithm"]) + ".")
-glue("ch12_advice", "\n".join(lines), display=False)
+                 + ", ".join(f"{a} ({f:.0%})" for a, f in zip(rest["algorithm"],
+                                                             rest["first_share"])) + ".")
+glue("ch12_advice", Markdown("\n".join(lines)), display=False)
 favourite = top["algorithm"].value_counts()
 glue("ch12_most_recommended", favourite.index[0], display=False)
 glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=False)
@@ -273,7 +275,8 @@ glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=Fa
 # ```
 #
 # {glue:text}`ch12_most_recommended` is the first choice in {glue:text}`ch12_most_recommended_n`
-# regimes. Two cautions. The leaderboard measures NICV at the papers' own $k$ on their
+# regimes. Where several algorithms are first at every point of a regime they are equally good
+# there (the order among them is by median NICV, a weak preference). Two more cautions. The leaderboard measures NICV at the papers' own $k$ on their
 # datasets; another loss (the F-measure against classes, chapter 8) or another $k$ may order
 # the algorithms differently. And a regime with few points gives weak advice: the table
 # says how many points stand behind each line.
