@@ -125,7 +125,8 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         shutil.move(str(partial), target)
         if experiment.finish is not None:
             experiment.finish(root)
-        seconds = time.perf_counter() - start  # of this run: a resumed sweep's earlier cells not
+        # this run only: the earlier cells of a resumed sweep are not counted
+        seconds = time.perf_counter() - start
         state["experiments"][experiment.name] = {
             "chapter": experiment.chapter, "seconds": seconds, "cells": len(expand(spec)),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
