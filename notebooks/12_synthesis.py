@@ -341,8 +341,9 @@ glue("ch12_proven_privacy", ", ".join(privacy.loc[privacy["published"] == "prove
 #   rank is {glue:text}`ch12_best`'s, then {glue:text}`ch12_second` and {glue:text}`ch12_third`;
 #   the halving schedules ({glue:text}`ch12_halving`) rank last, because they release their
 #   noisiest iteration.
-# - The advice by $N\varepsilon/k$ and $d$ is computed from the table; its first choice in most
-#   regimes is {glue:text}`ch12_most_recommended`.
+# - The advice by $N\varepsilon/k$ and $d$ is computed from the table; its most frequent first
+#   choice is {glue:text}`ch12_most_recommended` ({glue:text}`ch12_most_recommended_n`
+#   regimes).
 # - Of {glue:text}`ch12_n_claims` headline claims, {glue:text}`ch12_claims_holds` hold and
 #   {glue:text}`ch12_claims_refuted` are refuted; {glue:text}`ch12_refuted_privacy` of five
 #   published algorithms are not private as published.
