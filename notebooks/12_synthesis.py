@@ -324,10 +324,12 @@ glue("ch12_proven_privacy", ", ".join(privacy.loc[privacy["published"] == "prove
 # %% [markdown]
 # {glue:text}`ch12_refuted_privacy` of the five published algorithms are not private as
 # published; only {glue:text}`ch12_proven_privacy` is, as its chapter proves
-# ({prf:ref}`thm-dpkccm-private`). Every corrected algorithm is proven private in its chapter
-# ({prf:ref}`thm-silhouette-corrected`, {prf:ref}`thm-colored-dplloyd`,
-# {prf:ref}`thm-ap-schedule` for the schedule, {prf:ref}`thm-di-dp`), and each one's ledger
-# is checked by the tests.
+# ({prf:ref}`thm-dpkccm-private`). Every corrected algorithm runs the book's DP-Lloyd loop on
+# public inputs only, so it is private by {prf:ref}`thm-dplloyd-private` and composition
+# ({prf:ref}`thm-sequential`); the chapters add what is specific to each: the noisy
+# silhouette weights ({prf:ref}`thm-silhouette-corrected`), the colored release
+# ({prf:ref}`thm-colored-dplloyd`), and DI's conversion from $\varepsilon$ under replace
+# adjacency ({prf:ref}`thm-di-dp`). Each one's ledger is checked by the tests.
 #
 # ## Summary
 #
