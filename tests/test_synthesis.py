@@ -71,7 +71,7 @@ def test_a_committed_point_is_recomputed_exactly(results):
     from dpkmeans.data import DataFileMissingError
 
     try:
-        public = leaderboard.apdp_study.load_case("blood")["public"]
+        public = leaderboard.apdp_study.load_public("blood")
     except DataFileMissingError:
         pytest.skip("the blood file is not available (set DPKMEANS_DATA)")
     X = np.asarray(public.X)

@@ -114,7 +114,7 @@ def evaluate_cell(case: str, *, base_seed: int, runs: int = RUNS,
                   epsilons: tuple[float, ...] = EPSILONS,
                   algorithms: tuple[str, ...] = ALGORITHMS) -> pd.DataFrame:
     """Every algorithm at every epsilon on one case (one sweep cell)."""
-    public = apdp_study.load_case(case)["public"]
+    public = apdp_study.load_public(case)
     X = np.asarray(public.X)
     n_records = public.public_n_records
     if n_records is None:

@@ -76,6 +76,7 @@ __all__ = [
     "reference_row",
     "points",
     "load_case",
+    "load_public",
     "evaluate_cell",
 ]
 
@@ -237,6 +238,12 @@ def points(case: str, epsilons: tuple[float, ...] = EPSILONS,
     if case not in CASES:
         raise ValueError(f"case must be one of {sorted(CASES)}, got {case!r}")
     return [Point(case, a, float(e)) for a in algorithms for e in epsilons]
+
+
+def load_public(case: str) -> Dataset:
+    """The case's data scaled from its public bounds to [0, 1]^d (the private algorithms')."""
+    dataset, _, paper = CASES[case]
+    return load(dataset, paper=paper).scaled(INTERVAL)
 
 
 def load_case(case: str) -> dict[str, Dataset]:
