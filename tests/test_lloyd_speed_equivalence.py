@@ -8,6 +8,8 @@ the labels, the silhouettes, the nearest distances) is run with both and compare
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,46 @@ def test_non_finite_rows_same_one_hot(monkeypatch):
     assert len(fresh) == len(reference)
     for (hot, counts), (ref_hot, ref_counts) in zip(fresh, reference, strict=True):
         assert np.array_equal(hot, ref_hot) and np.array_equal(counts, ref_counts)
+
+
+def _integer_labels(a: np.ndarray, B: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """argmin of the exact integer scores (lowest index on a tie): the slow path alone."""
+    out = []
+    for r in range(a.shape[0]):
+        candidates = np.flatnonzero(allowed[r])
+        exact = lloyd._exact_dots(a[r], B[r][:, candidates])
+        out.append(int(candidates[min(range(candidates.size), key=lambda j: (exact[j], j))]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rounding_free_comparisons_decide_like_integer_arithmetic(seed):
+    """The rounding-free float path (``_rounding_free_tournament``) gives the integer path's
+    labels on exact ties (a grid of dyadic records and clipped-corner centroids, the adult
+    case), on near ties one ulp away and on values at and beyond its range; and
+    ``_error_free_dot`` claims exactness only where its value is the exact one."""
+    gen = np.random.default_rng(seed)
+    n, d, k = 400, 5, 6
+    X = gen.integers(0, 5, size=(n, d)) / 4  # 0, 1/4, ..., 1: dyadic
+    X[:, 0] = gen.uniform(0, 1, size=n)  # one general attribute, as adult's age
+    X[: n // 4] = np.nextafter(X[: n // 4], 2.0)  # off the grid by one ulp: rounding
+    X[n // 4: n // 4 + 5, 1] = 2.0**-420  # below the error-free range
+    X[n // 4 + 5: n // 4 + 10, 1] = 2.0**-400  # at its edge
+    C = gen.integers(0, 2, size=(n, k, d)).astype(float)  # box corners: many exact ties
+    C[:, :, 0] = 0.0
+    C[: n // 8] += gen.uniform(0, 1, size=(n // 8, k, d))  # general centroids
+    a = np.hstack([X, np.ones((n, 1))])
+    B = np.concatenate([-2.0 * C.transpose(0, 2, 1), (C * C).sum(axis=2)[:, None, :]], axis=1)
+    allowed = np.ones((n, k), dtype=bool)
+    allowed[::7, 2] = False
+    v = B[:, :, 1] - B[:, :, 0]
+    value, exact = lloyd._error_free_dot(a, v)
+    assert exact[n // 4 + 10:].mean() > 0.5 and not exact[n // 4: n // 4 + 5].any()
+    for r in np.flatnonzero(exact):
+        assert Fraction(value[r]) == sum(Fraction(x) * Fraction(y) for x, y in zip(a[r], v[r]))
+    best, undecided = lloyd._rounding_free_tournament(a, B, allowed)
+    assert undecided.mean() < 0.5
+    want = _integer_labels(a, B, allowed)
+    np.testing.assert_array_equal(best[~undecided], want[~undecided])
+    s64 = np.einsum("ni,nik->nk", a, B)
+    np.testing.assert_array_equal(_exact_nearest(a, B, s64, allowed), want)

@@ -264,7 +264,8 @@ def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
     ``a`` (n, d + 1) are augmented rows, ``B`` (n, d + 1, k) their centroids' b vectors and
     ``scores`` (n, k) the rounded scores already computed (used for non-finite rows, where a
     NaN wins as in np.argmin: the caller reports non-finite data). Float64 first, with the
-    rounding margin; rows still within it are decided in exact integer arithmetic.
+    rounding margin; rows still within it are decided exactly: by floating-point comparisons
+    shown free of rounding (:func:`_rounding_free_tournament`), else in integer arithmetic.
     """
     labels = np.argmin(scores, axis=1)
     finite = np.isfinite(a).all(axis=1) & np.isfinite(B).all(axis=(1, 2))
@@ -281,8 +282,17 @@ def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
     gap[lo, low] = np.inf
     sure = (gap > 0).all(axis=1)
     labels[rows[sure]] = low[sure]
+    near = rows[~sure]  # a near tie even in float64: exact comparisons
+    if near.size:
+        ns = ~sure
+        best_bound = (s64[lo, low] + bound[lo, low])[ns]
+        # the contenders: centroids the float64 bound cannot rule out (the others lose)
+        contender = allowed[near] & (s64[ns] - bound[ns] <= best_bound[:, None])
+        best, undecided = _rounding_free_tournament(a[near], B[near], contender)
+        labels[near[~undecided]] = best[~undecided]
+        near = near[undecided]
     decided: dict[bytes, int] = {}  # duplicated records against the same centroids: once
-    for r in rows[~sure]:  # a near tie even in float64: exact scores
+    for r in near:  # rounding somewhere: exact integer scores
         key = a[r].tobytes() + B[r].tobytes() + allowed[r].tobytes()
         if key not in decided:
             candidates = np.flatnonzero(allowed[r])
@@ -291,6 +301,73 @@ def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
                                               key=lambda j: (exact[j], j))])
         labels[r] = decided[key]
     return labels
+
+
+#: Magnitudes within which Dekker's product and Knuth's sum are error-free transformations
+#: (no overflow in the split, no underflow of an error term): 0 or 2^-400 <= |v| <= 2^400.
+_ERROR_FREE_RANGE = (2.0**-400, 2.0**400)
+#: Veltkamp's splitting constant for float64, 2^27 + 1.
+_SPLIT = 134217729.0
+
+
+def _error_free_dot(a: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sum_i a_i v_i for each row (n,), summed in index order, and whether it is *exact*: no
+    product and no partial sum rounded (Dekker's TwoProduct and Knuth's TwoSum give each
+    rounding error exactly: Higham, Accuracy and Stability, §4.3 and eq. 4.11). A row with a
+    value outside :data:`_ERROR_FREE_RANGE` is not claimed exact."""
+    def in_range(w: np.ndarray) -> np.ndarray:
+        mag = np.abs(w)
+        return (mag == 0) | ((mag >= _ERROR_FREE_RANGE[0]) & (mag <= _ERROR_FREE_RANGE[1]))
+    def split(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        c = _SPLIT * w
+        high = c - (c - w)
+        return high, w - high
+    with np.errstate(over="ignore", invalid="ignore"):  # out of range: not exact anyway
+        exact = in_range(a).all(axis=1) & in_range(v).all(axis=1)
+        P = a * v
+        a_hi, a_lo = split(a)
+        v_hi, v_lo = split(v)
+        exact &= (((a_hi * v_hi - P) + a_hi * v_lo + a_lo * v_hi) + a_lo * v_lo == 0).all(axis=1)
+        total = P[:, 0].copy()
+        for i in range(1, P.shape[1]):
+            p = P[:, i]
+            t = total + p
+            z = t - total
+            exact &= (total - (t - z)) + (p - z) == 0
+            total = t
+    return total, exact
+
+
+def _rounding_free_tournament(a: np.ndarray, B: np.ndarray,
+                              contender: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exact nearest of the ``contender`` centroids (n, k) for rows ``a`` (n, d + 1) with
+    b vectors ``B`` (n, d + 1, k), where floating point can say it without rounding: the
+    contenders in index order, each replacing the best so far when a.(b_j - b_best) < 0, so
+    that a tie keeps the lowest index. Returns (best, undecided): a row is undecided when one
+    of its comparisons rounded (then the caller uses integer arithmetic).
+
+    This settles the frequent exact ties cheaply: centroids clipped to the box share most
+    coordinates, whose differences are exactly 0, and records with 0/1 or dyadic attributes
+    meet the rest without rounding (chapter 10's adult data: most of the near ties).
+    """
+    n, _, k = B.shape
+    best = np.argmax(contender, axis=1)
+    undecided = np.zeros(n, dtype=bool)
+    rows = np.arange(n)
+    for j in range(1, k):
+        challenge = rows[contender[:, j] & (best < j) & ~undecided]
+        if challenge.size == 0:
+            continue
+        b_j, b_best = B[challenge, :, j], B[challenge, :, best[challenge]]
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = b_j - b_best
+            z = delta - b_j
+            exact = ((b_j - (delta - z)) + (-b_best - z) == 0).all(axis=1)  # TwoSum
+        value, exact_dot = _error_free_dot(a[challenge], delta)
+        exact &= exact_dot
+        undecided[challenge[~exact]] = True
+        best[challenge[exact & (value < 0)]] = j
+    return best, undecided
 
 
 def _exact_dots(a: np.ndarray, B: np.ndarray) -> list[int]:
