@@ -1,4 +1,7 @@
-"""The grouped score product of ``_Nearest.blocks`` gives the same bits as the kernel it replaced.
+"""The grouped score product of ``_Nearest.blocks`` gives the same bits as the kernel it replaced,
+and the compiled statistics (:func:`dpkmeans.lloyd.block_stats`) the same bits as their numpy
+reference (:func:`dpkmeans.lloyd.block_stats_reference`), on the study datasets and on lattices
+full of exact and near ties.
 
 ``_reference_blocks`` is the one-hot path of ``_Nearest.blocks`` as it was before the scores of
 a group of replicas became one product (one (m, d) x (d, k) product a replica, then + ||c||^2,
@@ -81,6 +84,10 @@ def _outputs(X, C):
 
 
 def _assert_same_bits(X, C, monkeypatch):
+    C3 = C if C.ndim == 3 else C[None]
+    compiled, numpy_only = lloyd.block_stats(X, C3), lloyd.block_stats_reference(X, C3)
+    for a, b in zip(compiled, numpy_only, strict=True):  # the kernel is the numpy reference
+        assert a.tobytes() == b.tobytes()
     fresh = _outputs(X, C)
     with monkeypatch.context() as patch:
         patch.setattr(lloyd._Nearest, "blocks", _reference_blocks)

@@ -2,30 +2,32 @@
 
 The nearest centroid minimises ||c||^2 - 2 x.c (the ||x||^2 term is the same for every
 centroid), so assignment is one matrix product per block of rows and a minimum. The statistics
-come from a second product: a block's one-hot assignment matrix (clusters x rows) times its
-rows gives the per-cluster sums, and its row sums give the counts. Everything is batched over R
+(per-cluster sums and counts, :func:`block_stats`) come from a compiled pass over each block
+(:mod:`dpkmeans.kernels`, issue 16): each tile of rows is scored against every replica's
+centroids and added to its cluster's sum while it is in cache, in the "panels" order, which
+:func:`block_stats_reference` reproduces with numpy alone. Everything is batched over R
 independent replicas (centroids shaped ``(R, k, d)``) and chunked over rows and replicas, so
-memory stays bounded, the working set stays in cache and there is no Python loop over points
-(DESIGN.md section 4).
+memory stays bounded and there is no Python loop over points (DESIGN.md section 4).
 
-Determinism: the row chunks depend on (k, d) only and every chunk goes through the same code
-path, so a record's cluster depends on that record and the centroids alone, never on N (a
-neighbouring dataset must not change how the other records are assigned; issue 10). Every
-product that gives a number (the sums, the minimum scores of :func:`nearest_distance_sums`, the
-silhouettes) is one product per replica, so replica r's numbers are bit-identical whatever the
-number of replicas beside it; the scores that only decide the assignment are one product per
-group of replicas, which cannot change a label (the assignment is exact, :class:`_Nearest`).
-Ties go to the lowest centroid index, as with ``np.argmin``.
+Determinism: a record's cluster is its exact nearest centroid (:class:`_Nearest`), a function
+of that record and the centroids alone, never of N, of the chunking or of the replicas beside
+it (a neighbouring dataset must not change how the other records are assigned; issue 10). The
+sums of replica r are added in an order fixed by the rows alone (:mod:`dpkmeans.kernels`), and
+every other product that gives a number (the minimum scores of :func:`nearest_distance_sums`,
+the silhouettes) is one product per replica, so replica r's numbers are bit-identical whatever
+the number of replicas beside it. Ties go to the lowest centroid index, as with ``np.argmin``.
 
-Precision: ``scores="single"`` computes the assignment scores in float32 (about 1.3x faster on
-large inputs) while the sums and counts stay float64. Which centroid a row joins is still a
-deterministic function of that row and the centroids, so the query's sensitivity is unchanged
-(book Thm. 1.3); only rows within about 1e-6 of a tie may join a different centroid than in
-float64. The sums are never accumulated in float32: a float32 sum of thousands of rows could
-move by more than the rounding a sensitivity bound can ignore.
+Precision: ``scores="single"`` computes the numpy path's assignment scores in float32. The
+labels are the exact ones in either precision (more rows only need a second look), so every
+number is the same; the compiled statistics always score in float64. Sums are never
+accumulated in float32: a float32 sum of thousands of rows could move by more than the
+rounding a sensitivity bound can ignore.
 """
 
 from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -37,6 +39,7 @@ __all__ = [
     "as_centroids",
     "assign",
     "block_stats",
+    "block_stats_reference",
     "block_silhouette",
     "local_map_reduce",
     "stats_with",
@@ -123,9 +126,8 @@ class _Nearest:
 
     The score of centroid c for row x is a.b with a = (x, 1) and b = (-2 c, ||c||^2) (scaling
     by -2 is exact): one product per chunk of rows and group of replicas, (r k, d + 1) times
-    (d + 1, m), since the order of its rounding does not matter (below). The sums are then the
-    product of the one-hot matrix with the rows, one product per replica exactly as before
-    (their bits depend on it), the counts its row sums (exact integers).
+    (d + 1, m), since the order of its rounding does not matter (below). The one-hot matrix
+    gives the labels (:func:`assign`); the silhouettes multiply it with their per-row values.
 
     **Exact assignment.** A record joins the centroid whose *exact* score, in real arithmetic,
     is smallest (the lowest index on an exact tie), with b = (-2 c, fl(||c||^2)) fixed by the
@@ -402,20 +404,29 @@ def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.
 def block_stats(X: np.ndarray, C: np.ndarray, scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums (R, k, d) and counts (R, k) of one block of rows (the map step).
 
-    Every row is in exactly one cluster with weight 1.0, so a NaN or infinite value in the
-    block makes a sum non-finite: only then is the block scanned (no full finiteness pass), to
-    tell bad data from overflow of huge values.
+    Compiled: :func:`dpkmeans.kernels.kernel_block_stats`, one pass over the block for every
+    replica. The sums are added in the "panels" order (:mod:`dpkmeans.kernels`: rows in row
+    order within panels of 256, the panels in order), which :func:`block_stats_reference`
+    reproduces with numpy alone, bit for bit. The labels are exact in either score precision,
+    so ``scores`` changes nothing here (the kernel scores in float64; ``"single"`` only speeds
+    up the numpy path). A NaN or infinite value in the block raises the ValueError of
+    :func:`as_data_matrix`.
     """
-    R, k, d = C.shape
-    sums = np.zeros((R, k, d))
-    counts = np.zeros((R, k))
-    with np.errstate(invalid="ignore"):  # NaN or inf in X: reported below, not warned about
-        for _, reps, chunk, _, onehot, block_counts in _Nearest(X, C, scores).blocks():
-            sums[reps] += np.matmul(onehot, chunk)  # (r, k, m) @ (m, d): one GEMM a replica
-            counts[reps] += block_counts
-    if not np.isfinite(sums).all():
-        as_data_matrix(X)
-    return sums, counts
+    if scores not in SCORE_PRECISIONS:
+        raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {scores!r}")
+    from .kernels import kernel_block_stats  # the kernels import this module
+    return kernel_block_stats(X, C)
+
+
+def block_stats_reference(X: np.ndarray, C: np.ndarray,
+                          scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`block_stats` with numpy only, the tested reference: the exact labels of
+    :class:`_Nearest` (:func:`assign`), then the sums in the panels order
+    (:func:`dpkmeans.kernels.panels_block_stats`, ``np.bincount``, no BLAS)."""
+    from .kernels import panels_block_stats
+    R = C.shape[0]
+    labels = assign(X, C, scores=scores).reshape(R, -1)
+    return panels_block_stats(X, C, labels)
 
 
 def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -454,12 +465,30 @@ def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return sums, counts
 
 
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
 def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tuple[np.ndarray, ...]:
     """``fn(block, *args)`` on every block of the public plan, added in its fixed order: the
     in-memory backend (:mod:`dpkmeans.blocks`). With ``with_start`` the map function is called
-    as ``fn(block, start_row, *args)`` (for statistics that depend on a row's position)."""
-    return tree_sum([fn(X[rows], rows.start, *args) if with_start else fn(X[rows], *args)
-                     for rows in plan(X.shape[0])])
+    as ``fn(block, start_row, *args)`` (for statistics that depend on a row's position).
+
+    The compiled map step (:func:`block_stats`, which releases the GIL) runs its blocks on
+    every usable core, in threads; the results are still added in the plan's order, so the
+    bits do not depend on the number of threads.
+    """
+    def one(rows: slice) -> tuple[np.ndarray, ...]:
+        return fn(X[rows], rows.start, *args) if with_start else fn(X[rows], *args)
+    blocks = plan(X.shape[0])
+    workers = min(_usable_cores(), len(blocks)) if fn is block_stats else 1
+    if workers <= 1:
+        return tree_sum([one(rows) for rows in blocks])
+    with ThreadPoolExecutor(workers) as pool:
+        return tree_sum(list(pool.map(one, blocks)))
 
 
 def stats_with(map_reduce, data, C: np.ndarray, scores: str = "double") -> tuple[np.ndarray, ...]:

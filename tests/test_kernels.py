@@ -1,0 +1,171 @@
+"""The numba kernel (dpkmeans.kernels) against the numpy paths: labels and counts equal to
+dpkmeans.lloyd's, sums bit-identical to the numpy reference of the panels order and within a
+rounding bound of lloyd.block_stats (the BLAS order)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpkmeans import kernels
+from dpkmeans.kernels import TILE, kernel_block_labels, kernel_block_stats, panels_block_stats
+from dpkmeans.lloyd import assign, block_stats
+
+
+def _tricky(seed: int, n: int, d: int, k: int, R: int):
+    """Random rows plus exact ties (dyadic midpoints of two centroids), near ties (a midpoint
+    moved by one ulp), rows equal to centroids, and centroids repeated within a replica."""
+    rng = np.random.default_rng(seed)
+    C = np.round(rng.uniform(-1, 1, size=(R, k, d)) * 64) / 64  # dyadic: midpoints exact
+    if k > 2:
+        C[:, k - 1] = C[:, 1]  # a repeated centroid never wins
+        C[0, 2] = C[0, 0]
+    X = rng.uniform(-1.2, 1.2, size=(n, d))
+    m = n // 4
+    j = rng.integers(k, size=m)
+    i = rng.integers(k, size=m)
+    r = rng.integers(R, size=m)
+    mid = (C[r, j] + C[r, i]) / 2
+    X[:m] = mid
+    X[m:2 * m] = np.nextafter(mid, mid + rng.choice([-1.0, 1.0], size=mid.shape))
+    X[2 * m:2 * m + m // 4] = C[r[:m // 4], j[:m // 4]]
+    rng.shuffle(X)
+    return X, C
+
+
+# (seed, n, d, k, R): d = 1, k = 1, k = 40, several replicas, partial last panels
+CASES = [(0, 3000, 3, 4, 1), (1, 5000, 10, 8, 3), (2, 2000, 2, 5, 4), (3, 777, 1, 3, 2),
+         (4, 4100, 10, 1, 1), (5, 300, 3, 40, 2), (6, 1000, 1, 1, 2)]
+
+
+def _reference(X, C):
+    """Exact labels by lloyd.assign, and the panels order by numpy from them."""
+    labels = assign(X, C)
+    return labels, panels_block_stats(X, C, labels)
+
+
+@pytest.mark.parametrize("generated", [True, False])
+@pytest.mark.parametrize("seed,n,d,k,R", CASES)
+def test_labels_equal_assign(seed, n, d, k, R, generated, monkeypatch):
+    if not generated:
+        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)  # the generic scorer
+    X, C = _tricky(seed, n, d, k, R)
+    np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
+
+
+@pytest.mark.parametrize("generated", [True, False])
+@pytest.mark.parametrize("seed,n,d,k,R", CASES)
+def test_stats_bits_and_bound(seed, n, d, k, R, generated, monkeypatch):
+    if not generated:
+        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
+    X, C = _tricky(seed, n, d, k, R)
+    labels, (s_ref, c_ref) = _reference(X, C)
+    s, c = kernel_block_stats(X, C)
+    assert s.dtype == c.dtype == np.float64 and s.shape == (R, k, d) and c.shape == (R, k)
+    np.testing.assert_array_equal(c, np.stack([np.bincount(lab, minlength=k) for lab in labels]))
+    np.testing.assert_array_equal(c, c_ref)
+    assert np.array_equal(s, s_ref)  # bit for bit, not allclose
+    # today's BLAS order: same counts, sums within the two orders' rounding bounds
+    s_blas, c_blas = block_stats(X, C)
+    np.testing.assert_array_equal(c, c_blas)
+    s_abs, _ = panels_block_stats(np.abs(X), C, labels)  # sum |x| of each cluster's rows
+    bound = 2 * (n + 1) * 2.0**-53 * s_abs
+    assert (np.abs(s - s_blas) <= bound).all()
+
+
+def test_panels_order_is_the_plain_loop():
+    """Both implementations against the definition written as Python loops, on rows of very
+    different magnitudes (so that any other order would give other bits), with k = d = 1 too
+    (where np.add.reduce over the panels would sum pairwise)."""
+    rng = np.random.default_rng(5)
+    for n, d, k in [(1500, 3, 4), (2000, 1, 1), (600, 2, 1)]:
+        X = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-8, 8, size=(n, 1))
+        C = rng.normal(size=(1, k, d))
+        labels = assign(X, C)[0]
+        want = np.zeros((k, d))
+        for p0 in range(0, n, TILE):
+            panel = np.zeros((k, d))
+            for i in range(p0, min(n, p0 + TILE)):
+                panel[labels[i]] += X[i]
+            want += panel
+        s, _ = panels_block_stats(X, C, labels[None])
+        np.testing.assert_array_equal(s[0], want)
+        s, _ = kernel_block_stats(X, C)
+        np.testing.assert_array_equal(s[0], want)
+        sequential = np.zeros((k, d))  # one long sum: other bits (the test can tell orders)
+        for i in range(n):
+            sequential[labels[i]] += X[i]
+        assert not np.array_equal(sequential, want)
+
+
+def test_labels_do_not_depend_on_n_or_place():
+    X, C = _tricky(8, 3000, 4, 6, 2)
+    full = kernel_block_labels(X, C)
+    for n in (1, 255, 256, 257, 1000, 2999):
+        np.testing.assert_array_equal(kernel_block_labels(X[:n], C), full[:, :n])
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    np.testing.assert_array_equal(kernel_block_labels(X[order], C), full[:, order])
+
+
+def test_replica_bits_do_not_depend_on_the_others():
+    """Replica 2 alone has no near ties; the others do, so with R = 5 the block is redone from
+    labels: replica 2's results are still the fused pass's bits."""
+    rng = np.random.default_rng(12)
+    X0, C_ties = _tricky(10, 4000, 5, 6, 4)
+    C_alone = rng.normal(size=(1, 6, 5))
+    X = X0 + 0.0
+    C = np.concatenate([C_ties[:2], C_alone, C_ties[2:]])
+    near_alone = kernels._Prepared(X, C_alone)
+    near_all = kernels._Prepared(X, C)
+    _, d, k = near_all.CT.shape
+    def undecided(p, R):
+        return p.mod._k_block(p.X, p.CT, p.cn, p.margin, np.empty((R, 0), dtype=np.int64),
+                              np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64))
+    assert undecided(near_alone, 1) == 0 and undecided(near_all, 5) > 0
+    s1, c1 = kernel_block_stats(X, C_alone)
+    s5, c5 = kernel_block_stats(X, C)
+    np.testing.assert_array_equal(s5[2], s1[0])
+    np.testing.assert_array_equal(c5[2], c1[0])
+    np.testing.assert_array_equal(kernel_block_labels(X, C)[2], kernel_block_labels(X, C_alone)[0])
+    for r in range(5):  # and every replica alone
+        s, c = kernel_block_stats(X, C[r:r + 1])
+        assert np.array_equal(s[0], s5[r]) and np.array_equal(c[0], c5[r])
+
+
+def test_empty_and_tiny():
+    C = np.array([[[0.0, 0.0], [1.0, 1.0]]])
+    s, c = kernel_block_stats(np.empty((0, 2)), C)
+    assert s.shape == (1, 2, 2) and not s.any() and not c.any()
+    s, c = kernel_block_stats(np.array([[0.5, 0.5]]), C)  # exact tie: lowest index
+    np.testing.assert_array_equal(c, [[1.0, 0.0]])
+    np.testing.assert_array_equal(s, [[[0.5, 0.5], [0.0, 0.0]]])
+    s, c = panels_block_stats(np.empty((0, 2)), C, np.empty((1, 0), dtype=np.intp))
+    assert not s.any() and not c.any()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_rejected(bad):
+    X, C = _tricky(13, 700, 3, 4, 2)
+    X[300, 1] = bad
+    with pytest.raises(ValueError, match="finite"):
+        kernel_block_stats(X, C)
+    with pytest.raises(ValueError, match="finite"):
+        panels_block_stats(X, C, np.zeros((2, 700), dtype=np.intp))
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
+def test_overflow_of_finite_values_is_returned():
+    """Huge finite rows: the sum overflows to inf, no error (as in lloyd.block_stats)."""
+    X = np.full((3, 1), 1e308)
+    C = np.array([[[0.0], [1.0]]])
+    s, c = kernel_block_stats(X, C)
+    s_blas, c_blas = block_stats(X, C)
+    np.testing.assert_array_equal(c, c_blas)
+    np.testing.assert_array_equal(s, s_blas)
+    assert np.isinf(s).any()
+
+
+def test_labels_shape_checked():
+    X, C = _tricky(14, 50, 2, 3, 2)
+    with pytest.raises(ValueError, match="labels"):
+        panels_block_stats(X, C, assign(X, C)[0])
