@@ -22,6 +22,15 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 1800
 
 
+def _commit() -> str:
+    import subprocess
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def main() -> int:
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"  # inherited by the kernels: one BLAS thread per cell
@@ -34,11 +43,15 @@ def main() -> int:
     result = {
         "what": "python -m dpkmeans reproduce --jobs 2 --restart (every sweep, fresh)",
         "wall_s": round(wall, 1), "target_s": TARGET_S, "met": wall <= TARGET_S,
-        "experiments": {name: {"chapter": e["chapter"], "seconds": round(e["seconds"], 1),
-                               "cells": e["cells"]}
+        "note": "the cells of all experiments share the two workers, longest first: "
+                "cell_seconds is the time an experiment's cells took (summed over workers), "
+                "finished_after_s when its last cell was in",
+        "experiments": {name: {key: e[key] for key in ("chapter", "cell_seconds",
+                                                       "finished_after_s", "cells")}
                         for name, e in state["experiments"].items()},
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "load_before": load_before, "load_after": os.getloadavg()},
+        "commit": _commit(),
     }
     (ROOT / "benchmarks" / "reproduce.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

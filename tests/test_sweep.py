@@ -176,3 +176,52 @@ def test_the_book_reproduces_every_sweep_file():
 
     files = {p.stem for p in (ROOT / "notebooks" / "sweeps").glob("*.yaml")}
     assert {e.name for e in EXPERIMENTS} == files
+
+
+def test_reproduce_shares_one_pool_longest_first_and_keeps_each_grid_order(tmp_path):
+    """The cells of both experiments run longest first (by the committed runtimes; a cell
+    never run before goes first), and each results file still lists its cells in grid order,
+    whatever order they finished in; a failing cell stops the run and the rest resumes."""
+    from dpkmeans.reproduce import Experiment, run_reproduce
+    from dpkmeans.sweep import cell_id
+
+    sweeps = tmp_path / "notebooks" / "sweeps"
+    sweeps.mkdir(parents=True)
+    results = tmp_path / "data" / "results"
+    results.mkdir(parents=True)
+    for name in ("one", "two"):
+        (sweeps / f"{name}.yaml").write_text(
+            f"experiment: {name}\nnotebook: notebooks/sweeps/cell.ipynb\nseed: 1\n"
+            "grid:\n  epsilon: [0.5, 1.0, 2.0]\n")
+    runtimes = {("one", 0.5): 1.0, ("one", 1.0): 9.0, ("two", 0.5): 5.0, ("two", 1.0): 3.0,
+                ("two", 2.0): 7.0}  # ("one", 2.0) never ran: first
+    for name in ("one", "two"):
+        spec = load_spec(sweeps / f"{name}.yaml")
+        pd.DataFrame([{"cell": cell_id(c), "cell_runtime_s": runtimes[(name, c["epsilon"])]}
+                      for c in expand(spec) if (name, c["epsilon"]) in runtimes]).to_csv(
+            results / f"{name}.csv", index=False)
+    calls = []
+
+    def runner(notebook, params, workdir):
+        calls.append((Path(notebook).name, params["epsilon"]))
+        if len(calls) == 4 and not failed:
+            failed.append(True)
+            raise RuntimeError("a cell failed")
+        return pd.DataFrame([{"value": params["epsilon"]}, {"value": -params["epsilon"]}])
+
+    failed: list[bool] = []
+    experiments = (Experiment("one", "1"), Experiment("two", "2"))
+    with pytest.raises(RuntimeError, match="a cell failed"):
+        run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=1,
+                      say=lambda s: None, progress=False)
+    # one/2.0 (new), one/1.0, two/2.0, two/0.5 (failed); the worker may have started one more
+    assert [e for _, e in calls[:4]] == [2.0, 1.0, 2.0, 0.5] and len(calls) <= 5
+    before = len(calls)
+    state = run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=2,
+                          say=lambda s: None, progress=False)
+    assert len(calls) == before + 3  # the three cells not yet in, the failed one among them
+    for name in ("one", "two"):
+        rows = pd.read_csv(results / f"{name}.csv")
+        assert rows["value"].tolist() == [0.5, -0.5, 1.0, -1.0, 2.0, -2.0]
+        assert state["experiments"][name]["cells"] == 3
+    assert state["wall_s"] >= 0

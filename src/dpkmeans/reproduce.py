@@ -1,9 +1,10 @@
 """Reproduce the whole book: every paper-scale sweep, then each paper's claims ledger and audit
 (``make reproduce``, or ``python -m dpkmeans reproduce``).
 
-Each sweep writes into ``_build/reproduce/<experiment>.csv`` (resuming the cells already
-there, as any sweep does); when it completes, the file replaces ``data/results/<experiment>.csv``
-and the experiment's ledgers are rebuilt from it. ``_build/reproduce/state.json`` records each
+Every cell of every sweep runs in one pool of workers, longest first. A cell's rows go into
+``_build/reproduce/<experiment>.csv`` as it finishes (resuming the cells already there, as any
+sweep does); when an experiment's last cell is in, its rows, in the grid's order, replace
+``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them. ``_build/reproduce/state.json`` records each
 finished experiment and its time, so an interrupted reproduction continues where it stopped;
 ``--restart`` starts again from nothing.
 """
@@ -15,13 +16,23 @@ import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from .errors import DPKMeansError
-from .sweep import expand, load_spec, run_sweep
+from .sweep import (
+    FLOAT_FORMAT,
+    append_rows,
+    cell_id,
+    completed_cells,
+    expand,
+    load_spec,
+    run_cell,
+    versions_string,
+)
 
 __all__ = ["EXPERIMENTS", "Experiment", "add_parser", "run_reproduce"]
 
@@ -90,12 +101,48 @@ def _state(path: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {"experiments": {}}
 
 
+@dataclass
+class _Pending:
+    """An experiment under way: its spec, its partial results file, its cells left."""
+
+    experiment: Experiment
+    spec: object
+    partial: Path
+    order: dict[str, int]  # cell id -> position in the grid (the results file's order)
+    left: int
+    cell_seconds: float = 0.0
+
+
+def _previous_runtimes(root: Path, name: str) -> dict[str, float]:
+    """Each cell's runtime in the committed results (used only to order the work)."""
+    path = _results(root, f"{name}.csv")
+    if not path.exists():
+        return {}
+    try:
+        rows = pd.read_csv(path, usecols=["cell", "cell_runtime_s"])
+    except ValueError:  # an older file without the runtimes
+        return {}
+    return rows.groupby("cell")["cell_runtime_s"].first().to_dict()
+
+
 def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None = None,
                   restart: bool = False, experiments: Sequence[Experiment] = EXPERIMENTS,
-                  runner=None, say: Callable[[str], None] = print) -> dict:
+                  runner=None, say: Callable[[str], None] = print,
+                  progress: bool = True) -> dict:
     """Run every experiment not yet finished (module docstring); returns the state, with each
-    experiment's ``seconds``, ``cells`` and finish time. ``runner`` replaces the papermill
-    cell runner (tests)."""
+    experiment's ``cell_seconds`` (the time its cells took), ``finished_after_s`` (since this
+    run started), ``cells`` and finish time, and the run's ``wall_s``. ``runner`` replaces the
+    papermill cell runner (tests).
+
+    The cells of all the experiments share one pool of ``jobs`` workers, longest first (by
+    their runtime in the committed results; new cells first): one slow cell no longer leaves a
+    core idle at the end of its chapter. Each results file keeps its grid's order, and an
+    experiment's ledgers are rebuilt as soon as its last cell is in.
+    """
+    from tqdm.auto import tqdm
+
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
     root = Path(root).resolve()
     names = [e.name for e in experiments]
     unknown = sorted(set(only or ()) - set(names))
@@ -108,32 +155,78 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     work.mkdir(parents=True, exist_ok=True)
     state_path = work / "state.json"
     state = _state(state_path)
+    pending: dict[str, _Pending] = {}
+    tasks: list[tuple[float, int, str, dict]] = []
     for index, experiment in enumerate(chosen, start=1):
         done = state["experiments"].get(experiment.name)
         head = f"[{index}/{len(chosen)}] {experiment.name} (chapter {experiment.chapter})"
         if done:
-            say(f"{head}: done before, {done['seconds']:.0f} s")
+            say(f"{head}: done before")
             continue
         spec = load_spec(experiment.sweep(root))
         partial = work / f"{experiment.name}.csv"
-        say(f"{head}: {len(expand(spec))} cells" + (" (resuming)" if partial.exists() else ""))
-        start = time.perf_counter()
-        kwargs = {"runner": runner} if runner is not None else {}
-        run_sweep(spec, jobs=jobs, results_path=partial, **kwargs)
-        target = _results(root, f"{spec.experiment}.csv")
+        cells = expand(spec)
+        finished = completed_cells(partial)
+        todo = [c for c in cells if cell_id(c) not in finished]
+        say(f"{head}: {len(cells)} cells" + (f", {len(todo)} to run" if finished else ""))
+        pending[experiment.name] = _Pending(experiment, spec, partial,
+                                            {cell_id(c): i for i, c in enumerate(cells)},
+                                            len(todo))
+        before = _previous_runtimes(root, spec.experiment)
+        tasks += [(before.get(cell_id(c), float("inf")), len(tasks), experiment.name, c)
+                  for c in todo]
+    tasks.sort(key=lambda t: (-t[0], t[1]))  # longest first; ties in grid order
+    versions = versions_string()
+    kwargs = {"runner": runner} if runner is not None else {}
+    start = time.perf_counter()
+
+    def complete(name: str) -> None:
+        p = pending.pop(name)
+        rows = pd.read_csv(p.partial) if p.partial.exists() else pd.DataFrame()
+        if len(rows):  # the grid's order, each cell's rows in their own order
+            rows = rows.iloc[sorted(range(len(rows)),
+                                    key=lambda i: (p.order[rows["cell"].iloc[i]], i))]
+        target = _results(root, f"{p.spec.experiment}.csv")
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(partial), target)
-        if experiment.finish is not None:
-            experiment.finish(root)
-        # this run only: the earlier cells of a resumed sweep are not counted
-        seconds = time.perf_counter() - start
-        state["experiments"][experiment.name] = {
-            "chapter": experiment.chapter, "seconds": seconds, "cells": len(expand(spec)),
+        rows.to_csv(target, index=False, float_format=FLOAT_FORMAT)
+        p.partial.unlink(missing_ok=True)
+        if p.experiment.finish is not None:
+            p.experiment.finish(root)
+        elapsed = time.perf_counter() - start
+        state["experiments"][name] = {
+            "chapter": p.experiment.chapter, "cell_seconds": round(p.cell_seconds, 1),
+            "finished_after_s": round(elapsed, 1), "cells": len(p.order),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         state_path.write_text(json.dumps(state, indent=1))
-        say(f"{head}: {seconds:.0f} s -> {target.relative_to(root)}")
-    total = sum(e["seconds"] for e in state["experiments"].values())
-    say(f"reproduced {len(state['experiments'])} experiments in {total:.0f} s of sweep time")
+        say(f"{name} (chapter {p.experiment.chapter}): {p.cell_seconds:.0f} s of cells, done "
+            f"{elapsed:.0f} s in -> {target.relative_to(root)}")
+
+    for name in [n for n, p in pending.items() if p.left == 0]:  # resumed, nothing left
+        complete(name)
+    bar = tqdm(total=len(tasks), desc="reproduce", disable=not progress)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each cell runs in its own kernel
+        futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
+                               **kwargs): name for _, _, name, params in tasks}
+        for future in as_completed(futures):
+            name = futures[future]
+            try:
+                rows = future.result()
+            except BaseException:  # stop: the cells not started are not run (resumable)
+                for other in futures:
+                    other.cancel()
+                raise
+            p = pending[name]
+            append_rows(p.partial, rows)
+            p.cell_seconds += float(rows["cell_runtime_s"].iloc[0])
+            p.left -= 1
+            bar.update()
+            if p.left == 0:
+                complete(name)
+    bar.close()
+    state["wall_s"] = round(time.perf_counter() - start, 1)
+    state_path.write_text(json.dumps(state, indent=1))
+    say(f"reproduced {len(state['experiments'])} experiments; this run took "
+        f"{state['wall_s']:.0f} s")
     return state
 
 
@@ -148,6 +241,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _cmd(args: argparse.Namespace) -> int:
+    import os
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")  # the cells' kernels inherit it: one BLAS thread a cell
     only = [s.strip() for s in args.only.split(",")] if args.only else None
     run_reproduce(args.root, jobs=args.jobs, only=only, restart=args.restart)
     return 0

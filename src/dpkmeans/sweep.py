@@ -36,7 +36,8 @@ from typing import Any
 import pandas as pd
 
 __all__ = ["SweepSpec", "load_spec", "expand", "cell_key", "cell_id", "cell_seed", "run_sweep",
-           "run_cell_notebook", "add_parser"]
+           "run_cell", "run_cell_notebook", "completed_cells", "append_rows", "versions_string",
+           "add_parser"]
 
 #: Results keep 12 significant digits: enough for the spot checks, and half the file size.
 FLOAT_FORMAT = "%.12g"
@@ -127,7 +128,30 @@ def run_cell_notebook(notebook: Path, params: dict[str, Any], workdir: Path) -> 
     return pd.read_csv(out_csv)
 
 
-def _completed_cells(path: Path) -> set[str]:
+def versions_string() -> str:
+    """The package versions recorded in every row (``versions`` column)."""
+    from .experiments import package_versions
+    return ";".join(f"{k}={v}" for k, v in sorted(package_versions().items()))
+
+
+def run_cell(spec: SweepSpec, params: dict[str, Any],
+             runner: Callable[[Path, dict[str, Any], Path], pd.DataFrame] = run_cell_notebook,
+             versions: str = "") -> pd.DataFrame:
+    """One cell: its rows, with its parameters first, then the metrics, then the bookkeeping
+    (experiment, cell id, ``cell_runtime_s``, versions)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        rows = runner(spec.notebook, params, Path(tmp))
+    for name, value in params.items():
+        rows[name] = value
+    rows["experiment"], rows["cell"] = spec.experiment, cell_id(params)
+    rows["cell_runtime_s"], rows["versions"] = time.perf_counter() - start, versions
+    first = ["experiment", *params]  # parameters first, then metrics, then bookkeeping
+    return rows[first + [c for c in rows.columns if c not in first]]
+
+
+def completed_cells(path: Path) -> set[str]:
+    """The ids of the cells whose rows a results file already holds."""
     if not path.exists():
         return set()
     return set(pd.read_csv(path, usecols=["cell"])["cell"])
@@ -144,41 +168,31 @@ def run_sweep(
     """Run every cell not yet in the results file; append its rows; return the new rows."""
     from tqdm.auto import tqdm
 
-    from .experiments import package_versions
-
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     # absolute: papermill changes the process's working directory while a cell runs, and the
     # other worker thread appends its rows meanwhile
     path = Path(results_path or spec.results_path).resolve()
-    done = _completed_cells(path)
+    done = completed_cells(path)
     todo = [c for c in expand(spec) if cell_id(c) not in done]
-    versions = ";".join(f"{k}={v}" for k, v in sorted(package_versions().items()))
+    versions = versions_string()
 
     def one(params: dict[str, Any]) -> pd.DataFrame:
-        with tempfile.TemporaryDirectory() as tmp:
-            start = time.perf_counter()
-            rows = runner(spec.notebook, params, Path(tmp))
-        for name, value in params.items():
-            rows[name] = value
-        rows["experiment"], rows["cell"] = spec.experiment, cell_id(params)
-        rows["cell_runtime_s"], rows["versions"] = time.perf_counter() - start, versions
-        first = ["experiment", *params]  # parameters first, then metrics, then bookkeeping
-        return rows[first + [c for c in rows.columns if c not in first]]
+        return run_cell(spec, params, runner, versions)
 
     path.parent.mkdir(parents=True, exist_ok=True)
     new: list[pd.DataFrame] = []
     bar = tqdm(total=len(todo), desc=spec.experiment, disable=not progress)
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # each cell runs in its own kernel
         for rows in pool.map(one, todo):
-            _append(path, rows)
+            append_rows(path, rows)
             new.append(rows)
             bar.update()
     bar.close()
     return pd.concat(new, ignore_index=True) if new else pd.DataFrame()
 
 
-def _append(path: Path, rows: pd.DataFrame) -> None:
+def append_rows(path: Path, rows: pd.DataFrame) -> None:
     """Append rows, keeping the existing column order (new columns go last)."""
     if path.exists():
         existing = pd.read_csv(path, nrows=0).columns.tolist()
