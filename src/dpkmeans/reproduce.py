@@ -4,9 +4,9 @@
 Every cell of every sweep runs in one pool of workers, longest first. A cell's rows go into
 ``_build/reproduce/<experiment>.csv`` as it finishes (resuming the cells already there, as any
 sweep does); when an experiment's last cell is in, its rows, in the grid's order, replace
-``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them. ``_build/reproduce/state.json`` records each
-finished experiment and its time, so an interrupted reproduction continues where it stopped;
-``--restart`` starts again from nothing.
+``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them.
+``_build/reproduce/state.json`` records each finished experiment and its times, so an
+interrupted reproduction continues where it stopped; ``--restart`` starts again from nothing.
 """
 
 from __future__ import annotations
