@@ -21,7 +21,16 @@ import pandas as pd
 import pytest
 
 from dpkmeans.data import DataError
+from dpkmeans.experiments import evaluate
+from dpkmeans.papers.apdp import study as apdp_study
+from dpkmeans.papers.colored import study as colored_study
+from dpkmeans.papers.di import study as di_study
+from dpkmeans.papers.dpkccm import study as dpkccm_study
+from dpkmeans.papers.silhouette import study as silhouette_study
 from dpkmeans.reproduce import EXPERIMENTS
+from dpkmeans.studies import Point
+from dpkmeans.sweep import cell_id, expand, load_spec
+from dpkmeans.synthesis import leaderboard
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "data" / "results"
@@ -32,9 +41,6 @@ BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "versions", "experiment",
 
 
 def _dplloyd_baselines(row: pd.Series) -> dict:
-    from dpkmeans.experiments import evaluate
-    from dpkmeans.sweep import cell_id, expand, load_spec
-
     spec = load_spec(ROOT / "notebooks" / "sweeps" / "dplloyd_baselines.yaml")
     params = {cell_id(c): c for c in expand(spec)}[row["cell"]]
     kwargs = {k: v for k, v in params.items() if k not in ("case", "replicas")}
@@ -42,61 +48,48 @@ def _dplloyd_baselines(row: pd.Series) -> dict:
 
 
 def _dpkccm(row: pd.Series) -> dict:
-    from dpkmeans.papers.dpkccm import study
-
-    point = study.Point(row["algorithm"], int(row["k"]), float(row["epsilon"]), int(row["n"]),
+    point = dpkccm_study.Point(row["algorithm"], int(row["k"]), float(row["epsilon"]), int(row["n"]),
                         row["schedule"], row["bounds"])
-    data = study._datasets(row["dataset"], row["bounds"] == "paper")
-    return study.run_point(data, point, base_seed=int(row["base_seed"]), dataset=row["dataset"],
+    data = dpkccm_study._datasets(row["dataset"], row["bounds"] == "paper")
+    return dpkccm_study.run_point(data, point, base_seed=int(row["base_seed"]), dataset=row["dataset"],
                            inits=int(row["inits"]), runs=int(row["runs"]))
 
 
 def _silhouette(row: pd.Series) -> dict:
-    from dpkmeans.papers.silhouette import study
-
-    point = study.Point(row["algorithm"], int(row["k"]), float(row["epsilon"]))
-    return study.run_point(study._datasets(row["dataset"]), point,
+    point = silhouette_study.Point(row["algorithm"], int(row["k"]), float(row["epsilon"]))
+    return silhouette_study.run_point(silhouette_study._datasets(row["dataset"]), point,
                            base_seed=int(row["base_seed"]), dataset=row["dataset"],
                            runs=int(row["runs"]))
 
 
 def _colored(row: pd.Series) -> dict:
-    from dpkmeans.papers.colored import study
-
-    prep = study.prepare(row["dataset"], base_seed=int(row["base_seed"]))
-    point = study.Point(row["algorithm"], float(row["epsilon"]), float(row["delta"]))
-    return study.run_point(prep, point, base_seed=int(row["base_seed"]), draws=int(row["draws"]))
+    prep = colored_study.prepare(row["dataset"], base_seed=int(row["base_seed"]))
+    point = colored_study.Point(row["algorithm"], float(row["epsilon"]), float(row["delta"]))
+    return colored_study.run_point(prep, point, base_seed=int(row["base_seed"]), draws=int(row["draws"]))
 
 
 def _apdp(row: pd.Series) -> dict:
-    from dpkmeans.papers.apdp import study
-    from dpkmeans.studies import Point
-
     case, base = row["case"], int(row["base_seed"])
     inits, runs = int(row["inits"]), int(row["runs"])
-    data = study.load_case(case)
-    starts = study.shared_starts(case, np.asarray(data["public"].X).shape[1], base, inits, runs)
-    return study.run_point(data, Point(case, row["algorithm"], float(row["epsilon"])),
+    data = apdp_study.load_case(case)
+    starts = apdp_study.shared_starts(case, np.asarray(data["public"].X).shape[1], base, inits, runs)
+    return apdp_study.run_point(data, Point(case, row["algorithm"], float(row["epsilon"])),
                            base_seed=base, starts=starts, inits=inits, runs=runs)
 
 
 def _di(row: pd.Series) -> dict:
-    from dpkmeans.papers.di import study
-
     def value(name: str) -> float | None:
         return None if pd.isna(row[name]) else float(row[name])
     rho = value("rho")  # a point is given by rho (and rho_c), or else by epsilon
-    point = study.Point(row["case"], row["algorithm"], rho=rho, rho_c=value("rho_c"),
+    point = di_study.Point(row["case"], row["algorithm"], rho=rho, rho_c=value("rho_c"),
                         epsilon=value("epsilon") if rho is None else None,
                         iterations=int(row["iterations"]))
     runs = row["replicas"] if pd.isna(row["runs"]) else row["runs"]  # no override: RUNS[case]
-    return study.run_point(study.load_case(row["case"]), point, base_seed=int(row["base_seed"]),
+    return di_study.run_point(di_study.load_case(row["case"]), point, base_seed=int(row["base_seed"]),
                            runs=int(runs))
 
 
 def _leaderboard(row: pd.Series) -> dict:
-    from dpkmeans.synthesis import leaderboard
-
     public = leaderboard.apdp_study.load_public(row["case"])
     X, base = np.asarray(public.X), int(row["base_seed"])
     reference = float(leaderboard.reference_nicv(X, row["case"], base).mean())
@@ -108,51 +101,24 @@ def _affordable_dplloyd(t: pd.DataFrame) -> pd.Series:
     return pd.Series(True, index=t.index)  # one replica a row
 
 
-def _on(column: str, values: tuple[str, ...], algorithms: Callable[[], tuple[str, ...]]):
+def _on(column: str, values: tuple[str, ...], algorithms: tuple[str, ...]):
+    """Rows of the given cases whose algorithm the study can run (not its reference rows)."""
     def choose(t: pd.DataFrame) -> pd.Series:
-        return t[column].isin(values) & t["algorithm"].isin(algorithms())
+        return t[column].isin(values) & t["algorithm"].isin(algorithms)
     return choose
-
-
-def _apdp_algorithms() -> tuple[str, ...]:
-    from dpkmeans.papers.apdp import study
-    return tuple(study.ALGORITHMS)
-
-
-def _dpkccm_algorithms() -> tuple[str, ...]:
-    from dpkmeans.papers.dpkccm import study
-    return tuple(study.ALGORITHMS)
-
-
-def _silhouette_algorithms() -> tuple[str, ...]:
-    from dpkmeans.papers.silhouette import study
-    return tuple(study.ALGORITHMS)
-
-
-def _colored_algorithms() -> tuple[str, ...]:
-    from dpkmeans.papers.colored import study
-    return tuple(study.ALGORITHMS)
-
-
-def _di_algorithms() -> tuple[str, ...]:
-    from dpkmeans.papers.di import study
-    return tuple(study.KMEANS_ALGORITHMS) + tuple(study.KPROTOTYPES_ALGORITHMS)
-
-
-def _leaderboard_algorithms() -> tuple[str, ...]:
-    from dpkmeans.synthesis import leaderboard
-    return tuple(leaderboard.ALGORITHMS)
 
 
 #: For each experiment: which rows are affordable, and how one row is recomputed.
 RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Series], dict]]] = {
     "dplloyd_baselines": (_affordable_dplloyd, _dplloyd_baselines),
-    "dpkccm": (_on("dataset", ("blood",), _dpkccm_algorithms), _dpkccm),
-    "silhouette": (_on("dataset", ("blood",), _silhouette_algorithms), _silhouette),
-    "colored": (_on("dataset", ("mixture_d2", "mixture_d8"), _colored_algorithms), _colored),
-    "apdp": (_on("case", ("blood", "blood_k2"), _apdp_algorithms), _apdp),
-    "di": (_on("case", ("heart",), _di_algorithms), _di),
-    "leaderboard": (_on("case", ("blood",), _leaderboard_algorithms), _leaderboard),
+    "dpkccm": (_on("dataset", ("blood",), dpkccm_study.ALGORITHMS), _dpkccm),
+    "silhouette": (_on("dataset", ("blood",), silhouette_study.ALGORITHMS), _silhouette),
+    "colored": (_on("dataset", ("mixture_d2", "mixture_d8"), colored_study.ALGORITHMS),
+                _colored),
+    "apdp": (_on("case", ("blood", "blood_k2"), apdp_study.ALGORITHMS), _apdp),
+    "di": (_on("case", ("heart",),
+               di_study.KMEANS_ALGORITHMS + di_study.KPROTOTYPES_ALGORITHMS), _di),
+    "leaderboard": (_on("case", ("blood",), leaderboard.ALGORITHMS), _leaderboard),
 }
 
 
