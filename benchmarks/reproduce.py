@@ -36,7 +36,7 @@ def main() -> int:
         os.environ[var] = "1"  # inherited by the kernels: one BLAS thread per cell
     from dpkmeans.reproduce import run_reproduce
 
-    load_before = os.getloadavg()
+    load_before, commit = os.getloadavg(), _commit()  # the code that runs
     start = time.perf_counter()
     state = run_reproduce(ROOT, jobs=2, restart=True)
     wall = time.perf_counter() - start
@@ -51,7 +51,11 @@ def main() -> int:
                         for name, e in state["experiments"].items()},
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "load_before": load_before, "load_after": os.getloadavg()},
+<<<<<<< HEAD
         "commit": _commit(),
+=======
+        "commit": commit,
+>>>>>>> main
     }
     (ROOT / "benchmarks" / "reproduce.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

@@ -135,17 +135,23 @@ def test_results_file_is_committed():
     assert os.path.getsize(RESULTS) < 5 * 2**20
 
 
+def _two_sweeps(root: Path, epsilons: list[float]) -> Path:
+    """Sweep files "one" and "two" over ``epsilons`` in a tiny book at ``root``."""
+    sweeps = root / "notebooks" / "sweeps"
+    sweeps.mkdir(parents=True)
+    for name in ("one", "two"):
+        (sweeps / f"{name}.yaml").write_text(
+            f"experiment: {name}\nnotebook: notebooks/sweeps/cell.ipynb\nseed: 1\n"
+            f"grid:\n  epsilon: {epsilons}\n")
+    return sweeps
+
+
 def test_reproduce_runs_each_experiment_once_resumes_and_restarts(tmp_path):
     """make reproduce's driver on two tiny experiments (a fake cell runner): results moved into
     data/results, ledgers rebuilt, the state remembered, --restart forgets it."""
     from dpkmeans.reproduce import Experiment, run_reproduce
 
-    sweeps = tmp_path / "notebooks" / "sweeps"
-    sweeps.mkdir(parents=True)
-    for name in ("one", "two"):
-        (sweeps / f"{name}.yaml").write_text(
-            f"experiment: {name}\nnotebook: notebooks/sweeps/cell.ipynb\nseed: 1\n"
-            "grid:\n  epsilon: [0.5, 1.0]\n")
+    _two_sweeps(tmp_path, [0.5, 1.0])
     calls, finished = [], []
 
     def runner(notebook, params, workdir):
@@ -185,14 +191,9 @@ def test_reproduce_shares_one_pool_longest_first_and_keeps_each_grid_order(tmp_p
     from dpkmeans.reproduce import Experiment, run_reproduce
     from dpkmeans.sweep import cell_id
 
-    sweeps = tmp_path / "notebooks" / "sweeps"
-    sweeps.mkdir(parents=True)
+    sweeps = _two_sweeps(tmp_path, [0.5, 1.0, 2.0])
     results = tmp_path / "data" / "results"
     results.mkdir(parents=True)
-    for name in ("one", "two"):
-        (sweeps / f"{name}.yaml").write_text(
-            f"experiment: {name}\nnotebook: notebooks/sweeps/cell.ipynb\nseed: 1\n"
-            "grid:\n  epsilon: [0.5, 1.0, 2.0]\n")
     runtimes = {("one", 0.5): 1.0, ("one", 1.0): 9.0, ("two", 0.5): 5.0, ("two", 1.0): 3.0,
                 ("two", 2.0): 7.0}  # ("one", 2.0) never ran: first
     for name in ("one", "two"):

@@ -4,9 +4,9 @@
 Every cell of every sweep runs in one pool of workers, longest first. A cell's rows go into
 ``_build/reproduce/<experiment>.csv`` as it finishes (resuming the cells already there, as any
 sweep does); when an experiment's last cell is in, its rows, in the grid's order, replace
-``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them. ``_build/reproduce/state.json`` records each
-finished experiment and its time, so an interrupted reproduction continues where it stopped;
-``--restart`` starts again from nothing.
+``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them.
+``_build/reproduce/state.json`` records each finished experiment and its times, so an
+interrupted reproduction continues where it stopped; ``--restart`` starts again from nothing.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .errors import DPKMeansError
 from .sweep import (
     FLOAT_FORMAT,
+    SweepSpec,
     append_rows,
     cell_id,
     completed_cells,
@@ -106,7 +108,7 @@ class _Pending:
     """An experiment under way: its spec, its partial results file, its cells left."""
 
     experiment: Experiment
-    spec: object
+    spec: SweepSpec
     partial: Path
     order: dict[str, int]  # cell id -> position in the grid (the results file's order)
     left: int
@@ -183,9 +185,8 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     def complete(name: str) -> None:
         p = pending.pop(name)
         rows = pd.read_csv(p.partial) if p.partial.exists() else pd.DataFrame()
-        if len(rows):  # the grid's order, each cell's rows in their own order
-            rows = rows.iloc[sorted(range(len(rows)),
-                                    key=lambda i: (p.order[rows["cell"].iloc[i]], i))]
+        if len(rows):  # the grid's order, each cell's rows in their own order (stable sort)
+            rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
         target = _results(root, f"{p.spec.experiment}.csv")
         target.parent.mkdir(parents=True, exist_ok=True)
         rows.to_csv(target, index=False, float_format=FLOAT_FORMAT)
