@@ -51,11 +51,7 @@ def main() -> int:
                         for name, e in state["experiments"].items()},
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "load_before": load_before, "load_after": os.getloadavg()},
-<<<<<<< HEAD
-        "commit": _commit(),
-=======
         "commit": commit,
->>>>>>> main
     }
     (ROOT / "benchmarks" / "reproduce.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
