@@ -8,8 +8,20 @@ import numpy as np
 import pytest
 
 from dpkmeans import kernels
-from dpkmeans.kernels import TILE, kernel_block_labels, kernel_block_stats, panels_block_stats
-from dpkmeans.lloyd import assign, block_stats
+from dpkmeans.kernels import (
+    TILE,
+    kernel_block_labels,
+    kernel_block_silhouette,
+    kernel_block_stats,
+    kernel_nearest_distance_sums,
+    panels_block_stats,
+)
+from dpkmeans.lloyd import (
+    assign,
+    block_silhouette_reference,
+    block_stats,
+    nearest_distance_sums_reference,
+)
 
 
 def _tricky(seed: int, n: int, d: int, k: int, R: int):
@@ -49,6 +61,8 @@ def _reference(X, C):
 def test_labels_equal_assign(seed, n, d, k, R, generated, monkeypatch):
     if not generated:
         monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)  # the generic scorer
+    else:
+        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)  # generated even for small work
     X, C = _tricky(seed, n, d, k, R)
     np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
 
@@ -58,6 +72,8 @@ def test_labels_equal_assign(seed, n, d, k, R, generated, monkeypatch):
 def test_stats_bits_and_bound(seed, n, d, k, R, generated, monkeypatch):
     if not generated:
         monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
+    else:
+        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
     X, C = _tricky(seed, n, d, k, R)
     labels, (s_ref, c_ref) = _reference(X, C)
     s, c = kernel_block_stats(X, C)
@@ -117,9 +133,9 @@ def test_replica_bits_do_not_depend_on_the_others():
     C = np.concatenate([C_ties[:2], C_alone, C_ties[2:]])
     near_alone = kernels._Prepared(X, C_alone)
     near_all = kernels._Prepared(X, C)
-    _, d, k = near_all.CT.shape
+    _, k, d = near_all.shape
     def undecided(p, R):
-        return p.mod._k_block(p.X, p.CT, p.cn, p.margin, np.empty((R, 0), dtype=np.int64),
+        return p.mod._k_block(*p._decided(), np.empty((R, 0), dtype=np.int64),
                               np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64))
     assert undecided(near_alone, 1) == 0 and undecided(near_all, 5) > 0
     s1, c1 = kernel_block_stats(X, C_alone)
@@ -169,3 +185,45 @@ def test_labels_shape_checked():
     X, C = _tricky(14, 50, 2, 3, 2)
     with pytest.raises(ValueError, match="labels"):
         panels_block_stats(X, C, assign(X, C)[0])
+
+
+@pytest.mark.parametrize("generated", [True, False])
+@pytest.mark.parametrize("seed,n,d,k,R", CASES)
+def test_silhouette_equals_the_numpy_reference(seed, n, d, k, R, generated, monkeypatch):
+    """Bit for bit the numpy reference (canonical scores, panels order); every value in [0, 1]."""
+    if not generated:
+        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
+    else:
+        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
+    X, C = _tricky(seed, n, d, k, R)
+    sums, counts = kernel_block_silhouette(X, C)
+    ref_sums, ref_counts = block_silhouette_reference(X, C)
+    np.testing.assert_array_equal(counts, ref_counts)
+    np.testing.assert_array_equal(sums, ref_sums)
+    assert (sums >= 0).all() and (sums <= counts).all()
+
+
+@pytest.mark.parametrize("generated", [True, False])
+@pytest.mark.parametrize("seed,n,d,k,R", CASES)
+def test_nearest_distance_sums_equal_the_numpy_reference(seed, n, d, k, R, generated,
+                                                         monkeypatch):
+    if not generated:
+        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
+    else:
+        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
+    X, C = _tricky(seed, n, d, k, R)
+    squared, plain = kernel_nearest_distance_sums(X, C)
+    ref_squared, ref_plain = nearest_distance_sums_reference(X, C)
+    np.testing.assert_array_equal(squared, ref_squared)
+    np.testing.assert_array_equal(plain, ref_plain)
+
+
+def test_silhouette_and_distances_do_not_depend_on_the_other_replicas():
+    X, C = _tricky(15, 3000, 4, 5, 4)
+    sums, counts = kernel_block_silhouette(X, C)
+    squared, plain = kernel_nearest_distance_sums(X, C)
+    for r in range(4):
+        s, c = kernel_block_silhouette(X, C[r:r + 1])
+        q, p = kernel_nearest_distance_sums(X, C[r:r + 1])
+        assert np.array_equal(s[0], sums[r]) and np.array_equal(c[0], counts[r])
+        assert q[0] == squared[r] and p[0] == plain[r]

@@ -1,4 +1,5 @@
-"""Compiled (numba) exact Lloyd statistics of one block, and their numpy reference.
+"""Compiled (numba) exact Lloyd statistics, silhouettes and distances of one block, and their
+numpy references.
 
 :func:`kernel_block_stats` is the map step of :func:`dpkmeans.lloyd.block_stats` in one
 compiled pass: for each tile of rows, the score of every centroid, the best and the runner-up,
@@ -22,15 +23,22 @@ parallel (the compiled functions release the GIL) and adds their results with
   rows in row order, from +0.0; the panels' sums are added in panel order to the block's sums,
   from +0.0. Any implementation can reproduce it; :func:`panels_block_stats` does with numpy
   (no BLAS). Its rounding error is at most about (256 + m / 256) u sum |x| for an m-row block.
+* Silhouettes (:func:`kernel_block_silhouette`) and nearest distances
+  (:func:`kernel_nearest_distance_sums`): each row's value from its scores rounded in one
+  canonical order (:func:`canonical_scores`: no fused multiply-add, so the bits are the same
+  on every CPU), added in the panels order; :func:`panels_block_silhouette` and
+  :func:`panels_nearest_distance_sums` reproduce them with numpy, bit for bit.
 * Replica r's results depend on replica r's centroids only (not on the replicas beside it),
   and a row's label on that row and the centroids only (not on N or its place in the block).
 * A non-finite sum makes :func:`dpkmeans.lloyd.as_data_matrix` scan the block and raise its
   ValueError if the block has a NaN or infinite value (an overflow of huge finite values is
   returned as is), as in ``block_stats``.
 
-Compiled code: the scorer is generated for each (k, d) with k d <= 512 (k and d fixed, every
-score a chain of d FMAs in registers: about twice as fast as the generic loops, which serve
-larger k d). The kernel functions for each (k, d) live in a module generated in a file
+Compiled code: the scorers are generated for each (k, d) with k d <= 512 (k and d fixed, every
+score in registers; the assigner's in :data:`_CHAINS` chains of FMAs, since the labels do not
+depend on the rounding), faster than the generic loops, which serve larger k d. A tile and its
+scores share one flat workspace, so that the compiler can prove they do not overlap and
+vectorise the scorers over rows. The kernel functions for each (k, d) live in a module generated in a file
 (``~/.cache/dpkmeans/kernels`` or ``$DPKMEANS_KERNEL_DIR``) so that numba caches them on disk:
 a few seconds to compile each (k, d) once, about half a second to load in a later process.
 """
@@ -49,9 +57,11 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from .lloyd import _exact_nearest, _Nearest, as_data_matrix
+from .lloyd import _exact_nearest, _Nearest, as_data_matrix, releases_gil
 
-__all__ = ["TILE", "kernel_block_labels", "kernel_block_stats", "panels_block_stats"]
+__all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
+           "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
+           "panels_block_stats", "panels_nearest_distance_sums"]
 
 #: Rows of a tile (scored together) and of a panel of the sums (module docstring).
 TILE = 256
@@ -59,29 +69,62 @@ TILE = 256
 
 #: Largest k * d for which the scorer is generated with (k, d) fixed (unrolled, in registers).
 _GENERATED_MAX = 512
+#: Fewest (row, replica) pairs in one call for which the generated scorer is worth compiling
+#: (a few seconds per (k, d), once per machine); smaller calls use the generic one. The choice
+#: changes no bit (module docstring): only the speed.
+_GENERATED_MIN_WORK = 2**16
 
 
-@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})
-def _score_generic(XT, m, CT, cn, mg, r, nrm, arg):
-    """Best centroid of the m rows in XT (d, m) for replica r into ``arg[i]``, or -1 when the
-    row is undecided (runner-up not above best + mg * sqrt(nrm[i]), or anything non-finite)."""
+#: Partial sums per score in the generated scorer: shorter chains of dependent FMAs (the
+#: order in which a score is rounded does not matter: the assignment is exact, class
+#: docstring of :class:`dpkmeans.lloyd._Nearest`; the scores' bits are fixed per (k, d)).
+_CHAINS = 3
+
+# The workspace of a tile is one flat float64 array W of (d + k) TILE values: feature f of row
+# i at W[f TILE + i] (the tile transposed), the score of centroid j for row i at
+# W[(d + j) TILE + i]. One array with constant distances between its rows lets the compiler
+# prove that the scores' stores never overlap the rows' loads, and so vectorise the scorer.
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _score_generic(W, m, CT, cn, r):
+    """Scores ||c_j||^2 - 2 x_i.c_j of the m rows of the tile in W for replica r, into W's
+    score rows, in the canonical order (:func:`canonical_scores`): the generic loops, for k d
+    above :data:`_GENERATED_MAX`."""
     d = CT.shape[1]
     k = CT.shape[2]
-    S = np.empty(m)
-    low = np.full(m, np.inf)
-    second = np.full(m, np.inf)
-    for i in range(m):
-        arg[i] = 0
     for j in range(k):
+        s0 = (d + j) * TILE
         c = cn[r, j]
         for i in range(m):
-            S[i] = c
+            W[s0 + i] = c
         for f in range(d):
             b = CT[r, f, j]
+            x0 = f * TILE
             for i in range(m):
-                S[i] += b * XT[f, i]
+                W[s0 + i] += b * W[x0 + i]
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
+    """Best centroid of each of the m rows of the tile in W into ``arg[i]`` (the lowest index
+    among equal scores; ``cn`` holds +inf for a centroid that never wins), or -1 when the row
+    is undecided: runner-up not above best + mg * sqrt(nrm[i]), or anything non-finite. Leaves
+    these scores in W's score rows."""
+    d = CT.shape[1]
+    k = CT.shape[2]
+    _score_generic(W, m, CT, cn, r)
+    low = np.empty(m)
+    second = np.empty(m)
+    s0 = d * TILE
+    for i in range(m):
+        low[i] = W[s0 + i]
+        second[i] = np.inf
+        arg[i] = 0
+    for j in range(1, k):
+        sj = (d + j) * TILE
         for i in range(m):
-            s = S[i]
+            s = W[sj + i]
             lo = low[i]
             # selects, not max/min: branch-free, and NaN handling spelled out
             hi = s if s > lo else lo  # noqa: FURB136
@@ -95,75 +138,134 @@ def _score_generic(XT, m, CT, cn, mg, r, nrm, arg):
             arg[i] = -1
 
 
-def _scorer_source(k: int, d: int) -> str:
-    """Source of the scorer for (k, d) with k and d fixed: every score of a row is a chain of d
-    FMAs in a register, the rows vectorised. Same contract as :func:`_score_generic`."""
-    lines = ['@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})',
-             "def _score(XT, m, CT, cn, mg, r, nrm, arg):"]
+def _score_terms(k: int, d: int, chains: int) -> list[str]:
+    """Generated lines: the centroid constants, the loop over rows and each row's scores s0 ..
+    s{k-1}, each ``chains`` chains of products added in feature order (one chain: the
+    canonical order of :func:`canonical_scores`)."""
+    lines = []
     for j in range(k):
         lines.append(f"    c{j} = cn[r, {j}]")
         lines += [f"    b{j}_{f} = CT[r, {f}, {j}]" for f in range(d)]
     lines.append("    for i in range(m):")
-    lines += [f"        x{f} = XT[{f}, i]" for f in range(d)]
+    lines += [f"        x{f} = W[{f * TILE} + i]" for f in range(d)]
     for j in range(k):
-        expr = f"c{j}"
-        for f in range(d):
-            expr = f"({expr} + b{j}_{f} * x{f})"
-        lines.append(f"        s{j} = {expr}")
-    lines += ["        lo = s0", "        se = np.inf", "        a = 0"]
+        if chains == 1:  # c + b_0 x_0, then each product added in order
+            expr = f"c{j}"
+            for f in range(d):
+                expr = f"({expr} + b{j}_{f} * x{f})"
+            lines.append(f"        s{j} = {expr}")
+            continue
+        parts = []
+        for c in range(min(chains, d)):
+            expr = ""
+            for f in range(c, d, chains):
+                expr = f"b{j}_{f} * x{f}" if not expr else f"({expr} + b{j}_{f} * x{f})"
+            parts.append(expr)
+        total = parts[0]
+        for expr in parts[1:]:
+            total = f"({total} + {expr})"
+        lines.append(f"        s{j} = c{j} + {total}")
+    return lines
+
+
+def _scorer_source(k: int, d: int) -> str:
+    """Source of the scorer ``_score`` and of the assigner ``_assign`` for (k, d) with k and d
+    fixed (the contracts of :func:`_score_generic` and :func:`_assign_generic`, except that the
+    generated ``_assign`` leaves W's score rows alone): every score in registers, the rows
+    vectorised. ``_score`` gives the canonical bits (no fused multiply-add: portable across
+    CPUs); ``_assign`` may round as it likes (FMAs, :data:`_CHAINS` chains): the labels are
+    exact whatever the rounding."""
+    score = ["@nb.njit(cache=True, nogil=True, boundscheck=False)",
+             "def _score(W, m, CT, cn, r):", *_score_terms(k, d, 1)]
+    score += [f"        W[{(d + j) * TILE} + i] = s{j}" for j in range(k)]
+    jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
+    assign = [jit, "def _assign(W, m, CT, cn, mg, r, nrm, arg):", *_score_terms(k, d, _CHAINS),
+              "        lo = s0", "        se = np.inf", "        a = 0"]
     for j in range(1, k):
-        lines += [f"        hi = s{j} if s{j} > lo else lo",
-                  "        se = hi if hi < se else se",
-                  f"        bt = s{j} < lo",
-                  f"        lo = s{j} if bt else lo",
-                  f"        a = {j} if bt else a"]
-    lines += ["        ok = se > lo + mg * np.sqrt(nrm[i])",
-              "        arg[i] = a if ok else -1"]
-    return "\n".join(lines) + "\n"
+        assign += [f"        hi = s{j} if s{j} > lo else lo",
+                   "        se = hi if hi < se else se",
+                   f"        bt = s{j} < lo",
+                   f"        lo = s{j} if bt else lo",
+                   f"        a = {j} if bt else a"]
+    # a non-finite row has nrm = inf or NaN, so the test fails: undecided
+    assign += ["        ok = se > lo + mg * np.sqrt(nrm[i])",
+               "        arg[i] = a if ok else -1"]
+    return "\n".join(score) + "\n\n\n" + "\n".join(assign) + "\n"
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
-def _load_tile(X, t0, m, XT, nrm):
-    """Rows t0 .. t0 + m of X transposed into XT (d, m), and 1 + ||x||^2 into nrm."""
+def _load_tile(X, t0, m, W, nrm, sq):
+    """Rows t0 .. t0 + m of X transposed into W's feature rows, 1 + ||x||^2 into nrm and
+    ||x||^2 into sq (features added in order)."""
     d = X.shape[1]
     for i in range(m):
         nrm[i] = 1.0
+        sq[i] = 0.0
     for i in range(m):
         for f in range(d):
-            XT[f, i] = X[t0 + i, f]
+            W[f * TILE + i] = X[t0 + i, f]
     for f in range(d):
         for i in range(m):
-            nrm[i] += XT[f, i] * XT[f, i]
+            v = W[f * TILE + i] * W[f * TILE + i]
+            nrm[i] += v
+            sq[i] += v
 
 
-#: The scorer that the kernel functions below call. They are compiled in a module generated for
-#: each (k, d) (:func:`_module`), whose ``_score`` is the generated scorer (or the generic one).
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _silhouette_value(W, s0, k, i, lab, sq):
+    """(b - a) / max(a, b) in [0, 1] for row i of cluster ``lab``: a its distance to its own
+    centroid, b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j TILE
+    + i] and sq = ||x||^2; squares below 0 (rounding) count as 0. NaN stays NaN (the caller
+    reports non-finite data)."""
+    a2 = W[s0 + lab * TILE + i] + sq
+    b2 = np.inf
+    for j in range(k):
+        s = W[s0 + j * TILE + i]
+        if j != lab and s < b2:
+            b2 = s
+    b2 = a2 if k == 1 else b2 + sq
+    if np.isnan(a2) or np.isnan(b2):
+        return np.nan
+    a = np.sqrt(a2) if a2 > 0.0 else 0.0
+    b = np.sqrt(b2) if b2 > 0.0 else 0.0
+    top = a if a > b else b  # noqa: FURB136 - the same select as the numpy reference
+    if top == 0.0:
+        return 0.0
+    s = (b - a) / top
+    return 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)  # noqa: FURB136
+
+
+#: The scorer and assigner that the kernel functions below call. They are compiled in a module
+#: generated for each (k, d) (:func:`_module`), with the generated ones (or the generic ones).
 _score = _score_generic
+_assign = _assign_generic
 
 
-def _k_block(X, CT, cn, margin, given, sums, counts):
+def _k_block(X, CT, cn, cs, margin, given, sums, counts):
     """Sums (R, k, d) and counts (R, k) of the rows of X (one block) in the panels order, added
     into ``sums`` and ``counts`` (zeros on entry). With ``given`` of shape (R, n) the labels are
-    taken from it; with shape (R, 0) they are computed, and the number of undecided rows is
-    returned (if not 0, the results are incomplete: redo with ``given``)."""
+    taken from it; with shape (R, 0) they are computed (scores with ``cs``, raw ``cn`` unused
+    here), and the number of undecided rows is returned (if not 0, the results are
+    incomplete: redo with ``given``)."""
     n, d = X.shape
     R = CT.shape[0]
     k = CT.shape[2]
     use_given = given.shape[1] > 0
-    XT = np.empty((d, TILE))
+    W = np.empty((d + k) * TILE)
     nrm = np.empty(TILE)
+    sq = np.empty(TILE)
     arg = np.empty(TILE, dtype=np.int64)
     panel = np.empty((k, d))
     undecided = 0
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
-        _load_tile(X, t0, m, XT, nrm)  # the tile is read once for every replica
+        _load_tile(X, t0, m, W, nrm, sq)  # the tile is read once for every replica
         for r in range(R):
             if use_given:
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
             else:
-                _score(XT, m, CT, cn, margin[r], r, nrm, arg)
+                _assign(W, m, CT, cs, margin[r], r, nrm, arg)
             for j in range(k):
                 for f in range(d):
                     panel[j, f] = 0.0
@@ -173,27 +275,102 @@ def _k_block(X, CT, cn, margin, given, sums, counts):
                     undecided += 1
                     continue
                 counts[r, lab] += 1
-                for f in range(d):
-                    panel[lab, f] += XT[f, i]
+                for f in range(d):  # the row as stored: contiguous
+                    panel[lab, f] += X[t0 + i, f]
             for j in range(k):
                 for f in range(d):
                     sums[r, j, f] += panel[j, f]
     return undecided
 
 
-def _k_block_labels(X, CT, cn, margin, out):
+def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
+    """Per-cluster sums (R, k) of the centre-based silhouette and counts (R, k) of the rows of X,
+    in the panels order, added into ``sums`` and ``counts``; labels and ``given`` as in
+    :func:`_k_block`, the silhouettes from the raw scores (``cn``: a centroid equal to the
+    row's own is at distance a, so b = a)."""
+    n, d = X.shape
+    R = CT.shape[0]
+    k = CT.shape[2]
+    use_given = given.shape[1] > 0
+    W = np.empty((d + k) * TILE)
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    arg = np.empty(TILE, dtype=np.int64)
+    panel = np.empty(k)
+    undecided = 0
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)
+        for r in range(R):
+            if use_given:
+                for i in range(m):
+                    arg[i] = given[r, t0 + i]
+            else:
+                _assign(W, m, CT, cs, margin[r], r, nrm, arg)
+            _score(W, m, CT, cn, r)  # after _assign: the raw scores
+            for j in range(k):
+                panel[j] = 0.0
+            for i in range(m):
+                lab = arg[i]
+                if lab < 0:
+                    undecided += 1
+                    continue
+                counts[r, lab] += 1
+                panel[lab] += _silhouette_value(W, d * TILE, k, i, lab, sq[i])
+            for j in range(k):
+                sums[r, j] += panel[j]
+    return undecided
+
+
+def _k_block_minima(X, CT, cn, squared, plain):
+    """Per replica, the sums over the rows of X of the squared and of the plain distance to the
+    nearest centroid, in the panels order, added into ``squared`` and ``plain`` (R,)."""
+    n, d = X.shape
+    R = CT.shape[0]
+    k = CT.shape[2]
+    W = np.empty((d + k) * TILE)
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    low = np.empty(TILE)
+    s0 = d * TILE
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)
+        for r in range(R):
+            _score(W, m, CT, cn, r)
+            for i in range(m):
+                low[i] = W[s0 + i]
+            for j in range(1, k):
+                sj = s0 + j * TILE
+                for i in range(m):
+                    s = W[sj + i]
+                    low[i] = s if s < low[i] else low[i]  # noqa: FURB136
+            p2 = 0.0
+            p1 = 0.0
+            for i in range(m):
+                v = low[i] + sq[i]
+                v = v if v > 0.0 else 0.0  # noqa: FURB136
+                p2 += v
+                p1 += np.sqrt(v)
+            squared[r] += p2
+            plain[r] += p1
+
+
+def _k_block_labels(X, CT, cn, cs, margin, out):
     """Labels (R, n) of the rows of X into ``out``: the kernel's decision, -1 where undecided."""
     n = X.shape[0]
     d = X.shape[1]
     R = CT.shape[0]
-    XT = np.empty((d, TILE))
+    k = CT.shape[2]
+    W = np.empty((d + k) * TILE)
     nrm = np.empty(TILE)
+    sq = np.empty(TILE)
     arg = np.empty(TILE, dtype=np.int64)
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
-        _load_tile(X, t0, m, XT, nrm)
+        _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
-            _score(XT, m, CT, cn, margin[r], r, nrm, arg)
+            _assign(W, m, CT, cs, margin[r], r, nrm, arg)
             for i in range(m):
                 out[r, t0 + i] = arg[i]
 
@@ -216,10 +393,9 @@ def _kernel_dir() -> Path:
         return path
 
 
-def _module(k: int, d: int):
+def _module(k: int, d: int, generated: bool):
     """The compiled kernel functions for (k, d): a module generated in a file, so that numba
     caches them on disk (a fresh process compiles each (k, d) once, not every time)."""
-    generated = k * d <= _GENERATED_MAX
     key = f"k{k}_d{d}" if generated else "generic"
     with _MODULES_LOCK:
         if key not in _MODULES:
@@ -229,12 +405,13 @@ def _module(k: int, d: int):
 
 def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
-             "from dpkmeans.kernels import TILE, _load_tile",
+             "from dpkmeans.kernels import TILE, _load_tile, _silhouette_value",
+             "" if generated else "from dpkmeans.kernels import _assign_generic as _assign",
              "" if generated else "from dpkmeans.kernels import _score_generic as _score",
              "", ""]
     if generated:
         parts.append(_scorer_source(k, d))
-    for fn in (_k_block, _k_block_labels):
+    for fn in (_k_block, _k_block_silhouette, _k_block_minima, _k_block_labels):
         parts += ["", _JIT, inspect.getsource(fn)]
     text = "\n".join(parts)
     # the digest covers this file too: numba's cache of the generated module does not see
@@ -263,36 +440,60 @@ class _Prepared:
         self.X = np.ascontiguousarray(X, dtype=np.float64)
         near = _Nearest(self.X, C)
         self.near = near
+        R, d, k = near.CT.shape
         self.CT = np.ascontiguousarray(near.CT, dtype=np.float64)  # (R, d, k): -2 c
-        self.cn = np.ascontiguousarray(near.c_norms[:, :, 0], dtype=np.float64)  # inf: shadowed
+        self.cn = np.ascontiguousarray(near.B[:, d, :])  # (R, k): fl(||c||^2)
+        # the same with +inf for a centroid equal to one of lower index (it never wins)
+        self.cs = np.ascontiguousarray(near.c_norms[:, :, 0], dtype=np.float64)
         self.margin = np.ascontiguousarray(near.margin, dtype=np.float64)  # (R,)
-        self.mod = _module(self.CT.shape[2], self.CT.shape[1])
+        generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
+        self.mod = _module(k, d, generated)
+        self.shape = (R, k, d)
+
+    def _decided(self):
+        return self.X, self.CT, self.cn, self.cs, self.margin
 
     def labels(self) -> np.ndarray:
         """Exact labels (R, n) (the undecided rows by ``_exact_nearest``)."""
-        X, (R, d, _) = self.X, self.CT.shape
+        X, (R, _, d) = self.X, self.shape
         out = np.empty((R, X.shape[0]), dtype=np.int64)
-        self.mod._k_block_labels(X, self.CT, self.cn, self.margin, out)
+        self.mod._k_block_labels(*self._decided(), out)
         rep, col = np.nonzero(out < 0)
         if rep.size:
             rows = np.hstack([X[col], np.ones((col.size, 1))])
             # huge or non-finite rows: no warnings (non-finite data is reported by the caller)
             with np.errstate(invalid="ignore", over="ignore"):
-                scores = np.einsum("ni,nik->nk", rows[:, :d], self.CT[rep]) + self.cn[rep]
+                scores = np.einsum("ni,nik->nk", rows[:, :d], self.CT[rep]) + self.cs[rep]
                 out[rep, col] = _exact_nearest(rows, self.near.B[rep], scores,
                                                ~self.near.shadowed[rep])
         return out
 
-    def stats(self) -> tuple[np.ndarray, np.ndarray]:
-        R, d, k = self.CT.shape
-        sums, counts = np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64)
+    def _labelled(self, kernel, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Run a labelled kernel (sums, counts) with the kernel's labels, and again from the
+        exact labels if any row was undecided."""
+        R, k, _ = self.shape
+        counts = np.zeros((R, k), dtype=np.int64)
         none = np.empty((R, 0), dtype=np.int64)
-        args = (self.X, self.CT, self.cn, self.margin)
-        if self.mod._k_block(*args, none, sums, counts):  # undecided rows: redo from labels
-            sums, counts = np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64)
-            left = self.mod._k_block(*args, self.labels(), sums, counts)
+        if kernel(*self._decided(), none, sums, counts):  # undecided rows: redo from labels
+            sums[...] = 0.0
+            counts[...] = 0
+            left = kernel(*self._decided(), self.labels(), sums, counts)
             assert left == 0
         return _checked(self.X, sums, counts.astype(np.float64))
+
+    def stats(self) -> tuple[np.ndarray, np.ndarray]:
+        R, k, d = self.shape
+        return self._labelled(self.mod._k_block, np.zeros((R, k, d)))
+
+    def silhouette(self) -> tuple[np.ndarray, np.ndarray]:
+        R, k, _ = self.shape
+        return self._labelled(self.mod._k_block_silhouette, np.zeros((R, k)))
+
+    def minima(self) -> tuple[np.ndarray, np.ndarray]:
+        R = self.shape[0]
+        squared, plain = np.zeros(R), np.zeros(R)
+        self.mod._k_block_minima(self.X, self.CT, self.cn, squared, plain)
+        return squared, plain
 
 
 def _checked(X: np.ndarray, sums: np.ndarray, counts: np.ndarray):
@@ -307,40 +508,117 @@ def kernel_block_stats(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.nda
     return _Prepared(X, C).stats()
 
 
+def kernel_block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums (R, k) of the centre-based silhouette of one block X (m, d) and counts
+    (R, k), for validated centroids C (R, k, d): the labels of :func:`kernel_block_stats`, each
+    row's (b - a) / max(a, b) from its scores, added in the panels order."""
+    return _Prepared(X, C).silhouette()
+
+
+@releases_gil
+def kernel_nearest_distance_sums(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per replica, the sums over the rows of X (m, d) of the squared and of the plain distance
+    to the nearest centroid of C (R, k, d), in the panels order: two arrays (R,). X and C
+    validated (finite)."""
+    return _Prepared(X, C).minima()
+
+
 def kernel_block_labels(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     """The exact labels (R, m) of one block X (m, d) for centroids C (R, k, d), through the
     kernel; equal to :func:`dpkmeans.lloyd.assign` (non-finite rows: arbitrary labels)."""
     return _Prepared(X, C).labels()
 
 
+def _panel_sums(values: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """The panels order with numpy: sums (k, w) of the rows of ``values`` (m, w) by label (m,):
+    one ``np.bincount`` over (panel, label, column) bins of the flattened rows (a left-to-right
+    loop from +0.0: each bin gets its rows in row order), then the panels' sums added in panel
+    order to +0.0 by an explicit loop (``np.add.reduce`` may sum pairwise)."""
+    m, w = values.shape
+    P = max(1, -(-m // TILE))
+    lab = labels.astype(np.intp, copy=False)
+    base = (np.arange(m, dtype=np.intp) // TILE) * k + lab  # (panel, label) bin of each row
+    bins = ((base * w)[:, None] + np.arange(w, dtype=np.intp)).ravel()
+    per_panel = np.bincount(bins, weights=values.ravel(), minlength=P * k * w).reshape(P, k * w)
+    out = np.zeros(k * w)  # +0.0, then the panels in order
+    for p in range(P):
+        out += per_panel[p]
+    return out.reshape(k, w)
+
+
+def canonical_scores(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores (R, k, m) of the rows of X (m, d) in the canonical order of the silhouettes
+    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.lloyd._Nearest`
+    rounds it), then each product fl(-2 c_f x_f) added in feature order, no fused
+    multiply-add; ||x||^2 likewise from +0.0. Numpy, elementwise: the compiled scorer's bits."""
+    near = _Nearest(X, C)
+    d = near.CT.shape[1]
+    scores = np.repeat(near.B[:, d, :, None], X.shape[0], axis=2)  # (R, k, m)
+    sq = np.zeros(X.shape[0])
+    for f in range(d):
+        scores += near.CT[:, f, :, None] * X[None, None, :, f]
+        sq += X[:, f] * X[:, f]
+    return scores, sq
+
+
 def panels_block_stats(X: np.ndarray, C: np.ndarray,
                        labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The panels order with numpy only (no numba, no BLAS): sums (R, k, d) and counts (R, k)
-    of one block X (m, d) whose exact labels (R, m) are given (:func:`dpkmeans.lloyd.assign`).
-
-    Per replica, one ``np.bincount`` over (panel, label, feature) bins of the flattened rows
-    (a left-to-right loop from +0.0: each bin gets its rows in row order), then the panels'
-    sums added in panel order to +0.0 by an explicit loop (``np.add.reduce`` may sum pairwise).
-    """
+    of one block X (m, d) whose exact labels (R, m) are given (:func:`dpkmeans.lloyd.assign`)
+    (:func:`_panel_sums` per replica)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     R, k, d = C.shape
     m = X.shape[0]
     labels = np.asarray(labels)
     if labels.shape != (R, m):
         raise ValueError(f"labels must have shape {(R, m)}, got {labels.shape}")
-    P = max(1, -(-m // TILE))
-    base = (np.arange(m, dtype=np.intp) // TILE) * k  # (panel, label) bin of each row, then d
-    features = np.arange(d, dtype=np.intp)
-    weights = X.ravel()
     sums = np.empty((R, k, d))
     counts = np.empty((R, k))
     for r in range(R):
-        lab = labels[r].astype(np.intp, copy=False)
-        counts[r] = np.bincount(lab, minlength=k)
-        bins = (((base + lab) * d)[:, None] + features).ravel()
-        per_panel = np.bincount(bins, weights=weights, minlength=P * k * d).reshape(P, k * d)
-        out = np.zeros(k * d)  # +0.0, then the panels in order
-        for p in range(P):
-            out += per_panel[p]
-        sums[r] = out.reshape(k, d)
+        counts[r] = np.bincount(labels[r].astype(np.intp, copy=False), minlength=k)
+        sums[r] = _panel_sums(X, labels[r], k)
     return _checked(X, sums, counts)
+
+
+def panels_block_silhouette(X: np.ndarray, C: np.ndarray,
+                            labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kernel_block_silhouette` with numpy only, bit for bit: each row's value from the
+    :func:`canonical_scores`, given the exact labels (R, m), added in the panels order."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    R, k, _ = C.shape
+    m = X.shape[0]
+    scores, sq = canonical_scores(X, C)
+    rows = np.arange(m)
+    sums, counts = np.empty((R, k)), np.empty((R, k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for r in range(R):
+            lab = labels[r].astype(np.intp, copy=False)
+            a2 = scores[r, lab, rows] + sq
+            others = scores[r].copy()
+            others[lab, rows] = np.inf
+            b2 = others.min(axis=0) + sq if k > 1 else a2
+            a = np.sqrt(np.maximum(a2, 0.0))  # NaN stays NaN (reported by the caller)
+            b = np.sqrt(np.maximum(b2, 0.0))
+            top = np.where(a > b, a, b)
+            value = np.where(top > 0, (b - a) / np.where(top > 0, top, 1.0), 0.0)
+            value = np.where(value < 0, 0.0, np.where(value > 1, 1.0, value))
+            value[np.isnan(a) | np.isnan(b)] = np.nan
+            counts[r] = np.bincount(lab, minlength=k)
+            sums[r] = _panel_sums(value[:, None], lab, k)[:, 0]
+    return _checked(X, sums, counts)
+
+
+def panels_nearest_distance_sums(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kernel_nearest_distance_sums` with numpy only, bit for bit (one block): the
+    minimum :func:`canonical_scores` of each row plus ||x||^2 (below 0: 0), and its square
+    root, added in the panels order."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    R = C.shape[0]
+    scores, sq = canonical_scores(X, C)
+    squared, plain = np.empty(R), np.empty(R)
+    zero = np.zeros(X.shape[0], dtype=np.intp)
+    for r in range(R):
+        v = scores[r].min(axis=0) + sq
+        v = np.where(v > 0, v, 0.0)
+        squared[r], plain[r] = _panel_sums(np.column_stack([v, np.sqrt(v)]), zero, 1)[0]
+    return squared, plain

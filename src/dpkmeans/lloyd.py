@@ -13,9 +13,10 @@ Determinism: a record's cluster is its exact nearest centroid (:class:`_Nearest`
 of that record and the centroids alone, never of N, of the chunking or of the replicas beside
 it (a neighbouring dataset must not change how the other records are assigned; issue 10). The
 sums of replica r are added in an order fixed by the rows alone (:mod:`dpkmeans.kernels`), and
-every other product that gives a number (the minimum scores of :func:`nearest_distance_sums`,
-the silhouettes) is one product per replica, so replica r's numbers are bit-identical whatever
-the number of replicas beside it. Ties go to the lowest centroid index, as with ``np.argmin``.
+the distances of :func:`nearest_distance_sums` and the silhouettes come from scores rounded in
+one canonical order (:func:`dpkmeans.kernels.canonical_scores`, no fused multiply-add), so
+replica r's numbers are bit-identical whatever the number of replicas beside it, and on any
+CPU. Ties go to the lowest centroid index, as with ``np.argmin``.
 
 Precision: ``scores="single"`` computes the numpy path's assignment scores in float32. The
 labels are the exact ones in either precision (more rows only need a second look), so every
@@ -41,11 +42,13 @@ __all__ = [
     "block_stats",
     "block_stats_reference",
     "block_silhouette",
+    "block_silhouette_reference",
     "local_map_reduce",
     "stats_with",
     "batched_stats",
     "cluster_stats",
     "nearest_distance_sums",
+    "nearest_distance_sums_reference",
     "lloyd_query",
     "lloyd_reference",
     "SCORE_PRECISIONS",
@@ -127,7 +130,7 @@ class _Nearest:
     The score of centroid c for row x is a.b with a = (x, 1) and b = (-2 c, ||c||^2) (scaling
     by -2 is exact): one product per chunk of rows and group of replicas, (r k, d + 1) times
     (d + 1, m), since the order of its rounding does not matter (below). The one-hot matrix
-    gives the labels (:func:`assign`); the silhouettes multiply it with their per-row values.
+    gives the labels (:func:`assign`).
 
     **Exact assignment.** A record joins the centroid whose *exact* score, in real arithmetic,
     is smallest (the lowest index on an exact tie), with b = (-2 c, fl(||c||^2)) fixed by the
@@ -172,20 +175,14 @@ class _Nearest:
         # covers the rounding of the margin itself and of low + margin.
         self.margin = (2.3 * (d + 4 + extra) * u * b_norm).astype(self.dtype)
 
-    def blocks(self, onehot: bool = True):
+    def blocks(self):
         """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m), counts).
-
-        With ``onehot=False`` the fifth item is instead the minimum score of each row, (r, m),
-        and the counts are None.
 
         The one-hot matrix has exactly one 1 per column: the exact nearest centroid (class
         docstring), and ``counts`` (r, k) are its row sums. Rows with a non-finite score follow
         np.argmin (a NaN wins); the caller reports non-finite data. ``rows`` are the chunk's
         rows of X, (m, d).
         """
-        if not onehot:
-            yield from self._minima()
-            return
         R, k, d = self.CT.shape[0], self.k, self.d
         m_max = min(self.rows, self.X.shape[0])
         size = self.group * k * m_max
@@ -231,31 +228,6 @@ class _Nearest:
                 hot = hot_buffer[:nr * k * m].reshape(nr, k, m)
                 np.copyto(hot, marks)
                 yield start, reps, chunk, S, hot, counts
-
-    def _minima(self):
-        """The ``onehot=False`` blocks: one score product a replica, and the minimum score of
-        each row (rounded: its bits are those of :func:`nearest_distance_sums`)."""
-        R, k, d = self.CT.shape[0], self.k, self.d
-        m_max = min(self.rows, self.X.shape[0])
-        scores_buffer = np.empty(self.reps * k * m_max, dtype=self.dtype)
-        min_buffer = np.empty(self.reps * m_max, dtype=self.dtype)
-        rows_buffer = None if self.dtype == np.float64 else np.empty((m_max, d), self.dtype)
-        for start in range(0, self.X.shape[0], self.rows):
-            chunk = self.X[start:start + self.rows]
-            m = chunk.shape[0]
-            score_rows = chunk
-            if rows_buffer is not None:
-                score_rows = rows_buffer[:m]
-                score_rows[:] = chunk
-            for r0 in range(0, R, self.reps):
-                reps = slice(r0, min(R, r0 + self.reps))
-                nr = reps.stop - r0
-                S = scores_buffer[:nr * k * m].reshape(nr, k, m)
-                np.matmul(score_rows, self.CT[reps], out=S.transpose(0, 2, 1))  # one GEMM a replica
-                S += self.c_norms[reps]
-                low = min_buffer[:nr * m].reshape(nr, m)
-                np.minimum.reduce(S, axis=1, out=low)
-                yield start, reps, chunk, S, low, None
 
 
 def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
@@ -401,6 +373,18 @@ def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.
     return labels[0] if single else labels
 
 
+#: Map functions that run compiled code without the GIL: :func:`local_map_reduce` runs their
+#: blocks in threads.
+_COMPILED: set = set()
+
+
+def releases_gil(fn):
+    """Mark a map function as compiled code that releases the GIL (:data:`_COMPILED`)."""
+    _COMPILED.add(fn)
+    return fn
+
+
+@releases_gil
 def block_stats(X: np.ndarray, C: np.ndarray, scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums (R, k, d) and counts (R, k) of one block of rows (the map step).
 
@@ -429,6 +413,7 @@ def block_stats_reference(X: np.ndarray, C: np.ndarray,
     return panels_block_stats(X, C, labels)
 
 
+@releases_gil
 def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums of the centre-based ("simplified") silhouette of one block, and counts:
     (R, k) and (R, k) (seed 001's O(n) form, reference §2.4).
@@ -437,32 +422,21 @@ def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarr
     b = min over the other centroids of ||x - c_i||, and S(x) = (b - a) / max(a, b), which lies
     in [0, 1] because b >= a (0 when a = b = 0, and for k = 1). Each S(x) depends on its record
     and the centroids only, so adding a record moves one cluster's sum by at most 1.
+
+    Compiled (:func:`dpkmeans.kernels.kernel_block_silhouette`): one pass over the block for
+    every replica, the values added in the panels order; :func:`block_silhouette_reference`
+    is the numpy path (the same labels and counts, sums equal to rounding).
     """
-    R, k, d = C.shape
-    sums, counts = np.zeros((R, k)), np.zeros((R, k))
-    nearest = _Nearest(X, C)
-    B = nearest.B  # (R, d + 1, k): the raw b vectors, equal centroids not shadowed
-    sq = np.einsum("ij,ij->i", X, X)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for start, reps, chunk, _, hot, block_counts in nearest.blocks():
-            m = chunk.shape[0]
-            d2 = np.matmul(chunk, B[reps, :d, :]) + B[reps, d, :][:, None, :]  # (r, m, k)
-            d2 += sq[start:start + m, None]
-            np.maximum(d2, 0.0, out=d2)
-            # (r, k, m): the minima over k are then elementwise over contiguous rows (a
-            # reduction along a short last axis is slow); min and sqrt are exact, same bits
-            d2 = np.ascontiguousarray(d2.transpose(0, 2, 1))
-            own = hot > 0  # (r, k, m): one True a row
-            a = np.sqrt(np.where(own, d2, np.inf).min(axis=1))
-            b = np.sqrt(np.where(own, np.inf, d2).min(axis=1)) if k > 1 else a
-            top = np.maximum(a, b)
-            s = np.where(top > 0, (b - a) / np.where(top > 0, top, 1.0), 0.0)
-            np.clip(s, 0.0, 1.0, out=s)
-            sums[reps] += np.matmul(hot, s[:, :, None])[..., 0]
-            counts[reps] += block_counts
-    if not np.isfinite(sums).all():
-        as_data_matrix(X)
-    return sums, counts
+    from .kernels import kernel_block_silhouette
+    return kernel_block_silhouette(X, C)
+
+
+def block_silhouette_reference(X: np.ndarray,
+                               C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`block_silhouette` with numpy only, the tested reference, bit for bit: the exact
+    labels of :func:`assign`, then :func:`dpkmeans.kernels.panels_block_silhouette`."""
+    from .kernels import panels_block_silhouette
+    return panels_block_silhouette(X, C, assign(X, C).reshape(C.shape[0], -1))
 
 
 def _usable_cores() -> int:
@@ -477,14 +451,14 @@ def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tupl
     in-memory backend (:mod:`dpkmeans.blocks`). With ``with_start`` the map function is called
     as ``fn(block, start_row, *args)`` (for statistics that depend on a row's position).
 
-    The compiled map step (:func:`block_stats`, which releases the GIL) runs its blocks on
+    The compiled map steps (:data:`_COMPILED`, which release the GIL) run their blocks on
     every usable core, in threads; the results are still added in the plan's order, so the
     bits do not depend on the number of threads.
     """
     def one(rows: slice) -> tuple[np.ndarray, ...]:
         return fn(X[rows], rows.start, *args) if with_start else fn(X[rows], *args)
     blocks = plan(X.shape[0])
-    workers = min(_usable_cores(), len(blocks)) if fn is block_stats else 1
+    workers = min(_usable_cores(), len(blocks)) if fn in _COMPILED else 1
     if workers <= 1:
         return tree_sum([one(rows) for rows in blocks])
     with ThreadPoolExecutor(workers) as pool:
@@ -528,21 +502,32 @@ def nearest_distance_sums(X: np.ndarray, centroids: np.ndarray) -> tuple[np.ndar
     """Per replica, the sums over rows of the squared and of the plain Euclidean distance to
     the nearest centroid: two arrays of shape (R,) for (R, k, d) centroids.
 
-    One score product per block: ||x - c||^2 = ||x||^2 + (||c||^2 - 2 x.c), minimised over c.
-    The expansion loses absolute accuracy of about 1e-15 (||x||^2 + ||c||^2) per row, so a
-    row sitting on a centroid can give a tiny negative square (set to 0) or a plain distance
-    of order 1e-7 instead of 0. X and the centroids must already be checked (finite).
+    ||x - c||^2 = ||x||^2 + (||c||^2 - 2 x.c), minimised over c: compiled
+    (:func:`dpkmeans.kernels.kernel_nearest_distance_sums`) on the blocks of the public plan,
+    added in its order (:func:`local_map_reduce`). The expansion loses absolute accuracy of
+    about 1e-15 (||x||^2 + ||c||^2) per row, so a row sitting on a centroid can give a tiny
+    negative square (set to 0) or a plain distance of order 1e-7 instead of 0. X and the
+    centroids must already be checked (finite). :func:`nearest_distance_sums_reference` is
+    the numpy path.
     """
+    from .kernels import kernel_nearest_distance_sums
     C, _ = as_centroids(centroids, X.shape[1])
-    R, _, d = C.shape
-    sq_norms = np.einsum("nd,nd->n", X, X)
-    squared, plain = np.zeros(R), np.zeros(R)
-    for start, reps, chunk, _, low, _ in _Nearest(X, C).blocks(onehot=False):
-        dist2 = low + sq_norms[start:start + chunk.shape[0]]
-        np.maximum(dist2, 0.0, out=dist2)
-        squared[reps] += dist2.sum(axis=1)
-        plain[reps] += np.sqrt(dist2).sum(axis=1)
-    return squared, plain
+    if X.shape[0] == 0:
+        return np.zeros(C.shape[0]), np.zeros(C.shape[0])
+    return local_map_reduce(np.ascontiguousarray(X, dtype=np.float64),
+                            kernel_nearest_distance_sums, C)
+
+
+def nearest_distance_sums_reference(X: np.ndarray,
+                                    centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`nearest_distance_sums` with numpy only, the tested reference, bit for bit
+    (:func:`dpkmeans.kernels.panels_nearest_distance_sums` on the same blocks)."""
+    from .kernels import panels_nearest_distance_sums
+    C, _ = as_centroids(centroids, X.shape[1])
+    if X.shape[0] == 0:
+        return np.zeros(C.shape[0]), np.zeros(C.shape[0])
+    return local_map_reduce(np.ascontiguousarray(X, dtype=np.float64),
+                            panels_nearest_distance_sums, C)
 
 
 def cluster_stats(X: ArrayLike, centroids: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
