@@ -50,30 +50,31 @@ CASES = [(0, 3000, 3, 4, 1), (1, 5000, 10, 8, 3), (2, 2000, 2, 5, 4), (3, 777, 1
          (4, 4100, 10, 1, 1), (5, 300, 3, 40, 2), (6, 1000, 1, 1, 2)]
 
 
+@pytest.fixture(params=["generated", "generic"])
+def scorer(request, monkeypatch):
+    """Each test twice: with the scorer generated for (k, d) (even for small work) and with
+    the generic one."""
+    if request.param == "generic":
+        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
+    else:
+        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
+    return request.param
+
+
 def _reference(X, C):
     """Exact labels by lloyd.assign, and the panels order by numpy from them."""
     labels = assign(X, C)
     return labels, panels_block_stats(X, C, labels)
 
 
-@pytest.mark.parametrize("generated", [True, False])
 @pytest.mark.parametrize("seed,n,d,k,R", CASES)
-def test_labels_equal_assign(seed, n, d, k, R, generated, monkeypatch):
-    if not generated:
-        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)  # the generic scorer
-    else:
-        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)  # generated even for small work
+def test_labels_equal_assign(seed, n, d, k, R, scorer):
     X, C = _tricky(seed, n, d, k, R)
     np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
 
 
-@pytest.mark.parametrize("generated", [True, False])
 @pytest.mark.parametrize("seed,n,d,k,R", CASES)
-def test_stats_bits_and_bound(seed, n, d, k, R, generated, monkeypatch):
-    if not generated:
-        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
-    else:
-        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
+def test_stats_bits_and_bound(seed, n, d, k, R, scorer):
     X, C = _tricky(seed, n, d, k, R)
     labels, (s_ref, c_ref) = _reference(X, C)
     s, c = kernel_block_stats(X, C)
@@ -187,14 +188,9 @@ def test_labels_shape_checked():
         panels_block_stats(X, C, assign(X, C)[0])
 
 
-@pytest.mark.parametrize("generated", [True, False])
 @pytest.mark.parametrize("seed,n,d,k,R", CASES)
-def test_silhouette_equals_the_numpy_reference(seed, n, d, k, R, generated, monkeypatch):
+def test_silhouette_equals_the_numpy_reference(seed, n, d, k, R, scorer):
     """Bit for bit the numpy reference (canonical scores, panels order); every value in [0, 1]."""
-    if not generated:
-        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
-    else:
-        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
     X, C = _tricky(seed, n, d, k, R)
     sums, counts = kernel_block_silhouette(X, C)
     ref_sums, ref_counts = block_silhouette_reference(X, C)
@@ -203,14 +199,8 @@ def test_silhouette_equals_the_numpy_reference(seed, n, d, k, R, generated, monk
     assert (sums >= 0).all() and (sums <= counts).all()
 
 
-@pytest.mark.parametrize("generated", [True, False])
 @pytest.mark.parametrize("seed,n,d,k,R", CASES)
-def test_nearest_distance_sums_equal_the_numpy_reference(seed, n, d, k, R, generated,
-                                                         monkeypatch):
-    if not generated:
-        monkeypatch.setattr(kernels, "_GENERATED_MAX", 0)
-    else:
-        monkeypatch.setattr(kernels, "_GENERATED_MIN_WORK", 0)
+def test_nearest_distance_sums_equal_the_numpy_reference(seed, n, d, k, R, scorer):
     X, C = _tricky(seed, n, d, k, R)
     squared, plain = kernel_nearest_distance_sums(X, C)
     ref_squared, ref_plain = nearest_distance_sums_reference(X, C)
