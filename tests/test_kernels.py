@@ -149,6 +149,22 @@ def test_replica_bits_do_not_depend_on_the_others():
         assert np.array_equal(s[0], s5[r]) and np.array_equal(c[0], c5[r])
 
 
+def test_centroid_terms_follow_the_centroids_bits():
+    """The per-call cache of the centroid terms is keyed by C's bits: centroids changed in
+    place, or of another shape, are new terms, never the cached ones."""
+    X, C = _tricky(13, 3000, 4, 5, 2)
+    C = C.copy()
+    for _ in range(2 * kernels._TERMS_KEPT):  # more sets than the cache keeps
+        labels, (sums, counts) = _reference(X, C)
+        s, c = kernel_block_stats(X, C)
+        np.testing.assert_array_equal(s, sums)
+        np.testing.assert_array_equal(c, counts)
+        C[0, 0, 0] += 0.125  # in place
+    s, c = kernel_block_stats(X, C[:1])
+    np.testing.assert_array_equal(s[0], _reference(X, C[:1])[1][0][0])
+    assert len(kernels._TERMS) <= kernels._TERMS_KEPT
+
+
 def test_empty_and_tiny():
     C = np.array([[[0.0, 0.0], [1.0, 1.0]]])
     s, c = kernel_block_stats(np.empty((0, 2)), C)

@@ -193,8 +193,23 @@ def _scorer_source(k: int, d: int) -> str:
     return "\n".join(score) + "\n\n\n" + "\n".join(assign) + "\n"
 
 
+def _loader_source(d: int) -> str:
+    """Source of ``_load_tile`` for d fixed: the contract (and bits) of
+    :func:`_load_tile_generic`, each row's features in registers (the generic loops over a
+    run-time d are about 1.5 times as slow)."""
+    squares = [f"x{f} * x{f}" for f in range(d)]
+    nrm, sq = "1.0", "0.0"
+    for term in squares:  # features added in order, from 1.0 and from 0.0
+        nrm, sq = f"({nrm} + {term})", f"({sq} + {term})"
+    load = [_JIT, "def _load_tile(X, t0, m, W, nrm, sq):", "    for i in range(m):"]
+    load += [f"        x{f} = X[t0 + i, {f}]" for f in range(d)]
+    load += [f"        W[{f * TILE} + i] = x{f}" for f in range(d)]
+    load += [f"        nrm[i] = {nrm}", f"        sq[i] = {sq}"]
+    return "\n".join(load) + "\n"
+
+
 @nb.njit(cache=True, nogil=True, boundscheck=False)
-def _load_tile(X, t0, m, W, nrm, sq):
+def _load_tile_generic(X, t0, m, W, nrm, sq):
     """Rows t0 .. t0 + m of X transposed into W's feature rows, 1 + ||x||^2 into nrm and
     ||x||^2 into sq (features added in order)."""
     d = X.shape[1]
@@ -209,6 +224,31 @@ def _load_tile(X, t0, m, W, nrm, sq):
             v = W[f * TILE + i] * W[f * TILE + i]
             nrm[i] += v
             sq[i] += v
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _accumulate(X, t0, m, arg, r, sums, counts, panel):
+    """The panel of rows t0 .. t0 + m of X (module docstring: each row added, in row order, to
+    its cluster's sum from +0.0) added into ``sums[r]``, the rows counted in ``counts[r]``;
+    rows labelled -1 are skipped and their number returned. ``panel`` (k, d) is a workspace.
+    (Generated versions for (k, d) fixed, unrolled or in registers, measured slower.)"""
+    k, d = panel.shape
+    for j in range(k):
+        for f in range(d):
+            panel[j, f] = 0.0
+    undecided = 0
+    for i in range(m):
+        lab = arg[i]
+        if lab < 0:
+            undecided += 1
+            continue
+        counts[r, lab] += 1
+        for f in range(d):  # the row as stored: contiguous
+            panel[lab, f] += X[t0 + i, f]
+    for j in range(k):
+        for f in range(d):
+            sums[r, j, f] += panel[j, f]
+    return undecided
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -235,10 +275,12 @@ def _silhouette_value(W, s0, k, i, lab, sq):
     return 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)  # noqa: FURB136
 
 
-#: The scorer and assigner that the kernel functions below call. They are compiled in a module
-#: generated for each (k, d) (:func:`_module`), with the generated ones (or the generic ones).
+#: The scorer, assigner and tile loader that the kernel functions below call.
+#: They are compiled in a module generated for each (k, d) (:func:`_module`), with the generated
+#: ones (or the generic ones).
 _score = _score_generic
 _assign = _assign_generic
+_load_tile = _load_tile_generic
 
 
 def _k_block(X, CT, cn, cs, margin, given, sums, counts):
@@ -266,20 +308,7 @@ def _k_block(X, CT, cn, cs, margin, given, sums, counts):
                     arg[i] = given[r, t0 + i]
             else:
                 _assign(W, m, CT, cs, margin[r], r, nrm, arg)
-            for j in range(k):
-                for f in range(d):
-                    panel[j, f] = 0.0
-            for i in range(m):
-                lab = arg[i]
-                if lab < 0:
-                    undecided += 1
-                    continue
-                counts[r, lab] += 1
-                for f in range(d):  # the row as stored: contiguous
-                    panel[lab, f] += X[t0 + i, f]
-            for j in range(k):
-                for f in range(d):
-                    sums[r, j, f] += panel[j, f]
+            undecided += _accumulate(X, t0, m, arg, r, sums, counts, panel)
     return undecided
 
 
@@ -405,17 +434,17 @@ def _module(k: int, d: int, generated: bool):
 
 def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
-             "from dpkmeans.kernels import TILE, _load_tile, _silhouette_value",
-             "" if generated else "from dpkmeans.kernels import _assign_generic as _assign",
-             "" if generated else "from dpkmeans.kernels import _score_generic as _score",
-             "", ""]
+             "from dpkmeans.kernels import TILE, _accumulate, _silhouette_value", ""]
     if generated:
-        parts.append(_scorer_source(k, d))
+        parts += ["", _scorer_source(k, d), "", _loader_source(d)]
+    else:
+        parts += [f"from dpkmeans.kernels import _{name}_generic as _{name}"
+                  for name in ("assign", "score", "load_tile")]
     for fn in (_k_block, _k_block_silhouette, _k_block_minima, _k_block_labels):
         parts += ["", _JIT, inspect.getsource(fn)]
     text = "\n".join(parts)
     # the digest covers this file too: numba's cache of the generated module does not see
-    # changes to what it imports from here (_load_tile, TILE, _score_generic)
+    # changes to what it imports from here (TILE, the generic functions)
     digest = hashlib.sha256(text.encode() + Path(__file__).read_bytes()
                             + nb.__version__.encode()).hexdigest()[:16]
     name = f"dpkmeans_kernel_{key}_{digest}"
@@ -432,20 +461,50 @@ def _load_module(key: str, k: int, d: int, generated: bool):
     return module
 
 
-class _Prepared:
-    """One block and the public per-centroid quantities of :class:`_Nearest`, in the kernel's
-    layout."""
+class _CentroidTerms:
+    """The public per-centroid quantities of :class:`_Nearest` in the kernel's layout: they
+    depend on the centroids only, so every block of one call shares them (:func:`_terms`)."""
 
-    def __init__(self, X: np.ndarray, C: np.ndarray):
-        self.X = np.ascontiguousarray(X, dtype=np.float64)
-        near = _Nearest(self.X, C)
-        self.near = near
-        R, d, k = near.CT.shape
+    def __init__(self, C: np.ndarray):
+        R, k, d = C.shape
+        near = _Nearest(np.zeros((1, d)), C)
+        self.B, self.shadowed = near.B, near.shadowed  # for _exact_nearest
         self.CT = np.ascontiguousarray(near.CT, dtype=np.float64)  # (R, d, k): -2 c
         self.cn = np.ascontiguousarray(near.B[:, d, :])  # (R, k): fl(||c||^2)
         # the same with +inf for a centroid equal to one of lower index (it never wins)
         self.cs = np.ascontiguousarray(near.c_norms[:, :, 0], dtype=np.float64)
         self.margin = np.ascontiguousarray(near.margin, dtype=np.float64)  # (R,)
+
+
+_TERMS: dict[bytes, _CentroidTerms] = {}
+_TERMS_KEPT = 4  # the centroid sets of the last few calls (each block of a call reuses them)
+_TERMS_LOCK = threading.Lock()
+
+
+def _terms(C: np.ndarray) -> _CentroidTerms:
+    """:class:`_CentroidTerms` of C, computed once for the blocks of one call (keyed by C's
+    shape and bits: a changed C is a new key)."""
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    key = repr(C.shape).encode() + C.tobytes()
+    with _TERMS_LOCK:
+        terms = _TERMS.get(key)
+    if terms is None:
+        terms = _CentroidTerms(C)
+        with _TERMS_LOCK:
+            while len(_TERMS) >= _TERMS_KEPT:
+                del _TERMS[next(iter(_TERMS))]  # the oldest
+            _TERMS[key] = terms
+    return terms
+
+
+class _Prepared:
+    """One block and the public per-centroid quantities (:class:`_CentroidTerms`)."""
+
+    def __init__(self, X: np.ndarray, C: np.ndarray):
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.terms = terms = _terms(C)
+        self.CT, self.cn, self.cs, self.margin = terms.CT, terms.cn, terms.cs, terms.margin
+        R, d, k = self.CT.shape
         generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
         self.mod = _module(k, d, generated)
         self.shape = (R, k, d)
@@ -464,8 +523,8 @@ class _Prepared:
             # huge or non-finite rows: no warnings (non-finite data is reported by the caller)
             with np.errstate(invalid="ignore", over="ignore"):
                 scores = np.einsum("ni,nik->nk", rows[:, :d], self.CT[rep]) + self.cs[rep]
-                out[rep, col] = _exact_nearest(rows, self.near.B[rep], scores,
-                                               ~self.near.shadowed[rep])
+                out[rep, col] = _exact_nearest(rows, self.terms.B[rep], scores,
+                                               ~self.terms.shadowed[rep])
         return out
 
     def _labelled(self, kernel, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
