@@ -155,7 +155,7 @@ def test_centroid_terms_follow_the_centroids_bits():
     X, C = _tricky(13, 3000, 4, 5, 2)
     C = C.copy()
     for _ in range(2 * kernels._TERMS_KEPT):  # more sets than the cache keeps
-        labels, (sums, counts) = _reference(X, C)
+        _, (sums, counts) = _reference(X, C)
         s, c = kernel_block_stats(X, C)
         np.testing.assert_array_equal(s, sums)
         np.testing.assert_array_equal(c, counts)

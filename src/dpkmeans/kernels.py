@@ -466,7 +466,7 @@ class _CentroidTerms:
     depend on the centroids only, so every block of one call shares them (:func:`_terms`)."""
 
     def __init__(self, C: np.ndarray):
-        R, k, d = C.shape
+        d = C.shape[2]
         near = _Nearest(np.zeros((1, d)), C)
         self.B, self.shadowed = near.B, near.shadowed  # for _exact_nearest
         self.CT = np.ascontiguousarray(near.CT, dtype=np.float64)  # (R, d, k): -2 c
