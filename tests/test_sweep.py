@@ -224,5 +224,7 @@ def test_reproduce_shares_one_pool_longest_first_and_keeps_each_grid_order(tmp_p
     for name in ("one", "two"):
         rows = pd.read_csv(results / f"{name}.csv")
         assert rows["value"].tolist() == [0.5, -0.5, 1.0, -1.0, 2.0, -2.0]
+        # the replaced file's columns keep their order (not the first finished cell's)
+        assert rows.columns[:2].tolist() == ["cell", "cell_runtime_s"]
         assert state["experiments"][name]["cells"] == 3
     assert state["wall_s"] >= 0

@@ -99,6 +99,15 @@ EXPERIMENTS: tuple[Experiment, ...] = (
 )
 
 
+def _column_order(target: Path, rows: pd.DataFrame) -> list[str]:
+    """The columns of the file being replaced, in its order, then any new ones: the partial
+    file's order depends on which cell finished first, and a rerun should only change what its
+    numbers change."""
+    before = pd.read_csv(target, nrows=0).columns.tolist() if target.exists() else []
+    return ([c for c in before if c in rows.columns]
+            + [c for c in rows.columns if c not in before])
+
+
 def _state(path: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {"experiments": {}}
 
@@ -189,7 +198,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
         target = _results(root, f"{p.spec.experiment}.csv")
         target.parent.mkdir(parents=True, exist_ok=True)
-        rows.to_csv(target, index=False, float_format=FLOAT_FORMAT)
+        rows[_column_order(target, rows)].to_csv(target, index=False, float_format=FLOAT_FORMAT)
         p.partial.unlink(missing_ok=True)
         if p.experiment.finish is not None:
             p.experiment.finish(root)
