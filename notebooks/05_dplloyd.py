@@ -142,7 +142,7 @@ print(f"... {len(ledger)} entries; composed total: {result.ledger.total()}")
 # :pyobject: sphere_packing
 # ```
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Sphere-packing initial centroids in $[-1, 1]^2$ for $k = 5$ (four independent draws). Each centre sits at least $a$ inside the box and the discs of radius $a$ do not overlap; the default $a = 0.5$ was halved when the centres did not fit.", "name": "fig-sphere-packing"}}
+# %% mystnb={"figure": {"caption": "Sphere-packing initial centroids in $[-1, 1]^2$ for $k = 5$ (four independent draws). Each centre sits at least $a$ inside the box and the discs of radius $a$ do not overlap; the default $a = 0.5$ was halved when the centres did not fit.", "name": "fig-sphere-packing"}} tags=["hide-input"]
 fig, axes = new_figure(ncols=4, width=10.0, height=2.8)
 for ax, gen in zip(axes, np.random.default_rng(SEED).spawn(4)):
     centres = sphere_packing(box, 5, gen)
@@ -380,7 +380,7 @@ for name in ("blood", "adult"):
     glue(f"ch5_centring_{name}_delta", f"{delta.loc[False]:g} to {delta.loc[True]:g}",
          display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Squared NICV against $\\varepsilon$ on blood and adult scaled to $[0, 1]^d$, with the sensitivity measured from the origin (dashed, the papers' $dr + 1$) and from the box's midpoint (solid), same seeds; mean of the runs with $\\pm 1.96$ standard errors.", "name": "fig-centring"}}
+# %% mystnb={"figure": {"caption": "Squared NICV against $\\varepsilon$ on blood and adult scaled to $[0, 1]^d$, with the sensitivity measured from the origin (dashed, the papers' $dr + 1$) and from the box's midpoint (solid), same seeds; mean of the runs with $\\pm 1.96$ standard errors.", "name": "fig-centring"}} tags=["hide-input"]
 fig, axes = new_figure(ncols=2, width=9.0, height=3.4)
 for ax, name in zip(axes, ("blood", "adult")):
     for colour, algorithm in zip(PALETTE, ("dplloyd", "dplloyd-impr")):
@@ -452,7 +452,7 @@ print("spent epsilon equals declared for our algorithms:",
       bool(np.allclose(results.loc[ours, "epsilon_spent"], results.loc[ours, "epsilon"])))
 print("private (no leak in the ledger):", results.groupby("algorithm")["is_private"].all().to_dict())
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Squared NICV (lower is better) against $\\varepsilon$ for DPLloyd, DPLloyd-Impr and diffprivlib's KMeans, with 95% confidence intervals over 200 replicas per point. The dashed line is non-private Lloyd from the same initial centroids, averaged over replicas. diffprivlib's points are plotted at its declared $\\varepsilon$, although it spends more for $d \\ge 5$.", "name": "fig-dplloyd-nicv"}}
+# %% mystnb={"figure": {"caption": "Squared NICV (lower is better) against $\\varepsilon$ for DPLloyd, DPLloyd-Impr and diffprivlib's KMeans, with 95% confidence intervals over 200 replicas per point. The dashed line is non-private Lloyd from the same initial centroids, averaged over replicas. diffprivlib's points are plotted at its declared $\\varepsilon$, although it spends more for $d \\ge 5$.", "name": "fig-dplloyd-nicv"}} tags=["hide-input"]
 order = ["synthetic", "blood", "adult", "magic"]
 styles = {"dplloyd": ("o-", PALETTE[0], "DPLloyd (T = 5)"),
           "dplloyd-impr": ("s-", PALETTE[1], "DPLloyd-Impr"),

@@ -426,11 +426,11 @@ def figure(metric: str, ylabel: str):
     return fig
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "F-measure against non-private Lloyd from the same starts (higher is better), mean of 200 runs per point with 95% intervals. `as_published` runs on the paper's min-max scaling and is not private.", "name": "fig-silhouette-f"}}
+# %% mystnb={"figure": {"caption": "F-measure against non-private Lloyd from the same starts (higher is better), mean of 200 runs per point with 95% intervals. `as_published` runs on the paper's min-max scaling and is not private.", "name": "fig-silhouette-f"}} tags=["hide-input"]
 figure("f", "F-measure")
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Squared NICV in the public scaling (lower is better), 200 runs per point with 95% intervals.", "name": "fig-silhouette-nicv"}}
+# %% mystnb={"figure": {"caption": "Squared NICV in the public scaling (lower is better), 200 runs per point with 95% intervals.", "name": "fig-silhouette-nicv"}} tags=["hide-input"]
 figure("nicv", "squared NICV")
 plt.show()
 
