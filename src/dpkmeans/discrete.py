@@ -997,17 +997,18 @@ Kernel = Callable[[_Stream, int, np.ndarray], np.ndarray]
 
 
 def _run(kernel: Kernel, bitgens: list, params: np.ndarray, words_per_elem: float,
-         words_sd: float) -> np.ndarray:
+         words_sd: float, per_replica: bool = False) -> np.ndarray:
     """``kernel(stream, Rc, p)`` for replica chunks (Rc replicas) and element chunks (params
     p, flat), results of shape (Rc * len(p),) in (replica, element) order. A replica's stream
     carries over from one element chunk to the next; before each element chunk every row is
     topped up to about the expected need plus 2.5 standard deviations (a function of the
     chunk's parameters only: a row that still runs short draws more from its own generator,
-    which costs a Python call per row)."""
+    which costs a Python call per row). With ``per_replica`` the params have a leading replica
+    axis (R, *S) and the kernel gets each chunk's (Rc, p) block."""
     R = len(bitgens)
-    shape = params.shape
-    flat = params.reshape(-1)
-    n = flat.size
+    shape = params.shape[1:] if per_replica else params.shape
+    flat = params.reshape(R, -1) if per_replica else params.reshape(-1)
+    n = flat.shape[-1]
     out = np.empty((R, n), dtype=np.int64)
     if n == 0:
         return out.reshape((R, *shape))
@@ -1017,8 +1018,8 @@ def _run(kernel: Kernel, bitgens: list, params: np.ndarray, words_per_elem: floa
         gens = bitgens[r0:r0 + rc]
         st = _Stream(gens, grow=int(words_sd * math.sqrt(ec)) + 32)
         for j0 in range(0, n, ec):
-            pj = flat[j0:j0 + ec]
-            nc = pj.size
+            pj = flat[r0:r0 + len(gens), j0:j0 + ec] if per_replica else flat[j0:j0 + ec]
+            nc = pj.shape[-1]
             need = int(words_per_elem * nc + 2.5 * words_sd * math.sqrt(nc)) + 16
             st.ensure(st.off + need, grow=0, headroom=need // 2)
             res = kernel(st, len(gens), pj)
@@ -1031,9 +1032,11 @@ def _rows(Rc: int, nc: int) -> np.ndarray:
 
 
 def _laplace_kernel(st: _Stream, Rc: int, pj: np.ndarray) -> np.ndarray:
-    scalar = bool(np.all(pj == pj[0]))
-    t = pj[:1] if scalar else np.tile(pj, Rc)
-    return _dlap(st, _rows(Rc, pj.size), _Scale(t.astype(np.uint64), scalar), pj.size)
+    nc = pj.shape[-1]  # pj: (nc,) shared by the Rc replicas, or (Rc, nc) one row each
+    flat = pj.reshape(-1)
+    scalar = bool(np.all(flat == flat[0]))
+    t = flat[:1] if scalar else (flat if pj.ndim == 2 else np.tile(pj, Rc))
+    return _dlap(st, _rows(Rc, nc), _Scale(t.astype(np.uint64), scalar), nc)
 
 
 def _gauss_kernel(st: _Stream, Rc: int, pj: np.ndarray) -> np.ndarray:
@@ -1077,7 +1080,8 @@ def bernoulli_exp(num: object, den: object,
 
 
 def discrete_laplace(scale: object,
-                     rngs: np.random.Generator | Sequence[np.random.Generator]) -> np.ndarray:
+                     rngs: np.random.Generator | Sequence[np.random.Generator], *,
+                     per_replica: bool = False) -> np.ndarray:
     """Exact discrete Laplace: P[Y = y] proportional to exp(-|y| / t), t = scale (integer >= 1,
     < 2**62).
 
@@ -1087,12 +1091,41 @@ def discrete_laplace(scale: object,
     (1 - 2B) X. ``scale`` has shape S; returns int64 of shape (R, *S), row r from ``rngs[r]``
     only. Raises OverflowError if a sample does not fit int64 (probability about
     exp(-2**63 / t) per draw: never below t = 2**56, about 2% per draw at t = 2**61).
+
+    With ``per_replica`` the scales have shape (R, *S), row r for replica r (each replica its
+    own scales, as under a per-replica allocation rule). Row r of the output, and the state
+    ``rngs[r]`` is left in, are then those of ``discrete_laplace(scale[r], [rngs[r]])``: the
+    replicas whose scales are all narrow (<= 2**48) are sampled together, where the only
+    choice made from the whole chunk's scales, how ``_chain`` draws trial k >= 2**16, concerns
+    an event of probability below 1 / (2**16)!; any other replica is sampled alone.
     """
     gens = _as_generators(rngs)
     t = _as_int_array(scale, "scale", 1, MAX_INT - 1)
+    return _per_replica_laplace(t, gens) if per_replica else _laplace_run(t, gens)
+
+
+def _laplace_run(t: np.ndarray, gens: list, per_replica: bool = False) -> np.ndarray:
+    """The chunked driver on the discrete Laplace kernel (the word budget of narrow or wide
+    scales, from the largest t)."""
     narrow = int(t.max(initial=1)) <= _NARROW
     return _run(_laplace_kernel, gens, t, words_per_elem=4.5 if narrow else 8.3,
-                words_sd=3.5 if narrow else 6.3)
+                words_sd=3.5 if narrow else 6.3, per_replica=per_replica)
+
+
+def _per_replica_laplace(t: np.ndarray, gens: list) -> np.ndarray:
+    """:func:`discrete_laplace` with ``per_replica``: t of shape (R, *S)."""
+    R = len(gens)
+    if t.ndim == 0 or t.shape[0] != R:
+        raise ValueError(f"per-replica scales need a leading axis of {R} replicas, got shape "
+                         f"{t.shape}")
+    out = np.empty(t.shape, dtype=np.int64)
+    narrow = t.reshape(R, -1).max(axis=1, initial=1) <= _NARROW
+    together = np.flatnonzero(narrow)
+    if together.size:
+        out[together] = _laplace_run(t[together], [gens[i] for i in together], True)
+    for i in np.flatnonzero(~narrow).tolist():
+        out[i] = _laplace_run(t[i], [gens[i]])[0]
+    return out
 
 
 def discrete_gaussian(sigma2: object,

@@ -482,19 +482,35 @@ def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloyd
     ``unit`` holds this iteration's unit draws (drawn up front). Columns that no release
     covers (the counts, under the "exact-counts" flaw) stay exact.
     """
-    grid, steps, scale = _element_plan(releases, stats.shape[1:])
+    return _add_noise(stats, *_element_plan(releases, stats.shape[1:]), config, rngs, unit)
+
+
+def _add_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np.ndarray,
+               config: DPLloydConfig, rngs: list[np.random.Generator],
+               unit: np.ndarray | None) -> np.ndarray:
+    """:func:`_noisy_iteration` from an element plan (:func:`_element_plan`): grid, steps and
+    scale of shape (k, d + 1), shared by the replicas, or (R, k, d + 1), row r for replica r
+    (an allocation rule's). Replica r's noise is the same either way, and the same as when r
+    is noised alone (:func:`dpkmeans.noise.draw_steps`)."""
+    per_replica = grid.ndim == 3
     if "shared-noise" in config.flaws:
-        return _shared_noise(stats, grid, steps, scale, config, rngs, unit)
+        return _shared_noise(stats, grid, steps, scale, config, rngs, unit, per_replica)
     noised = scale > 0
+    if per_replica and not (noised == noised[0]).all():  # the replicas noise other elements
+        return np.concatenate([_add_noise(stats[r:r + 1], grid[r], steps[r], scale[r], config,
+                                          [g], None if unit is None else unit[r:r + 1])
+                               for r, g in enumerate(rngs)])
+    mask = noised[0] if per_replica else noised
+    plan = [a[:, mask] if per_replica else a[mask] for a in (grid, steps, scale)]
     white = config.whitening()
     if config.noise == "colored":
         stats = stats * white  # the whitened vector; scaled back below (post-processing)
     noisy = stats.copy()
     if config.sampler == "continuous":
-        noisy[:, noised] = stats[:, noised] + scale[noised] * unit[:, noised]
-    elif noised.any():
-        noisy[:, noised] = grid_release(config.sampler_noise, stats[:, noised], grid[noised],
-                                        steps[noised], rngs)
+        noisy[:, mask] = stats[:, mask] + plan[2] * unit[:, mask]
+    elif mask.any():
+        noisy[:, mask] = grid_release(config.sampler_noise, stats[:, mask], plan[0], plan[1],
+                                      rngs, per_replica=per_replica)
     if config.noise == "colored":
         stats, noisy = stats / white, noisy / white
     if "skip-empty-clusters" in config.flaws:
@@ -505,12 +521,13 @@ def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloyd
 
 def _shared_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np.ndarray,
                   config: DPLloydConfig, rngs: list[np.random.Generator],
-                  unit: np.ndarray | None) -> np.ndarray:
+                  unit: np.ndarray | None, per_replica: bool) -> np.ndarray:
     """The "shared-noise" flaw: one draw per cluster added to every column of its (S_j, n_j)
     (all columns of a cluster share one release, so one grid and one scale)."""
     if config.sampler == "continuous":
         return stats + scale * unit[..., :1]
-    return shared_grid_release(config.sampler_noise, stats, grid, steps[:, 0], rngs)
+    return shared_grid_release(config.sampler_noise, stats, grid, steps[..., 0], rngs,
+                               per_replica=per_replica)
 
 
 def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
@@ -518,8 +535,9 @@ def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
                         unit: np.ndarray | None, ledger: PrivacyLedger) -> tuple[np.ndarray, np.ndarray]:
     """The releases of an iteration whose cluster j gets epsilon_t w_rj in replica r (an
     :class:`~dpkmeans.hooks.AllocationRule`): charge the most expensive replica's parallel
-    cost, then draw each replica's noise at its own scales. Returns the noisy statistics and
-    each replica's cost, epsilon_t max_j w_rj."""
+    cost, then draw each replica's noise at its own scales (all replicas in one call, each
+    from its own generator). Returns the noisy statistics and each replica's cost,
+    epsilon_t max_j w_rj."""
     if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
         raise ValueError("allocation weights must be finite and > 0")
     (label, cols, sens, _), = _release_specs(config, eps_t)
@@ -532,12 +550,10 @@ def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
            label=f"{label}, every cluster in parallel at epsilon_t w_j",
            details={"replicas": len(rngs), "weights": f"{weights.min():.4g} to {weights.max():.4g}",
                     "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"})
-    noisy = np.empty_like(stats)
-    for r, g in enumerate(rngs):
-        releases = [Release(label, j, cols, cal) for j, cal in enumerate(cals[r])]
-        noisy[r:r + 1] = _noisy_iteration(stats[r:r + 1], releases, config, [g],
-                                          None if unit is None else unit[r:r + 1])
-    return noisy, cost
+    plans = [_element_plan([Release(label, j, cols, cal) for j, cal in enumerate(row)],
+                           stats.shape[1:]) for row in cals]
+    grid, steps, scale = (np.stack(a) for a in zip(*plans))  # (R, k, d + 1) each
+    return _add_noise(stats, grid, steps, scale, config, rngs, unit), cost
 
 
 def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,

@@ -34,7 +34,7 @@ parallel (the compiled functions release the GIL) and adds their results with
   ValueError if the block has a NaN or infinite value (an overflow of huge finite values is
   returned as is), as in ``block_stats``.
 
-Compiled code: the scorers are generated for each (k, d) with k d <= 512 (k and d fixed, every
+Compiled code: the scorers are generated for each (k, d) with k d <= 640 (k and d fixed, every
 score in registers; the assigner's with fused multiply-adds, since the labels do not depend on
 the rounding), faster than the generic loops, which serve larger k d; so is the tile loader,
 generated for each d. A tile and its scores share one flat workspace, so that the compiler can
@@ -69,7 +69,9 @@ TILE = 256
 
 
 #: Largest k * d for which the scorer is generated with (k, d) fixed (unrolled, in registers).
-_GENERATED_MAX = 512
+#: 640 covers DP-KCCM's 25 clusters at d = 24 (credit card, n = 5): 59 against 125 ns a row and
+#: replica for the generic loops, for 19 s of compiling once per machine.
+_GENERATED_MAX = 640
 #: Fewest (row, replica) pairs in one call for which the generated scorer is worth compiling
 #: (a few seconds per (k, d), once per machine); smaller calls use the generic one. The choice
 #: changes no bit (module docstring): only the speed.
@@ -106,18 +108,26 @@ def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
     among equal scores; ``cn`` holds +inf for a centroid that never wins), or -1 when the row
     is undecided: runner-up not above best + mg * sqrt(nrm[i]), or anything non-finite. Leaves
     these scores in W's score rows."""
-    d = CT.shape[1]
-    k = CT.shape[2]
     _score_generic(W, m, CT, cn, r)
+    _pick(W, CT.shape[1] * TILE, m, cn, r, mg, nrm, arg)
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _pick(W, s0, m, cs, r, mg, nrm, arg):
+    """The decision of :func:`_assign_generic` from scores already in W (centroid j of row i at
+    W[s0 + j TILE + i], rounded in any order: the margin covers it), leaving out the centroids
+    with ``cs[r, j]`` = +inf (equal to one of lower index: they never win)."""
+    k = cs.shape[1]
     low = np.empty(m)
     second = np.empty(m)
-    s0 = d * TILE
     for i in range(m):
         low[i] = W[s0 + i]
         second[i] = np.inf
         arg[i] = 0
     for j in range(1, k):
-        sj = (d + j) * TILE
+        if cs[r, j] == np.inf:
+            continue
+        sj = s0 + j * TILE
         for i in range(m):
             s = W[sj + i]
             lo = low[i]
@@ -235,28 +245,34 @@ def _accumulate(X, t0, m, arg, r, sums, counts, panel):
     return undecided
 
 
-@nb.njit(cache=True, nogil=True, boundscheck=False)
-def _silhouette_value(W, s0, k, i, lab, sq):
-    """(b - a) / max(a, b) in [0, 1] for row i of cluster ``lab``: a its distance to its own
-    centroid, b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j TILE
-    + i] and sq = ||x||^2; squares below 0 (rounding) count as 0. NaN stays NaN (the caller
-    reports non-finite data)."""
-    a2 = W[s0 + lab * TILE + i] + sq
-    b2 = np.inf
+@nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+def _silhouette_values(W, s0, m, k, arg, sq, val, own, other):
+    """(b - a) / max(a, b) in [0, 1] into ``val[i]`` for each of the m rows of the tile (row i
+    of cluster ``arg[i]``, any value for an undecided row): a its distance to its own centroid,
+    b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j TILE + i] and
+    sq = ||x||^2; squares below 0 (rounding) count as 0. NaN stays NaN (the caller reports
+    non-finite data). Loops over rows with selects only (vectorised); ``own`` and ``other``
+    are workspaces of m values."""
+    for i in range(m):
+        own[i] = np.inf
+        other[i] = np.inf
     for j in range(k):
-        s = W[s0 + j * TILE + i]
-        if j != lab and s < b2:
-            b2 = s
-    b2 = a2 if k == 1 else b2 + sq
-    if np.isnan(a2) or np.isnan(b2):
-        return np.nan
-    a = np.sqrt(a2) if a2 > 0.0 else 0.0
-    b = np.sqrt(b2) if b2 > 0.0 else 0.0
-    top = a if a > b else b  # noqa: FURB136 - the same select as the numpy reference
-    if top == 0.0:
-        return 0.0
-    s = (b - a) / top
-    return 0.0 if s < 0.0 else (1.0 if s > 1.0 else s)  # noqa: FURB136
+        sj = s0 + j * TILE
+        for i in range(m):
+            s = W[sj + i]
+            mine = arg[i] == j
+            own[i] = s if mine else own[i]
+            other[i] = s if (not mine and s < other[i]) else other[i]
+    for i in range(m):
+        a2 = own[i] + sq[i]
+        b2 = a2 if k == 1 else other[i] + sq[i]
+        a = np.sqrt(a2 if a2 > 0.0 else 0.0)  # noqa: FURB136 - a select (NaN -> 0 here)
+        b = np.sqrt(b2 if b2 > 0.0 else 0.0)  # noqa: FURB136
+        top = a if a > b else b  # noqa: FURB136 - the same select as the numpy reference
+        v = (b - a) / (top if top != 0.0 else 1.0)
+        v = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)  # noqa: FURB136
+        v = 0.0 if top == 0.0 else v
+        val[i] = np.nan if (np.isnan(a2) or np.isnan(b2)) else v
 
 
 #: The scorer, assigner and tile loader that the kernel functions below call.
@@ -310,17 +326,21 @@ def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
     sq = np.empty(TILE)
     arg = np.empty(TILE, dtype=np.int64)
     panel = np.empty(k)
+    val = np.empty(TILE)
+    own = np.empty(TILE)
+    other = np.empty(TILE)
     undecided = 0
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
+            _score(W, m, CT, cn, r)  # the raw scores, in the canonical order
             if use_given:
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
-            else:
-                _assign(W, m, CT, cs, margin[r], r, nrm, arg)
-            _score(W, m, CT, cn, r)  # after _assign: the raw scores
+            else:  # decided from the same scores (the margin covers any rounding order)
+                _pick(W, d * TILE, m, cs, r, margin[r], nrm, arg)
+            _silhouette_values(W, d * TILE, m, k, arg, sq, val, own, other)
             for j in range(k):
                 panel[j] = 0.0
             for i in range(m):
@@ -329,7 +349,7 @@ def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
                     undecided += 1
                     continue
                 counts[r, lab] += 1
-                panel[lab] += _silhouette_value(W, d * TILE, k, i, lab, sq[i])
+                panel[lab] += val[i]
             for j in range(k):
                 sums[r, j] += panel[j]
     return undecided
@@ -418,7 +438,7 @@ def _module(k: int, d: int, generated: bool):
 
 def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
-             "from dpkmeans.kernels import TILE, _accumulate, _silhouette_value", ""]
+             "from dpkmeans.kernels import TILE, _accumulate, _pick, _silhouette_values", ""]
     if generated:
         parts += ["", _scorer_source(k, d), "", _loader_source(d)]
     else:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -174,7 +173,8 @@ def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
         exponent = min(exponent, 0)  # the integers lie on the grid
     grid = math.ldexp(1.0, exponent)
     steps = math.ceil(sens / grid) + (0 if integer_valued else coordinates)
-    t = math.ceil(Fraction(steps) / Fraction(eps))  # exact: t >= steps / eps
+    num, den = eps.as_integer_ratio()  # eps = num / den exactly
+    t = -(-steps * den // num)  # ceil(steps / eps), in integers: exact, t >= steps / eps
     if t >= 2**62:
         raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (a scale of "
                          f"{t} grid steps); use a larger epsilon or sampler='continuous'")
@@ -254,12 +254,28 @@ def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: boo
 
 
 def draw_steps(kind: str, noise_steps: np.ndarray,
-               rngs: Sequence[np.random.Generator]) -> np.ndarray:
+               rngs: Sequence[np.random.Generator], *, per_replica: bool = False) -> np.ndarray:
     """Integer noise in grid steps, shape (R, *noise_steps.shape); replica r draws from rngs[r]
-    only (:mod:`dpkmeans.discrete`). Elements whose ``noise_steps`` is 0 get no noise."""
+    only (:mod:`dpkmeans.discrete`). Elements whose ``noise_steps`` is 0 get no noise.
+
+    With ``per_replica``, ``noise_steps`` has shape (R, *S), row r for replica r, and the
+    result is (R, *S): row r is what ``draw_steps(kind, noise_steps[r], [rngs[r]])`` gives
+    (the discrete Laplace replicas drawn together, :func:`~dpkmeans.discrete.discrete_laplace`;
+    anything else one replica at a time)."""
     from .discrete import discrete_gaussian, discrete_laplace
 
     steps = np.asarray(noise_steps, dtype=np.int64)
+    if per_replica:
+        if steps.ndim == 0 or steps.shape[0] != len(rngs):
+            raise ValueError(f"per-replica noise steps need a leading axis of {len(rngs)} "
+                             f"replicas, got shape {steps.shape}")
+        active = steps[0] > 0
+        if kind != "laplace" or not ((steps > 0) == active).all():  # one mask for all
+            return np.stack([draw_steps(kind, s, [g])[0] for s, g in zip(steps, rngs)])
+        out = np.zeros(steps.shape, dtype=np.int64)
+        if active.any():
+            out[:, active] = discrete_laplace(steps[:, active], rngs, per_replica=True)
+        return out
     active = steps > 0
     out = np.zeros((len(rngs), *steps.shape), dtype=np.int64)
     if not active.any():
@@ -273,19 +289,23 @@ def draw_steps(kind: str, noise_steps: np.ndarray,
 
 def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
                  noise_steps: np.ndarray, rngs: Sequence[np.random.Generator], *,
-                 integer_valued: bool = False) -> np.ndarray:
+                 integer_valued: bool = False, per_replica: bool = False) -> np.ndarray:
     """(round(values / grid) + integer noise) * grid for values (R, *S), with a grid and a noise
-    parameter per element (broadcast to S): the discrete release of :mod:`dpkmeans.noise`."""
+    parameter per element (broadcast to S; with ``per_replica``, both (R, *S), row r for
+    replica r: :func:`draw_steps`): the discrete release of :mod:`dpkmeans.noise`."""
     on_grid = to_grid(values, grid, integer_valued=integer_valued)
-    return (on_grid + draw_steps(kind, noise_steps, rngs)) * grid
+    return (on_grid + draw_steps(kind, noise_steps, rngs, per_replica=per_replica)) * grid
 
 
 def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
-                        noise_steps: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+                        noise_steps: np.ndarray, rngs: Sequence[np.random.Generator], *,
+                        per_replica: bool = False) -> np.ndarray:
     """Like :func:`grid_release` for values (R, k, c), but with ONE integer draw per row k added
-    to all c columns (noise_steps has shape (k,)): a flaw that seed 001 reads literally, kept
-    for its as-published variant (:data:`dpkmeans.engine.FLAWS`, "shared-noise")."""
-    draws = draw_steps(kind, np.asarray(noise_steps, dtype=np.int64), rngs)[..., None]
+    to all c columns (noise_steps has shape (k,), or (R, k) with ``per_replica``): a flaw that
+    seed 001 reads literally, kept for its as-published variant
+    (:data:`dpkmeans.engine.FLAWS`, "shared-noise")."""
+    steps = np.asarray(noise_steps, dtype=np.int64)
+    draws = draw_steps(kind, steps, rngs, per_replica=per_replica)[..., None]
     return (to_grid(values, grid) + draws) * grid
 
 
