@@ -343,6 +343,36 @@ def test_batch_independence_across_chunks():
         np.testing.assert_array_equal(out[r], discrete_laplace(small, gens([seeds[r]]))[0])
 
 
+def test_per_replica_scales_match_each_replica_alone():
+    """Per-replica scales (an allocation rule's): row r, and the state its generator is left
+    in, are those of replica r sampled alone with its own scales; narrow replicas are drawn
+    together, a replica with a wide scale (> 2**48) alone, in every element chunk."""
+    rng = np.random.default_rng(8)
+    scales = rng.integers(1, 2**40, size=(40, 3, 5))
+    scales[:, 1] = rng.integers(1, 9, size=(40, 5))  # tiny scales: long rejection runs
+    scales[7, 2, 3] = 2**50 + 3  # one wide replica
+    scales[11] = 977  # one replica with a single scale
+    seeds = list(range(500, 540))
+    batch, alone_gens = gens(seeds), gens(seeds)
+    out = discrete_laplace(scales, batch, per_replica=True)
+    assert out.shape == scales.shape
+    for r, g in enumerate(alone_gens):
+        np.testing.assert_array_equal(out[r], discrete_laplace(scales[r], [g])[0])
+        np.testing.assert_array_equal(batch[r].bit_generator.random_raw(3),
+                                      g.bit_generator.random_raw(3))
+    many = np.tile(np.arange(1, 20_001) % 977 + 1, (2, 1))  # 20000 elements: two chunks
+    many[1] *= 3
+    pair = discrete_laplace(many, gens([41, 42]), per_replica=True)
+    np.testing.assert_array_equal(pair[1], discrete_laplace(many[1], gens([42]))[0])
+
+
+def test_per_replica_scales_need_one_row_per_replica():
+    with pytest.raises(ValueError, match="leading axis of 3 replicas"):
+        discrete_laplace(np.ones((2, 4), dtype=np.int64), gens([1, 2, 3]), per_replica=True)
+    with pytest.raises(ValueError, match="leading axis"):
+        discrete_laplace(5, gens([1]), per_replica=True)
+
+
 @pytest.mark.parametrize("kind", list(SAMPLERS))
 def test_determinism(kind):
     f, p = SAMPLERS[kind], PARAMS[kind]

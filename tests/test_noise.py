@@ -28,6 +28,8 @@ def test_discrete_laplace_never_adds_less_noise_than_asked(sens, eps, coords):
     assert cal.sensitivity_steps >= sens / g + coords
     # the integer scale t covers sensitivity_steps / eps exactly (rational arithmetic)
     assert Fraction(cal.noise_steps) >= Fraction(int(cal.sensitivity_steps)) / Fraction(eps)
+    # and is the least such integer (the ceiling, computed in integers)
+    assert Fraction(cal.noise_steps - 1) < Fraction(int(cal.sensitivity_steps)) / Fraction(eps)
     assert cal.scale >= sens / eps
     assert cal.scale <= (sens / eps) * (1 + (coords + 2) * 2.0**-29) + g  # and barely more
     assert cal.details()["scale rounding"] >= 0
@@ -118,3 +120,26 @@ def test_discrete_gaussian_noise_has_its_calibrated_scale(sens, eps, delta):
                                     ledger=None)
     assert ks_pvalue(draws, stats.norm(scale=cal.scale)) > ALPHA
     assert ks_pvalue(draws, stats.norm(scale=cal.scale * 0.97)) < ALPHA
+
+
+@pytest.mark.parametrize("kind", ["laplace", "gaussian"])
+def test_per_replica_steps_match_each_replica_alone(kind):
+    """draw_steps with one row of steps per replica: row r is replica r's draw alone, with the
+    same elements left without noise (0 steps); rows that leave out other elements too."""
+    rng = np.random.default_rng(4)
+    steps = rng.integers(1, 2**30, size=(6, 3, 4))
+    steps[:, 0, 1] = 0  # no noise there, in every replica
+    uneven = steps.copy()
+    uneven[2, 1, 1] = 0  # and one more element in one replica only
+    for plan in (steps, uneven):
+        batch, alone = gens(range(6)), gens(range(6))
+        out = noise.draw_steps(kind, plan, batch, per_replica=True)
+        for r in range(6):
+            np.testing.assert_array_equal(out[r], noise.draw_steps(kind, plan[r], [alone[r]])[0])
+        assert (out[plan == 0] == 0).all()
+    with pytest.raises(ValueError, match="leading axis of 2 replicas"):
+        noise.draw_steps(kind, steps, gens(range(2)), per_replica=True)
+
+
+def gens(seeds) -> list[np.random.Generator]:
+    return [np.random.default_rng(s) for s in seeds]

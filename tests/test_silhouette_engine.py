@@ -3,15 +3,21 @@ configurations and the engine's hooks are tested in ``test_silhouette_variants.p
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from dpkmeans.accounting import PrivacyLedger
 from dpkmeans.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
+from dpkmeans.engine import Release, _noisy_iteration, _release_specs, _weighted_iteration
 from dpkmeans.hooks import HookContext
 from dpkmeans.lloyd import batched_stats, block_silhouette, local_map_reduce
+from dpkmeans.noise import calibrate
 from dpkmeans.papers.silhouette.variants import (
     ExactSilhouetteWeights,
     NoisySilhouetteWeights,
+    as_published,
     corrected,
 )
 
@@ -102,3 +108,35 @@ def test_exact_weights_are_at_least_one_and_noisy_weights_at_most_one(blobs):
     for bad in (0.0, 1.0, -0.2):
         with pytest.raises(ValueError, match="share"):
             NoisySilhouetteWeights(bad)
+
+
+# --- per-replica noise in one call ---------------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["corrected", "as published", "continuous"])
+def test_weighted_noise_in_one_call_equals_each_replica_alone(variant):
+    """An allocation rule's iteration draws all replicas' noise in one call, each at its own
+    scales: bit for bit what each replica's own release gives (the loop it replaces)."""
+    config = as_published(3, 1.0, BOX) if variant == "as published" else corrected(3, 1.0, BOX)
+    if variant == "continuous":
+        config = replace(config, sampler="continuous")
+    rng = np.random.default_rng(5)
+    R, eps_t = 7, 0.3
+    stats = np.concatenate([rng.random((R, 3, 2)) * 50, rng.integers(0, 90, (R, 3, 1))], axis=2)
+    weights = rng.uniform(0.5, 1.0, (R, 3))
+    unit = rng.laplace(size=(R, 3, 3)) if variant == "continuous" else None
+    noisy, cost = _weighted_iteration(stats, config, eps_t, weights, gens(R), unit,
+                                      PrivacyLedger())
+    (label, cols, sens, _), = _release_specs(config, eps_t)
+    for r, g in enumerate(gens(R)):
+        releases = [Release(label, j, cols,
+                            calibrate(config.sampler_noise, sens, eps_t * w, config.delta,
+                                      sampler=config.sampler, coordinates=cols.stop - cols.start))
+                    for j, w in enumerate(weights[r])]
+        alone = _noisy_iteration(stats[r:r + 1], releases, config, [g],
+                                 None if unit is None else unit[r:r + 1])
+        np.testing.assert_array_equal(noisy[r:r + 1], alone)
+    np.testing.assert_array_equal(cost, eps_t * weights.max(axis=1))
+
+
+def gens(R: int) -> list[np.random.Generator]:
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(99).spawn(R)]
