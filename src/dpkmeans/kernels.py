@@ -109,17 +109,16 @@ def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
     is undecided: runner-up not above best + mg * sqrt(nrm[i]), or anything non-finite. Leaves
     these scores in W's score rows."""
     _score_generic(W, m, CT, cn, r)
-    _pick(W, CT.shape[1] * TILE, m, cn, r, mg, nrm, arg)
+    _pick(W, CT.shape[1] * TILE, m, cn, r, mg, nrm, arg, np.empty(m), np.empty(m))
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
-def _pick(W, s0, m, cs, r, mg, nrm, arg):
+def _pick(W, s0, m, cs, r, mg, nrm, arg, low, second):
     """The decision of :func:`_assign_generic` from scores already in W (centroid j of row i at
     W[s0 + j TILE + i], rounded in any order: the margin covers it), leaving out the centroids
-    with ``cs[r, j]`` = +inf (equal to one of lower index: they never win)."""
+    with ``cs[r, j]`` = +inf (equal to one of lower index: they never win). ``low`` and
+    ``second`` are workspaces of at least m values."""
     k = cs.shape[1]
-    low = np.empty(m)
-    second = np.empty(m)
     for i in range(m):
         low[i] = W[s0 + i]
         second[i] = np.inf
@@ -252,7 +251,7 @@ def _silhouette_values(W, s0, m, k, arg, sq, val, own, other):
     b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j TILE + i] and
     sq = ||x||^2; squares below 0 (rounding) count as 0. NaN stays NaN (the caller reports
     non-finite data). Loops over rows with selects only (vectorised); ``own`` and ``other``
-    are workspaces of m values."""
+    are workspaces of at least m values (their contents on entry are not read)."""
     for i in range(m):
         own[i] = np.inf
         other[i] = np.inf
@@ -315,8 +314,9 @@ def _k_block(X, CT, cn, cs, margin, given, sums, counts):
 def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
     """Per-cluster sums (R, k) of the centre-based silhouette and counts (R, k) of the rows of X,
     in the panels order, added into ``sums`` and ``counts``; labels and ``given`` as in
-    :func:`_k_block`, the silhouettes from the raw scores (``cn``: a centroid equal to the
-    row's own is at distance a, so b = a)."""
+    :func:`_k_block`, except that the labels are decided from the raw scores themselves
+    (``cs`` only marks the centroids that never win), and the silhouettes come from the same
+    raw scores (``cn``: a centroid equal to the row's own is at distance a, so b = a)."""
     n, d = X.shape
     R = CT.shape[0]
     k = CT.shape[2]
@@ -339,7 +339,7 @@ def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
             else:  # decided from the same scores (the margin covers any rounding order)
-                _pick(W, d * TILE, m, cs, r, margin[r], nrm, arg)
+                _pick(W, d * TILE, m, cs, r, margin[r], nrm, arg, own, other)
             _silhouette_values(W, d * TILE, m, k, arg, sq, val, own, other)
             for j in range(k):
                 panel[j] = 0.0
