@@ -45,9 +45,10 @@ def _tricky(seed: int, n: int, d: int, k: int, R: int):
     return X, C
 
 
-# (seed, n, d, k, R): d = 1, k = 1, k = 40, several replicas, partial last panels
+# (seed, n, d, k, R): d = 1, k = 1, k = 40, several replicas, partial last panels; k = 13: the
+# generated scorers' centroid groups with a partial last group (_ASSIGN_GROUP, _SCORE_GROUP)
 CASES = [(0, 3000, 3, 4, 1), (1, 5000, 10, 8, 3), (2, 2000, 2, 5, 4), (3, 777, 1, 3, 2),
-         (4, 4100, 10, 1, 1), (5, 300, 3, 40, 2), (6, 1000, 1, 1, 2)]
+         (4, 4100, 10, 1, 1), (5, 300, 3, 40, 2), (6, 1000, 1, 1, 2), (7, 1500, 5, 13, 3)]
 
 
 @pytest.fixture(params=["generated", "generic"])
