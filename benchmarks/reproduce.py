@@ -12,6 +12,7 @@ test: nothing fails.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -31,7 +32,11 @@ def _commit() -> str:
         return "unknown"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(
+        prog="python -m benchmarks.reproduce",
+        description="Time every paper-scale sweep of the book from nothing (about 45 minutes); "
+                    "rewrites data/results/ and benchmarks/reproduce.json.").parse_args(argv)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"  # inherited by the kernels: one BLAS thread per cell
     from dpkmeans.reproduce import run_reproduce
