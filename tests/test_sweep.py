@@ -228,3 +228,29 @@ def test_reproduce_shares_one_pool_longest_first_and_keeps_each_grid_order(tmp_p
         assert rows.columns[:2].tolist() == ["cell", "cell_runtime_s"]
         assert state["experiments"][name]["cells"] == 3
     assert state["wall_s"] >= 0
+
+
+def test_reproduce_pins_the_cells_environment(monkeypatch):
+    """One BLAS/OpenMP thread a cell, and on x86-64 with AVX2 and FMA OpenBLAS's AVX2 kernels
+    whatever the CPU (their rounding moved chapter 9's CEDS numbers on an AVX-512 machine); a
+    variable the user set is kept unless the benchmark overrides it."""
+    from dpkmeans import reproduce
+
+    monkeypatch.setattr(reproduce.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(reproduce, "_cpu_flags", lambda: {"sse2", "avx2", "fma", "avx512f"})
+    env = reproduce.cell_environment()
+    assert env == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                   "OPENBLAS_CORETYPE": "Haswell"}
+    monkeypatch.setattr(reproduce, "_cpu_flags", lambda: {"sse2", "avx"})  # no AVX2: not forced
+    assert "OPENBLAS_CORETYPE" not in reproduce.cell_environment()
+    monkeypatch.setattr(reproduce.platform, "machine", lambda: "aarch64")
+    monkeypatch.setattr(reproduce, "_cpu_flags", lambda: {"avx2", "fma"})
+    assert "OPENBLAS_CORETYPE" not in reproduce.cell_environment()
+
+    monkeypatch.setattr(reproduce.platform, "machine", lambda: "x86_64")
+    for var in env:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    seen = reproduce.pin_cell_environment()
+    assert seen["OMP_NUM_THREADS"] == "3" and os.environ["OPENBLAS_CORETYPE"] == "Haswell"
+    assert reproduce.pin_cell_environment(override=True)["OMP_NUM_THREADS"] == "1"
