@@ -34,14 +34,16 @@ parallel (the compiled functions release the GIL) and adds their results with
   ValueError if the block has a NaN or infinite value (an overflow of huge finite values is
   returned as is), as in ``block_stats``.
 
-Compiled code: the scorers are generated for each (k, d) with k d <= 640 (k and d fixed, every
-score in registers; the assigner's with fused multiply-adds, since the labels do not depend on
-the rounding), faster than the generic loops, which serve larger k d; so is the tile loader,
-generated for each d. A tile and its scores share one flat workspace, so that the compiler can
+Compiled code: the scorers are generated for each (k, d) with k d <= 640 (k and d fixed, the
+centroids in small groups whose scores stay in registers; the assigner's with fused
+multiply-adds, since the labels do not depend on the rounding), faster than the generic loops,
+which serve larger k d; so is the tile loader, generated for each d, which prefetches X ahead
+of the row it reads. A tile and its scores share one flat workspace, so that the compiler can
 prove they do not overlap and vectorise the scorers over rows. The kernel functions for each
 (k, d) live in a module generated in a file
 (``~/.cache/dpkmeans/kernels`` or ``$DPKMEANS_KERNEL_DIR``) so that numba caches them on disk:
-a few seconds to compile each (k, d) once, about half a second to load in a later process.
+1 to 25 seconds to compile each (k, d) once (more for larger k d), about half a second to
+load in a later process.
 """
 
 from __future__ import annotations
@@ -80,17 +82,17 @@ _STRIDE = TILE + 8
 
 
 #: Largest k * d for which the scorer is generated with (k, d) fixed (unrolled, in registers).
-#: 640 covers DP-KCCM's 25 clusters at d = 24 (credit card, n = 5): 59 against 125 ns a row and
-#: replica for the generic loops, for 19 s of compiling once per machine.
+#: 640 covers DP-KCCM's 25 clusters at d = 24 (credit card, n = 5): the statistics in 37 against
+#: 125 ns a row and replica for the generic loops, for about 25 s of compiling once per machine.
 _GENERATED_MAX = 640
 #: Fewest (row, replica) pairs in one call for which the generated scorer is worth compiling
 #: (a few seconds per (k, d), once per machine); smaller calls use the generic one. The choice
 #: changes no bit (module docstring): only the speed.
 _GENERATED_MIN_WORK = 2**16
 
-# The workspace of a tile is one flat float64 array W of (d + k) TILE values: feature f of row
-# i at W[f TILE + i] (the tile transposed), the score of centroid j for row i at
-# W[(d + j) TILE + i]. One array with constant distances between its rows lets the compiler
+# The workspace of a tile is one flat float64 array W of (d + k) _STRIDE values: feature f of
+# row i at W[f _STRIDE + i] (the tile transposed), the score of centroid j for row i at
+# W[(d + j) _STRIDE + i]. One array with constant distances between its rows lets the compiler
 # prove that the scores' stores never overlap the rows' loads, and so vectorise the scorer.
 
 
@@ -126,7 +128,7 @@ def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
 @nb.njit(cache=True, nogil=True, boundscheck=False)
 def _pick(W, s0, m, cs, r, mg, nrm, arg, low, second):
     """The decision of :func:`_assign_generic` from scores already in W (centroid j of row i at
-    W[s0 + j TILE + i], rounded in any order: the margin covers it), leaving out the centroids
+    W[s0 + j _STRIDE + i], rounded in any order: the margin covers it), leaving out the centroids
     with ``cs[r, j]`` = +inf (equal to one of lower index: they never win). ``low`` and
     ``second`` are workspaces of at least m values."""
     k = cs.shape[1]
@@ -312,7 +314,7 @@ def _accumulate(X, t0, m, arg, r, sums, counts, panel):
 def _silhouette_values(W, s0, m, k, arg, sq, val, own, other):
     """(b - a) / max(a, b) in [0, 1] into ``val[i]`` for each of the m rows of the tile (row i
     of cluster ``arg[i]``, any value for an undecided row): a its distance to its own centroid,
-    b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j TILE + i] and
+    b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j _STRIDE + i] and
     sq = ||x||^2; squares below 0 (rounding) count as 0. NaN stays NaN (the caller reports
     non-finite data). Loops over rows with selects only (vectorised); ``own`` and ``other``
     are workspaces of at least m values (their contents on entry are not read)."""
