@@ -248,9 +248,31 @@ def test_reproduce_pins_the_cells_environment(monkeypatch):
     assert "OPENBLAS_CORETYPE" not in reproduce.cell_environment()
 
     monkeypatch.setattr(reproduce.platform, "machine", lambda: "x86_64")
-    for var in env:
-        monkeypatch.delenv(var, raising=False)
+    for var in env:  # set first, so that monkeypatch restores each one (or its absence)
+        monkeypatch.setenv(var, "")
+        monkeypatch.delenv(var)
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     seen = reproduce.pin_cell_environment()
     assert seen["OMP_NUM_THREADS"] == "3" and os.environ["OPENBLAS_CORETYPE"] == "Haswell"
     assert reproduce.pin_cell_environment(override=True)["OMP_NUM_THREADS"] == "1"
+
+
+def test_the_sweep_command_runs_its_cells_in_the_reproduce_environment(monkeypatch, capsys):
+    """`python -m dpkmeans sweep` pins the cells' environment as `make reproduce` does."""
+    import argparse
+
+    from dpkmeans import reproduce, sweep
+
+    monkeypatch.setattr(reproduce, "cell_environment", lambda: {"DPKMEANS_TEST_PIN": "yes"})
+    monkeypatch.setenv("DPKMEANS_TEST_PIN", "")  # so that monkeypatch removes it afterwards
+    monkeypatch.delenv("DPKMEANS_TEST_PIN")
+    seen = {}
+
+    def fake_run_sweep(spec, **kwargs):
+        seen["pin"] = os.environ.get("DPKMEANS_TEST_PIN")
+        return pd.DataFrame()
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_run_sweep)
+    args = argparse.Namespace(file=str(SPEC), smoke=True, jobs=1, results=None)
+    assert sweep._cmd_sweep(args) == 0
+    assert seen["pin"] == "yes"

@@ -218,6 +218,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .reproduce import pin_cell_environment  # (it imports this module)
+
+    pin_cell_environment()  # the cells run as in `make reproduce`: the committed results' BLAS
     spec = load_spec(args.file, smoke=args.smoke)
     results = Path(args.results) if args.results else None
     new = run_sweep(spec, jobs=args.jobs, results_path=results)
