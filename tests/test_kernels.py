@@ -234,3 +234,14 @@ def test_silhouette_and_distances_do_not_depend_on_the_other_replicas():
         q, p = kernel_nearest_distance_sums(X, C[r:r + 1])
         assert np.array_equal(s[0], sums[r]) and np.array_equal(c[0], counts[r])
         assert q[0] == squared[r] and p[0] == plain[r]
+
+
+def test_statistics_above_one_group_share_a_module_for_each_d():
+    """k above one centroid group: the statistics and labels of every k share one compiled
+    module for each d (compiled once, not once per k), the canonical-score kernels do not."""
+    group = kernels._ASSIGN_GROUP
+    shared = kernels._module(group + 1, 2, True)
+    assert kernels._module(group + 5, 2, True) is shared
+    assert kernels._module(group + 1, 3, True) is not shared
+    assert kernels._module(group + 1, 2, True, scores=True) is not shared
+    assert kernels._module(group, 2, True) is not shared  # one group: its own module

@@ -43,7 +43,8 @@ prove they do not overlap and vectorise the scorers over rows. The kernel functi
 (k, d) live in a module generated in a file
 (``~/.cache/dpkmeans/kernels`` or ``$DPKMEANS_KERNEL_DIR``) so that numba caches them on disk:
 1 to 25 seconds to compile each (k, d) once (more for larger k d), about half a second to
-load in a later process.
+load in a later process. The statistics and labels for k above one centroid group share one
+module for each d (:func:`_groups_source`).
 """
 
 from __future__ import annotations
@@ -164,15 +165,16 @@ _ASSIGN_GROUP = 8
 _SCORE_GROUP = 6
 
 
-def _group_terms(js: range, d: int) -> list[str]:
+def _group_terms(js: range, d: int, base: str = "") -> list[str]:
     """Generated lines: the constants of centroids ``js``, the loop over rows and each row's
     scores s_j of those centroids, in the canonical order of :func:`canonical_scores`
     (c + b_0 x_0, then each product added in feature order, feature by feature for the group);
-    compiled with ``contract``, the products fuse into FMAs."""
+    compiled with ``contract``, the products fuse into FMAs. With ``base`` = "j0 + " the
+    centroids are j0 + j, for a j0 given at run time."""
     lines = []
     for j in js:
-        lines.append(f"    c{j} = cn[r, {j}]")
-        lines += [f"    b{j}_{f} = CT[r, {f}, {j}]" for f in range(d)]
+        lines.append(f"    c{j} = cn[r, {base}{j}]")
+        lines += [f"    b{j}_{f} = CT[r, {f}, {base}{j}]" for f in range(d)]
     lines.append("    for i in range(m):")
     lines += [f"        s{j} = c{j}" for j in js]
     for f in range(d):
@@ -225,6 +227,58 @@ def _scorer_source(k: int, d: int) -> str:
     assign += ["        ok = se > lo + mg * np.sqrt(nrm[i])",
                "        arg[i] = a if ok else -1"]
     return "\n".join(score) + "\n\n\n" + "\n".join(assign) + "\n"
+
+
+def _groups_source(d: int) -> str:
+    """Source of ``_assign`` for any k > :data:`_ASSIGN_GROUP` at d fixed (the contract of
+    :func:`_scorer_source`'s, one module for every such k): one function a group size, for
+    centroids j0 .. j0 + size - 1 given at run time, called group by group. The first group
+    starts each row's best score, runner-up and centroid as :func:`_scorer_source`'s does (from
+    centroid 0), every group keeps them in W's first two score rows and ``arg``, and
+    :func:`_finish` takes the decision. Compiled once per d rather than once per (k, d):
+    DP-KCCM's n k clusters take many values of k. (The statistics and labels only: the
+    canonical scorer with run-time offsets did not vectorise, 2-3x slower, so the silhouettes
+    and distances keep a module for each (k, d); ``_score`` here is the generic one, unused.)"""
+    jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
+    low, second = d * _STRIDE, (d + 1) * _STRIDE
+    out = ["from dpkmeans.kernels import _score_generic as _score"]
+    for size in range(1, _ASSIGN_GROUP + 1):
+        for first in ((True, False) if size == _ASSIGN_GROUP else (False,)):
+            name = f"_assign{size}_first" if first else f"_assign{size}"
+            out += ["", "", jit, f"def {name}(W, m, CT, cn, r, j0, arg):",
+                    *_group_terms(range(size), d, "j0 + ")]
+            if first:
+                out += ["        lo = s0", "        se = np.inf", "        a = j0"]
+            else:
+                out += [f"        lo = W[{low} + i]", f"        se = W[{second} + i]",
+                        "        a = arg[i]"]
+            for t in range(1 if first else 0, size):
+                out += [f"        hi = s{t} if s{t} > lo else lo",
+                        "        se = hi if hi < se else se",
+                        f"        bt = s{t} < lo",
+                        f"        lo = s{t} if bt else lo",
+                        f"        a = j0 + {t} if bt else a"]
+            out += [f"        W[{low} + i] = lo", f"        W[{second} + i] = se",
+                    "        arg[i] = a"]
+    out += ["", "", _JIT, "def _assign(W, m, CT, cn, mg, r, nrm, arg):", "    k = CT.shape[2]",
+            f"    _assign{_ASSIGN_GROUP}_first(W, m, CT, cn, r, 0, arg)",
+            f"    j0 = {_ASSIGN_GROUP}", "    while j0 < k:",
+            f"        size = min({_ASSIGN_GROUP}, k - j0)"]
+    out += [f"        {'if' if size == 1 else 'elif'} size == {size}:\n"
+            f"            _assign{size}(W, m, CT, cn, r, j0, arg)"
+            for size in range(1, _ASSIGN_GROUP + 1)]
+    out += ["        j0 += size", f"    _finish(W, m, {low}, {second}, mg, nrm, arg)"]
+    return "\n".join(out) + "\n"
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _finish(W, m, low, second, mg, nrm, arg):
+    """The assigner's decision from each row's best score and runner-up (at W[low + i] and
+    W[second + i]): ``arg[i]`` stays if the runner-up is above best + mg * sqrt(nrm[i]), else
+    -1 (undecided; a non-finite row has nrm = inf or NaN, so the test fails)."""
+    for i in range(m):
+        ok = W[second + i] > W[low + i] + mg * np.sqrt(nrm[i])
+        arg[i] = arg[i] if ok else -1
 
 
 def _loader_source(d: int) -> str:
@@ -492,10 +546,18 @@ def _kernel_dir() -> Path:
         return path
 
 
-def _module(k: int, d: int, generated: bool):
+def _module(k: int, d: int, generated: bool, scores: bool = False):
     """The compiled kernel functions for (k, d): a module generated in a file, so that numba
-    caches them on disk (a fresh process compiles each (k, d) once, not every time)."""
-    key = f"k{k}_d{d}" if generated else "generic"
+    caches them on disk (a fresh process compiles each (k, d) once, not every time). The
+    statistics and labels of k > :data:`_ASSIGN_GROUP` share one module for each d
+    (:func:`_groups_source`); ``scores`` asks for the kernels that use the canonical scores
+    (silhouettes, distances), whose module is always the one of (k, d)."""
+    if not generated:
+        key = "generic"
+    elif k > _ASSIGN_GROUP and not scores:
+        key = f"groups_d{d}"  # one module for every k above a group (:func:`_groups_source`)
+    else:
+        key = f"k{k}_d{d}"
     with _MODULES_LOCK:
         if key not in _MODULES:
             _MODULES[key] = _load_module(key, k, d, generated)
@@ -504,10 +566,11 @@ def _module(k: int, d: int, generated: bool):
 
 def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
-             "from dpkmeans.kernels import (TILE, _AHEAD, _STRIDE, _accumulate, _pick, _prefetch,",
-             "                              _silhouette_values)", ""]
+             "from dpkmeans.kernels import (TILE, _AHEAD, _STRIDE, _accumulate, _finish, _pick,",
+             "                              _prefetch, _silhouette_values)", ""]
     if generated:
-        parts += ["", _scorer_source(k, d), "", _loader_source(d)]
+        scorers = _groups_source(d) if key.startswith("groups") else _scorer_source(k, d)
+        parts += ["", scorers, "", _loader_source(d)]
     else:
         parts += [f"from dpkmeans.kernels import _{name}_generic as _{name}"
                   for name in ("assign", "score", "load_tile")]
@@ -576,9 +639,14 @@ class _Prepared:
         self.terms = terms = _terms(C)
         self.CT, self.cn, self.cs, self.margin = terms.CT, terms.cn, terms.cs, terms.margin
         R, d, k = self.CT.shape
-        generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
-        self.mod = _module(k, d, generated)
+        self.generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
+        self.mod = _module(k, d, self.generated)  # statistics and labels
         self.shape = (R, k, d)
+
+    def _scoring_module(self):
+        """The module of the kernels that use the canonical scores (:func:`_module`)."""
+        _, k, d = self.shape
+        return _module(k, d, self.generated, scores=True)
 
     def _decided(self):
         return self.X, self.CT, self.cn, self.cs, self.margin
@@ -617,12 +685,12 @@ class _Prepared:
 
     def silhouette(self) -> tuple[np.ndarray, np.ndarray]:
         R, k, _ = self.shape
-        return self._labelled(self.mod._k_block_silhouette, np.zeros((R, k)))
+        return self._labelled(self._scoring_module()._k_block_silhouette, np.zeros((R, k)))
 
     def minima(self) -> tuple[np.ndarray, np.ndarray]:
         R = self.shape[0]
         squared, plain = np.zeros(R), np.zeros(R)
-        self.mod._k_block_minima(self.X, self.CT, self.cn, squared, plain)
+        self._scoring_module()._k_block_minima(self.X, self.CT, self.cn, squared, plain)
         return squared, plain
 
 
