@@ -32,34 +32,16 @@ def _commit() -> str:
         return "unknown"
 
 
-def _cpu() -> dict:
-    """The CPU's model name and whether it has AVX-512 (the kernels are compiled for it)."""
-    info = {"cpu_model": None, "avx512": None}
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:  # pragma: no cover - not Linux
-        return info
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "model name" and info["cpu_model"] is None:
-            info["cpu_model"] = value.strip()
-        if key.strip() == "cpu family" and "cpu_family" not in info:
-            info["cpu_family"] = int(value)
-        if key.strip() == "model" and "cpu_model_number" not in info:
-            info["cpu_model_number"] = int(value)
-        if key.strip() == "flags" and info["avx512"] is None:
-            info["avx512"] = "avx512f" in value.split()
-    return info
-
-
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(
         prog="python -m benchmarks.reproduce",
-        description="Time every paper-scale sweep of the book from nothing (about 45 minutes); "
+        description="Time every paper-scale sweep of the book from nothing (about 35 minutes); "
                     "rewrites data/results/ and benchmarks/reproduce.json.").parse_args(argv)
-    from dpkmeans.reproduce import pin_cell_environment, run_reproduce
+    from dpkmeans.reproduce import run_reproduce
+    from dpkmeans.sweep import cpu_info, pin_cell_environment
 
     environment = pin_cell_environment(override=True)  # inherited by the cells' kernels
+    cpu = cpu_info()
 
     load_before, commit = os.getloadavg(), _commit()  # the code that runs
     start = time.perf_counter()
@@ -75,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
                                                        "finished_after_s", "cells")}
                         for name, e in state["experiments"].items()},
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-                    **_cpu(), "cell_environment": environment,
+                    "cpu_model": cpu["model"], "cpu_family": cpu["family"],
+                    "cpu_model_number": cpu["model_number"], "avx512": "avx512f" in cpu["flags"],
+                    "cell_environment": environment,
                     "load_before": load_before, "load_after": os.getloadavg()},
         "commit": commit,
     }

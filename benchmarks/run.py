@@ -487,13 +487,9 @@ def machine_info() -> dict:
         versions["diffprivlib"] = diffprivlib.__version__
     except ImportError:  # pragma: no cover
         versions["diffprivlib"] = None
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((line.split(":", 1)[1].strip() for line in fh
-                        if line.startswith("model name")), cpu)
-    except OSError:  # pragma: no cover
-        pass
+    from dpkmeans.sweep import cpu_info
+
+    cpu = cpu_info()["model"] or platform.processor()
     try:
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):  # pragma: no cover

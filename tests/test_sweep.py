@@ -234,36 +234,39 @@ def test_reproduce_pins_the_cells_environment(monkeypatch):
     """One BLAS/OpenMP thread a cell, and on x86-64 with AVX2 and FMA OpenBLAS's AVX2 kernels
     whatever the CPU (their rounding moved chapter 9's CEDS numbers on an AVX-512 machine); a
     variable the user set is kept unless the benchmark overrides it."""
-    from dpkmeans import reproduce
+    from dpkmeans import sweep  # the cells' environment lives with the cells
 
-    monkeypatch.setattr(reproduce.platform, "machine", lambda: "x86_64")
-    monkeypatch.setattr(reproduce, "_cpu_flags", lambda: {"sse2", "avx2", "fma", "avx512f"})
-    env = reproduce.cell_environment()
+    def flags(names):
+        return lambda: {"model": None, "family": None, "model_number": None, "flags": names}
+
+    monkeypatch.setattr(sweep.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(sweep, "cpu_info", flags({"sse2", "avx2", "fma", "avx512f"}))
+    env = sweep.cell_environment()
     assert env == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                    "OPENBLAS_CORETYPE": "Haswell"}
-    monkeypatch.setattr(reproduce, "_cpu_flags", lambda: {"sse2", "avx"})  # no AVX2: not forced
-    assert "OPENBLAS_CORETYPE" not in reproduce.cell_environment()
-    monkeypatch.setattr(reproduce.platform, "machine", lambda: "aarch64")
-    monkeypatch.setattr(reproduce, "_cpu_flags", lambda: {"avx2", "fma"})
-    assert "OPENBLAS_CORETYPE" not in reproduce.cell_environment()
+    monkeypatch.setattr(sweep, "cpu_info", flags({"sse2", "avx"}))  # no AVX2: not forced
+    assert "OPENBLAS_CORETYPE" not in sweep.cell_environment()
+    monkeypatch.setattr(sweep.platform, "machine", lambda: "aarch64")
+    monkeypatch.setattr(sweep, "cpu_info", flags({"avx2", "fma"}))
+    assert "OPENBLAS_CORETYPE" not in sweep.cell_environment()
 
-    monkeypatch.setattr(reproduce.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(sweep.platform, "machine", lambda: "x86_64")
     for var in env:  # set first, so that monkeypatch restores each one (or its absence)
         monkeypatch.setenv(var, "")
         monkeypatch.delenv(var)
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    seen = reproduce.pin_cell_environment()
+    seen = sweep.pin_cell_environment()
     assert seen["OMP_NUM_THREADS"] == "3" and os.environ["OPENBLAS_CORETYPE"] == "Haswell"
-    assert reproduce.pin_cell_environment(override=True)["OMP_NUM_THREADS"] == "1"
+    assert sweep.pin_cell_environment(override=True)["OMP_NUM_THREADS"] == "1"
 
 
 def test_the_sweep_command_runs_its_cells_in_the_reproduce_environment(monkeypatch, capsys):
     """`python -m dpkmeans sweep` pins the cells' environment as `make reproduce` does."""
     import argparse
 
-    from dpkmeans import reproduce, sweep
+    from dpkmeans import sweep
 
-    monkeypatch.setattr(reproduce, "cell_environment", lambda: {"DPKMEANS_TEST_PIN": "yes"})
+    monkeypatch.setattr(sweep, "cell_environment", lambda: {"DPKMEANS_TEST_PIN": "yes"})
     monkeypatch.setenv("DPKMEANS_TEST_PIN", "")  # so that monkeypatch removes it afterwards
     monkeypatch.delenv("DPKMEANS_TEST_PIN")
     seen = {}

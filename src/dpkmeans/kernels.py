@@ -204,8 +204,9 @@ def _scorer_source(k: int, d: int) -> str:
     jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
     low, second = d * _STRIDE, (d + 1) * _STRIDE
     assign = [jit, "def _assign(W, m, CT, cn, mg, r, nrm, arg):"]
-    last = len(groups(_ASSIGN_GROUP)) - 1
-    for g, js in enumerate(groups(_ASSIGN_GROUP)):
+    assign_groups = groups(_ASSIGN_GROUP)
+    last = len(assign_groups) - 1
+    for g, js in enumerate(assign_groups):
         assign += _group_terms(js, d)
         if g == 0:
             assign += ["        lo = s0", "        se = np.inf", "        a = 0"]

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -34,48 +32,12 @@ from .sweep import (
     completed_cells,
     expand,
     load_spec,
+    pin_cell_environment,
     run_cell,
     versions_string,
 )
 
-__all__ = ["EXPERIMENTS", "Experiment", "add_parser", "cell_environment", "pin_cell_environment",
-           "run_reproduce"]
-
-
-def _cpu_flags() -> set[str]:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    return set()
-
-
-def cell_environment() -> dict[str, str]:
-    """The environment the cells run with (their papermill kernels inherit it): one BLAS and
-    OpenMP thread a cell (two cells share the two cores), and, on an x86-64 CPU with AVX2 and
-    FMA, OpenBLAS's AVX2 ("Haswell") kernels whatever the CPU. OpenBLAS otherwise picks its
-    kernels by the CPU it finds, and their rounding differs: on an AVX-512 machine the
-    colored-noise chapter's CEDS covariance of Marketing (as published: the inverse of a nearly
-    singular matrix) came out with a trace 1.83 times the one the AVX2 kernels give, and every
-    CEDS number of that dataset with it. Pinned, the committed results reproduce on either."""
-    env = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    if platform.machine().lower() in ("x86_64", "amd64") and {"avx2", "fma"} <= _cpu_flags():
-        env["OPENBLAS_CORETYPE"] = "Haswell"
-    return env
-
-
-def pin_cell_environment(*, override: bool = False) -> dict[str, str]:
-    """Put :func:`cell_environment` into ``os.environ`` before any cell starts (a variable the
-    user set is kept unless ``override``); returns what the cells will see."""
-    for var, value in cell_environment().items():
-        if override:
-            os.environ[var] = value
-        else:
-            os.environ.setdefault(var, value)
-    return {var: os.environ[var] for var in cell_environment()}
+__all__ = ["EXPERIMENTS", "Experiment", "add_parser", "run_reproduce"]
 
 
 @dataclass(frozen=True)
