@@ -138,7 +138,8 @@ def test_replica_bits_do_not_depend_on_the_others():
     _, k, d = near_all.shape
     def undecided(p, R):
         return p.mod._k_block(*p._decided(), np.empty((R, 0), dtype=np.int64),
-                              np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64))
+                              np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64),
+                              np.zeros(R, dtype=np.int64))
     assert undecided(near_alone, 1) == 0 and undecided(near_all, 5) > 0
     s1, c1 = kernel_block_stats(X, C_alone)
     s5, c5 = kernel_block_stats(X, C)
@@ -148,6 +149,47 @@ def test_replica_bits_do_not_depend_on_the_others():
     for r in range(5):  # and every replica alone
         s, c = kernel_block_stats(X, C[r:r + 1])
         assert np.array_equal(s[0], s5[r]) and np.array_equal(c[0], c5[r])
+
+
+def test_rows_single_precision_cannot_decide_are_settled_in_float64(scorer):
+    """Rows 1e-9 away from the midpoint of two centroids: inside the single-precision margin
+    (about 1e-5 here), far outside float64's (about 1e-14). The generated assigner settles them
+    in float64 (kernels._settle), so the fused pass decides every row (nothing to redo), with
+    assign's labels and the reference's bits."""
+    rng = np.random.default_rng(21)
+    R, k, d, n = 3, 6, 5, 3000
+    C = rng.uniform(-1, 1, size=(R, k, d))
+    r = rng.integers(R, size=n)
+    j = rng.integers(k, size=n)
+    i = (j + 1 + rng.integers(k - 1, size=n)) % k
+    X = (C[r, j] + C[r, i]) / 2 + 1e-9 * (C[r, j] - C[r, i]) * rng.choice([-1.0, 1.0], (n, 1))
+    p = kernels._Prepared(X, C)
+    scores, _ = kernels.canonical_scores(X, C)  # (R, k, n)
+    own = np.sort(scores[r, :, np.arange(n)], axis=1)  # each row's scores for its replica
+    single_margin = p.terms.margin32[r] * np.sqrt((X * X).sum(axis=1) + 1.0)
+    assert (own[:, 1] - own[:, 0] < single_margin).sum() > n // 10  # single precision: no
+    undecided = p.mod._k_block(*p._decided(), np.empty((R, 0), dtype=np.int64),
+                               np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64),
+                               np.zeros(R, dtype=np.int64))
+    assert undecided == 0
+    np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
+    s, c = kernel_block_stats(X, C)
+    _, (s_ref, c_ref) = _reference(X, C)
+    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref)
+
+
+@pytest.mark.parametrize("x_scale,c_scale", [(2.0**-70, 2.0**-70), (2.0**70, 2.0**70),
+                                             (2.0**61, 1.0)])
+def test_magnitudes_outside_single_precision(x_scale, c_scale, scorer):
+    """Centroids too small or too large for the single-precision bound (max_j ||b_j|| outside
+    kernels._SINGLE_B_RANGE) and rows with 1 + ||x||^2 above kernels._SINGLE_NRM_MAX are
+    decided in float64: labels and bits as the numpy references."""
+    X, C = _tricky(22, 2000, 4, 5, 2)
+    X, C = X * x_scale, C * c_scale
+    np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
+    s, c = kernel_block_stats(X, C)
+    _, (s_ref, c_ref) = _reference(X, C)
+    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref)
 
 
 def test_centroid_terms_follow_the_centroids_bits():

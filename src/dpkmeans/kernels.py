@@ -14,7 +14,7 @@ parallel (the compiled functions release the GIL) and adds their results with
   it: the same b vectors (-2 c, fl(||c||^2)), the lowest index on an exact tie, a centroid
   equal to one of lower index never wins. The kernel decides a row only when its runner-up
   score exceeds ``best + margin * sqrt(||x||^2 + 1)`` with ``_Nearest``'s proven margin (which
-  covers any rounding order of the scores). A block with an undecided row (near tie,
+  covers any rounding order of the scores). A replica with an undecided row (near tie,
   non-finite row) is done again from its labels: the kernel's, and for the undecided rows
   :func:`dpkmeans.lloyd._exact_nearest`'s. The bits never depend on which rows were near ties.
 * Counts: exact integers (float64 on return).
@@ -64,7 +64,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .lloyd import _exact_nearest, _Nearest, as_data_matrix, releases_gil
+from .lloyd import _exact_nearest, _Nearest, as_data_matrix, releases_gil, score_margin
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
            "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
@@ -86,6 +86,17 @@ _STRIDE = TILE + 8
 #: 640 covers DP-KCCM's 25 clusters at d = 24 (credit card, n = 5): the statistics in 37 against
 #: 125 ns a row and replica for the generic loops, for about 25 s of compiling once per machine.
 _GENERATED_MAX = 640
+#: The generated assigners score in single precision (twice the rows per vector instead of
+#: float64's; 42 -> 24 ns a row and replica at k = d = 24, 3.9 -> 2.8 at k = 8, d = 10) with
+#: :class:`dpkmeans.lloyd._Nearest`'s single-precision margin; the rows it leaves undecided
+#: are decided in float64 (:func:`_settle`), so the labels are the exact ones either way. The
+#: margin's bound holds without overflow or underflow: a replica with max_j ||b_j|| outside
+#: this range, or a row with 1 + ||x||^2 above :data:`_SINGLE_NRM_MAX`, is decided in float64.
+_SINGLE_B_RANGE = (2.0**-60, 2.0**60)
+_SINGLE_NRM_MAX = 2.0**120
+#: The tile's type in the generic modules (float64 scores); the generated modules, whose
+#: assigner scores in single precision, define it as float32.
+_TILE_TYPE = np.float64
 #: Fewest (row, replica) pairs in one call for which the generated scorer is worth compiling
 #: (a few seconds per (k, d), once per machine); smaller calls use the generic one. The choice
 #: changes no bit (module docstring): only the speed.
@@ -124,6 +135,14 @@ def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
     these scores in W's score rows."""
     _score_generic(W, m, CT, cn, r)
     _pick(W, CT.shape[1] * _STRIDE, m, cn, r, mg, nrm, arg, np.empty(m), np.empty(m))
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _assign_double(W, m, CT32, cs32, mg32, r, nrm, arg, X, t0, CT, cs, margin):
+    """The generic modules' assigner in the signature of the generated ones (which score in
+    single precision with CT32, cs32 and mg32, and settle the rest in float64 from X): float64
+    scores only, :func:`_assign_generic` on the float64 tile in W."""
+    _assign_generic(W, m, CT, cs, margin[r], r, nrm, arg)
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -183,50 +202,64 @@ def _group_terms(js: range, d: int, base: str = "") -> list[str]:
     return lines
 
 
+def _assign_group(size: int, d: int, first: bool, base: str) -> list[str]:
+    """Generated lines of the single-precision assigner for one group of ``size`` centroids
+    (``base`` + 0 .. size - 1, :func:`_group_terms`): each row's best score, runner-up and
+    centroid, started from the group's first centroid (``first``) or from W's first two
+    score rows and ``arg`` where the previous group left them, and left there. Everything in
+    the loop over rows is float32 or int32, so that it is vectorised 16 rows a vector (a
+    float64 or int64 value in it would halve that)."""
+    low, second = d * _STRIDE, (d + 1) * _STRIDE
+    lines = [f"    l{t} = np.int32({base}{t})" for t in range(size)]
+    lines += ["    inf32 = np.float32(np.inf)"] if first else []
+    lines += _group_terms(range(size), d, base)
+    if first:
+        lines += ["        lo = s0", "        se = inf32", "        a = l0"]
+    else:
+        lines += [f"        lo = W[{low} + i]", f"        se = W[{second} + i]",
+                  "        a = arg[i]"]
+    for t in range(1 if first else 0, size):
+        lines += [f"        hi = s{t} if s{t} > lo else lo",
+                  "        se = hi if hi < se else se",
+                  f"        bt = s{t} < lo",
+                  f"        lo = s{t} if bt else lo",
+                  f"        a = l{t} if bt else a"]
+    lines += [f"        W[{low} + i] = lo", f"        W[{second} + i] = se", "        arg[i] = a"]
+    return lines
+
+
+#: Signature of every assigner (:func:`_assign_double` and the generated ones).
+_ASSIGN_SIGNATURE = "(W, m, CT, cn, mg, r, nrm, arg, X, t0, CT64, cs64, mg64)"
+
+
+def _finish_call(d: int) -> str:
+    return (f"    _finish(W, m, {d * _STRIDE}, {(d + 1) * _STRIDE}, mg, r, nrm, arg, X, t0, CT64,"
+            " cs64, mg64)")
+
+
 def _scorer_source(k: int, d: int) -> str:
     """Source of the scorer ``_score`` and of the assigner ``_assign`` for (k, d) with k and d
-    fixed (the contracts of :func:`_score_generic` and :func:`_assign_generic`, except that the
-    generated ``_assign`` leaves W's score rows alone but the first two): the rows vectorised,
+    fixed (the contracts of :func:`_score_generic` and :func:`_assign_double`, except that the
+    generated ``_assign`` scores the float32 tile in single precision, CT, cn and mg being the
+    single-precision terms, then settles in float64 the rows that these leave undecided
+    (:func:`_finish`), and leaves W's score rows alone but the first two): the rows vectorised,
     the centroids in groups (:data:`_SCORE_GROUP`, :data:`_ASSIGN_GROUP`), one loop over the
     rows each.
     ``_score`` gives the canonical bits (no fused multiply-add: portable across CPUs);
     ``_assign`` may round as it likes (the same chains, fused into FMAs): the labels are exact
     whatever the rounding. Between the groups the assigner keeps each row's best score, its
     runner-up and its centroid in W's first two score rows and in ``arg``."""
-    def groups(size: int) -> list[range]:
-        return [range(j, min(j + size, k)) for j in range(0, k, size)]
-
     score = ["@nb.njit(cache=True, nogil=True, boundscheck=False)",
              "def _score(W, m, CT, cn, r):"]
-    for js in groups(_SCORE_GROUP):
+    for j in range(0, k, _SCORE_GROUP):
+        js = range(j, min(j + _SCORE_GROUP, k))
         score += _group_terms(js, d)
         score += [f"        W[{(d + j) * _STRIDE} + i] = s{j}" for j in js]
     jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
-    low, second = d * _STRIDE, (d + 1) * _STRIDE
-    assign = [jit, "def _assign(W, m, CT, cn, mg, r, nrm, arg):"]
-    assign_groups = groups(_ASSIGN_GROUP)
-    last = len(assign_groups) - 1
-    for g, js in enumerate(assign_groups):
-        assign += _group_terms(js, d)
-        if g == 0:
-            assign += ["        lo = s0", "        se = np.inf", "        a = 0"]
-        else:
-            assign += [f"        lo = W[{low} + i]", f"        se = W[{second} + i]",
-                       "        a = arg[i]"]
-        for j in js:
-            if j == 0:
-                continue
-            assign += [f"        hi = s{j} if s{j} > lo else lo",
-                       "        se = hi if hi < se else se",
-                       f"        bt = s{j} < lo",
-                       f"        lo = s{j} if bt else lo",
-                       f"        a = {j} if bt else a"]
-        if g < last:
-            assign += [f"        W[{low} + i] = lo", f"        W[{second} + i] = se",
-                       "        arg[i] = a"]
-    # a non-finite row has nrm = inf or NaN, so the test fails: undecided
-    assign += ["        ok = se > lo + mg * np.sqrt(nrm[i])",
-               "        arg[i] = a if ok else -1"]
+    assign = [jit, f"def _assign{_ASSIGN_SIGNATURE}:"]
+    for j in range(0, k, _ASSIGN_GROUP):
+        assign += _assign_group(min(_ASSIGN_GROUP, k - j), d, j == 0, f"{j} + ")
+    assign.append(_finish_call(d))
     return "\n".join(score) + "\n\n\n" + "\n".join(assign) + "\n"
 
 
@@ -241,45 +274,68 @@ def _groups_source(d: int) -> str:
     canonical scorer with run-time offsets did not vectorise, 2-3x slower, so the silhouettes
     and distances keep a module for each (k, d); ``_score`` here is the generic one, unused.)"""
     jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
-    low, second = d * _STRIDE, (d + 1) * _STRIDE
     out = ["from dpkmeans.kernels import _score_generic as _score"]
     for size in range(1, _ASSIGN_GROUP + 1):
         for first in ((True, False) if size == _ASSIGN_GROUP else (False,)):
             name = f"_assign{size}_first" if first else f"_assign{size}"
             out += ["", "", jit, f"def {name}(W, m, CT, cn, r, j0, arg):",
-                    *_group_terms(range(size), d, "j0 + ")]
-            if first:
-                out += ["        lo = s0", "        se = np.inf", "        a = j0"]
-            else:
-                out += [f"        lo = W[{low} + i]", f"        se = W[{second} + i]",
-                        "        a = arg[i]"]
-            for t in range(1 if first else 0, size):
-                out += [f"        hi = s{t} if s{t} > lo else lo",
-                        "        se = hi if hi < se else se",
-                        f"        bt = s{t} < lo",
-                        f"        lo = s{t} if bt else lo",
-                        f"        a = j0 + {t} if bt else a"]
-            out += [f"        W[{low} + i] = lo", f"        W[{second} + i] = se",
-                    "        arg[i] = a"]
-    out += ["", "", _JIT, "def _assign(W, m, CT, cn, mg, r, nrm, arg):", "    k = CT.shape[2]",
+                    *_assign_group(size, d, first, "j0 + ")]
+    out += ["", "", _JIT, f"def _assign{_ASSIGN_SIGNATURE}:", "    k = CT.shape[2]",
             f"    _assign{_ASSIGN_GROUP}_first(W, m, CT, cn, r, 0, arg)",
             f"    j0 = {_ASSIGN_GROUP}", "    while j0 < k:",
             f"        size = min({_ASSIGN_GROUP}, k - j0)"]
     out += [f"        {'if' if size == 1 else 'elif'} size == {size}:\n"
             f"            _assign{size}(W, m, CT, cn, r, j0, arg)"
             for size in range(1, _ASSIGN_GROUP + 1)]
-    out += ["        j0 += size", f"    _finish(W, m, {low}, {second}, mg, nrm, arg)"]
+    out += ["        j0 += size", _finish_call(d)]
     return "\n".join(out) + "\n"
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
-def _finish(W, m, low, second, mg, nrm, arg):
-    """The assigner's decision from each row's best score and runner-up (at W[low + i] and
-    W[second + i]): ``arg[i]`` stays if the runner-up is above best + mg * sqrt(nrm[i]), else
-    -1 (undecided; a non-finite row has nrm = inf or NaN, so the test fails)."""
+def _finish(W, m, low, second, mg, r, nrm, arg, X, t0, CT, cs, margin):
+    """The single-precision assigner's decision from each row's best score and runner-up (at
+    W[low + i] and W[second + i]): ``arg[i]`` stays if the runner-up is above
+    best + mg * sqrt(nrm[i]) (and nrm[i] is at most :data:`_SINGLE_NRM_MAX`), else the row is
+    decided in float64 by :func:`_settle` (a non-finite row has nrm = inf or NaN: -1)."""
     for i in range(m):
-        ok = W[second + i] > W[low + i] + mg * np.sqrt(nrm[i])
+        ok = (W[second + i] > W[low + i] + mg * np.sqrt(nrm[i])) & (nrm[i] <= _SINGLE_NRM_MAX)
         arg[i] = arg[i] if ok else -1
+    _settle(X, t0, m, CT, cs, margin, r, nrm, arg)
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _settle(X, t0, m, CT, cs, margin, r, nrm, arg):
+    """The rows of the tile (rows t0 .. t0 + m of X) that the single-precision scores left
+    undecided (``arg[i]`` = -1), decided as :func:`_assign_generic` decides in float64: the
+    scores from the row of X, the lowest index among equal scores, the centroids with
+    ``cs[r, j]`` = +inf left out, and -1 again when the runner-up is not above
+    best + margin[r] sqrt(nrm[i]) (a near tie in float64 too, or a non-finite row). Rare
+    (about 1 row in 10^4 to 10^5): one row at a time."""
+    d = X.shape[1]
+    k = CT.shape[2]
+    mg = margin[r]
+    for i in range(m):
+        if arg[i] >= 0:
+            continue
+        lo = 0.0
+        se = np.inf
+        a = 0
+        for j in range(k):
+            if j > 0 and cs[r, j] == np.inf:
+                continue
+            s = cs[r, j]
+            for f in range(d):
+                s += CT[r, f, j] * X[t0 + i, f]
+            if j == 0:
+                lo = s
+                continue
+            # the selects of _pick (NaN handling included)
+            hi = s if s > lo else lo  # noqa: FURB136
+            se = hi if hi < se else se  # noqa: FURB136
+            better = s < lo
+            lo = s if better else lo
+            a = j if better else a
+        arg[i] = a if se > lo + mg * np.sqrt(nrm[i]) else -1
 
 
 def _loader_source(d: int) -> str:
@@ -403,22 +459,24 @@ _assign = _assign_generic
 _load_tile = _load_tile_generic
 
 
-def _k_block(X, CT, cn, cs, margin, given, sums, counts):
+def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, undecided):
     """Sums (R, k, d) and counts (R, k) of the rows of X (one block) in the panels order, added
     into ``sums`` and ``counts`` (zeros on entry). With ``given`` of shape (R, n) the labels are
     taken from it; with shape (R, 0) they are computed (scores with ``cs``, raw ``cn`` unused
-    here), and the number of undecided rows is returned (if not 0, the results are
-    incomplete: redo with ``given``)."""
+    here), each replica's number of undecided rows is added into ``undecided`` (R,), and their
+    total returned (where not 0, that replica's results are incomplete: redo it with
+    ``given``). The single-precision terms (``CT32``, ``cs32``,
+    ``margin32``) serve the generated assigner (its tile is float32)."""
     n, d = X.shape
     R = CT.shape[0]
     k = CT.shape[2]
     use_given = given.shape[1] > 0
-    W = np.empty((d + k) * _STRIDE)
+    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2: the assigner's best, runner-up
     nrm = np.empty(TILE)
     sq = np.empty(TILE)
-    arg = np.empty(TILE, dtype=np.int64)
+    arg = np.empty(TILE, dtype=np.int32)  # int32: the assigner's labels
     panel = np.empty((k, d))
-    undecided = 0
+    total = 0
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)  # the tile is read once for every replica
@@ -427,17 +485,21 @@ def _k_block(X, CT, cn, cs, margin, given, sums, counts):
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
             else:
-                _assign(W, m, CT, cs, margin[r], r, nrm, arg)
-            undecided += _accumulate(X, t0, m, arg, r, sums, counts, panel)
-    return undecided
+                _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
+            left = _accumulate(X, t0, m, arg, r, sums, counts, panel)
+            undecided[r] += left
+            total += left
+    return total
 
 
-def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
+def _k_block_silhouette(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts,
+                        undecided):
     """Per-cluster sums (R, k) of the centre-based silhouette and counts (R, k) of the rows of X,
     in the panels order, added into ``sums`` and ``counts``; labels and ``given`` as in
     :func:`_k_block`, except that the labels are decided from the raw scores themselves
     (``cs`` only marks the centroids that never win), and the silhouettes come from the same
-    raw scores (``cn``: a centroid equal to the row's own is at distance a, so b = a)."""
+    raw scores (``cn``: a centroid equal to the row's own is at distance a, so b = a); the
+    single-precision terms are not used (the canonical scores are float64)."""
     n, d = X.shape
     R = CT.shape[0]
     k = CT.shape[2]
@@ -450,7 +512,7 @@ def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
     val = np.empty(TILE)
     own = np.empty(TILE)
     other = np.empty(TILE)
-    undecided = 0
+    total = 0
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)
@@ -467,13 +529,14 @@ def _k_block_silhouette(X, CT, cn, cs, margin, given, sums, counts):
             for i in range(m):
                 lab = arg[i]
                 if lab < 0:
-                    undecided += 1
+                    undecided[r] += 1
+                    total += 1
                     continue
                 counts[r, lab] += 1
                 panel[lab] += val[i]
             for j in range(k):
                 sums[r, j] += panel[j]
-    return undecided
+    return total
 
 
 def _k_block_minima(X, CT, cn, squared, plain):
@@ -510,21 +573,22 @@ def _k_block_minima(X, CT, cn, squared, plain):
             plain[r] += p1
 
 
-def _k_block_labels(X, CT, cn, cs, margin, out):
-    """Labels (R, n) of the rows of X into ``out``: the kernel's decision, -1 where undecided."""
+def _k_block_labels(X, CT, cn, cs, margin, CT32, cs32, margin32, out):
+    """Labels (R, n) of the rows of X into ``out``: the kernel's decision, -1 where undecided
+    (the assigner of :func:`_k_block`)."""
     n = X.shape[0]
     d = X.shape[1]
     R = CT.shape[0]
     k = CT.shape[2]
-    W = np.empty((d + k) * _STRIDE)
+    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2: the assigner's best, runner-up
     nrm = np.empty(TILE)
     sq = np.empty(TILE)
-    arg = np.empty(TILE, dtype=np.int64)
+    arg = np.empty(TILE, dtype=np.int32)  # int32: the assigner's labels
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
-            _assign(W, m, CT, cs, margin[r], r, nrm, arg)
+            _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
             for i in range(m):
                 out[r, t0 + i] = arg[i]
 
@@ -567,14 +631,18 @@ def _module(k: int, d: int, generated: bool, scores: bool = False):
 
 def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
-             "from dpkmeans.kernels import (TILE, _AHEAD, _STRIDE, _accumulate, _finish, _pick,",
-             "                              _prefetch, _silhouette_values)", ""]
+             "from dpkmeans.kernels import (_AHEAD, _SINGLE_NRM_MAX, _STRIDE, TILE, _accumulate,",
+             "                              _finish, _pick, _prefetch, _settle,",
+             "                              _silhouette_values)", ""]
     if generated:
         scorers = _groups_source(d) if key.startswith("groups") else _scorer_source(k, d)
-        parts += ["", scorers, "", _loader_source(d)]
+        parts += ["_TILE_TYPE = np.float32  # the assigner's tile (single precision)", "",
+                  scorers, "", _loader_source(d)]
     else:
+        parts += ["from dpkmeans.kernels import _TILE_TYPE",
+                  "from dpkmeans.kernels import _assign_double as _assign"]
         parts += [f"from dpkmeans.kernels import _{name}_generic as _{name}"
-                  for name in ("assign", "score", "load_tile")]
+                  for name in ("score", "load_tile")]
     for fn in (_k_block, _k_block_silhouette, _k_block_minima, _k_block_labels):
         parts += ["", _JIT, inspect.getsource(fn)]
     text = "\n".join(parts)
@@ -609,6 +677,15 @@ class _CentroidTerms:
         # the same with +inf for a centroid equal to one of lower index (it never wins)
         self.cs = np.ascontiguousarray(near.c_norms[:, :, 0], dtype=np.float64)
         self.margin = np.ascontiguousarray(near.margin, dtype=np.float64)  # (R,)
+        # the generated assigners' single-precision terms: those of _Nearest(scores="single")
+        # (-2 c and fl(||c||^2) rounded to float32, its margin), and an infinite margin (every
+        # row decided in float64) for a replica outside _SINGLE_B_RANGE
+        low, high = _SINGLE_B_RANGE
+        with np.errstate(over="ignore", invalid="ignore"):  # out of float32's range: unused
+            self.CT32 = np.ascontiguousarray(near.CT, dtype=np.float32)
+            self.cs32 = np.ascontiguousarray(self.cs, dtype=np.float32)
+            usable = (near.b_norm >= low) & (near.b_norm <= high)  # NaN: not usable
+        self.margin32 = np.where(usable, score_margin(near.b_norm, d, np.float32), np.inf)
 
 
 _TERMS: dict[bytes, _CentroidTerms] = {}
@@ -635,12 +712,16 @@ def _terms(C: np.ndarray) -> _CentroidTerms:
 class _Prepared:
     """One block and the public per-centroid quantities (:class:`_CentroidTerms`)."""
 
-    def __init__(self, X: np.ndarray, C: np.ndarray):
+    def __init__(self, X: np.ndarray, C: np.ndarray, generated: bool | None = None):
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.terms = terms = _terms(C)
+        self.C = C
+        self.terms = terms = _terms(C) if generated is None else _CentroidTerms(
+            np.ascontiguousarray(C, dtype=np.float64))  # a redo (:meth:`_labelled`): uncached
         self.CT, self.cn, self.cs, self.margin = terms.CT, terms.cn, terms.cs, terms.margin
         R, d, k = self.CT.shape
-        self.generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
+        if generated is None:
+            generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
+        self.generated = generated
         self.mod = _module(k, d, self.generated)  # statistics and labels
         self.shape = (R, k, d)
 
@@ -650,7 +731,8 @@ class _Prepared:
         return _module(k, d, self.generated, scores=True)
 
     def _decided(self):
-        return self.X, self.CT, self.cn, self.cs, self.margin
+        t = self.terms
+        return self.X, self.CT, self.cn, self.cs, self.margin, t.CT32, t.cs32, t.margin32
 
     def labels(self) -> np.ndarray:
         """Exact labels (R, n) (the undecided rows by ``_exact_nearest``)."""
@@ -668,16 +750,23 @@ class _Prepared:
         return out
 
     def _labelled(self, kernel, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Run a labelled kernel (sums, counts) with the kernel's labels, and again from the
-        exact labels if any row was undecided."""
+        """Run a labelled kernel (sums, counts) with the kernel's labels, and again, from their
+        exact labels, for the replicas with an undecided row: a replica's results depend on its
+        own centroids only, so the others' stand (1000 replicas of adult had one or more near
+        ties in nearly every call, and redoing them all tripled its cost)."""
         R, k, _ = self.shape
         counts = np.zeros((R, k), dtype=np.int64)
+        undecided = np.zeros(R, dtype=np.int64)
         none = np.empty((R, 0), dtype=np.int64)
-        if kernel(*self._decided(), none, sums, counts):  # undecided rows: redo from labels
-            sums[...] = 0.0
-            counts[...] = 0
-            left = kernel(*self._decided(), self.labels(), sums, counts)
+        if kernel(*self._decided(), none, sums, counts, undecided):
+            reps = np.flatnonzero(undecided)
+            redo = _Prepared(self.X, self.C[reps], generated=self.generated)  # same module
+            redo_sums = np.zeros((reps.size, *sums.shape[1:]))
+            redo_counts = np.zeros((reps.size, k), dtype=np.int64)
+            left = kernel(*redo._decided(), redo.labels(), redo_sums, redo_counts,
+                          np.zeros(reps.size, dtype=np.int64))
             assert left == 0
+            sums[reps], counts[reps] = redo_sums, redo_counts
         return _checked(self.X, sums, counts.astype(np.float64))
 
     def stats(self) -> tuple[np.ndarray, np.ndarray]:

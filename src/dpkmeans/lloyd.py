@@ -124,6 +124,18 @@ def _group(m: int, k: int, R: int) -> int:
 _UNIT_ROUNDING = {np.float64: 2.0**-53, np.float32: 2.0**-24}
 
 
+def score_margin(b_norm: np.ndarray, d: int, dtype: type) -> np.ndarray:
+    """The margin per replica (in ``dtype``) by which a row's best score must beat the others
+    for the rounded scores to decide it, with ``b_norm`` = max_j ||b_j|| (R,): 2.2 times the
+    bound (d + 4 [+ 2]) u ||a|| max_j ||b_j|| on the rounding of a score
+    (:data:`_UNIT_ROUNDING`; sum_i |a_i b_i| <= ||a|| ||b|| by Cauchy-Schwarz), times
+    ||a|| = sqrt(||x||^2 + 1) by the caller. The slack (2.3, not 2.2) covers the rounding of
+    the margin itself and of low + margin."""
+    u = _UNIT_ROUNDING[dtype]
+    extra = 0 if dtype == np.float64 else 2
+    return (2.3 * (d + 4 + extra) * u * b_norm).astype(dtype)
+
+
 class _Nearest:
     """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
 
@@ -167,13 +179,8 @@ class _Nearest:
         self.BT = np.concatenate([self.CT.transpose(0, 2, 1), self.c_norms], axis=2).reshape(
             R * k, d + 1)
         with np.errstate(invalid="ignore", over="ignore"):
-            b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # (R,): max_j ||b_j||
-        u = _UNIT_ROUNDING[self.dtype]
-        extra = 0 if self.dtype == np.float64 else 2
-        # Margin per replica: 2.2 times the bound (d + 4 [+ 2]) u ||a|| max_j ||b_j|| on the
-        # rounding of a score (sum_i |a_i b_i| <= ||a|| ||b|| by Cauchy-Schwarz); the slack
-        # covers the rounding of the margin itself and of low + margin.
-        self.margin = (2.3 * (d + 4 + extra) * u * b_norm).astype(self.dtype)
+            self.b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # max_j ||b_j||
+        self.margin = score_margin(self.b_norm, d, self.dtype)
 
     def blocks(self):
         """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m), counts).
