@@ -45,10 +45,12 @@ def _tricky(seed: int, n: int, d: int, k: int, R: int):
     return X, C
 
 
-# (seed, n, d, k, R): d = 1, k = 1, k = 40, several replicas, partial last panels; k = 13: the
-# generated scorers' centroid groups with a partial last group (_ASSIGN_GROUP, _SCORE_GROUP)
+# (seed, n, d, k, R): d = 1, k = 1, k = 40, several replicas, partial last panels; k = 13 and
+# k = 15: the generated scorers' centroid groups with a partial last group (_ASSIGN_GROUP,
+# _SCORE_GROUP) and every group size of the per-d assigner (8 + 4 + 1, 8 + 4 + 2 + 1)
 CASES = [(0, 3000, 3, 4, 1), (1, 5000, 10, 8, 3), (2, 2000, 2, 5, 4), (3, 777, 1, 3, 2),
-         (4, 4100, 10, 1, 1), (5, 300, 3, 40, 2), (6, 1000, 1, 1, 2), (7, 1500, 5, 13, 3)]
+         (4, 4100, 10, 1, 1), (5, 300, 3, 40, 2), (6, 1000, 1, 1, 2), (7, 1500, 5, 13, 3),
+         (9, 1300, 3, 15, 2)]
 
 
 @pytest.fixture(params=["generated", "generic"])

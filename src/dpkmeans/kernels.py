@@ -35,8 +35,10 @@ parallel (the compiled functions release the GIL) and adds their results with
   returned as is), as in ``block_stats``.
 
 Compiled code: the scorers are generated for each (k, d) with k d <= 640 (k and d fixed, the
-centroids in small groups whose scores stay in registers; the assigner's with fused
-multiply-adds, since the labels do not depend on the rounding), faster than the generic loops,
+centroids in small groups whose scores stay in registers; the assigner's in single precision
+with fused multiply-adds, since the labels do not depend on the rounding: a row that its
+single-precision scores do not decide is decided in float64, and only then, if still
+undecided, exactly), faster than the generic loops (float64),
 which serve larger k d; so is the tile loader, generated for each d, which prefetches X ahead
 of the row it reads. A tile and its scores share one flat workspace, so that the compiler can
 prove they do not overlap and vectorise the scorers over rows. The kernel functions for each
@@ -263,31 +265,38 @@ def _scorer_source(k: int, d: int) -> str:
     return "\n".join(score) + "\n\n\n" + "\n".join(assign) + "\n"
 
 
+#: Group sizes of the per-d module's assigner (:func:`_groups_source`): k - 8 centroids are
+#: taken 8, 4, 2 and 1 at a time (at most three passes for the remainder), so that the module
+#: compiles 5 group functions rather than one for every size from 1 to 8 (about half the time).
+_GROUP_SIZES = (8, 4, 2, 1)
+
+
 def _groups_source(d: int) -> str:
     """Source of ``_assign`` for any k > :data:`_ASSIGN_GROUP` at d fixed (the contract of
-    :func:`_scorer_source`'s, one module for every such k): one function a group size, for
-    centroids j0 .. j0 + size - 1 given at run time, called group by group. The first group
-    starts each row's best score, runner-up and centroid as :func:`_scorer_source`'s does (from
-    centroid 0), every group keeps them in W's first two score rows and ``arg``, and
-    :func:`_finish` takes the decision. Compiled once per d rather than once per (k, d):
-    DP-KCCM's n k clusters take many values of k. (The statistics and labels only: the
-    canonical scorer with run-time offsets did not vectorise, 2-3x slower, so the silhouettes
-    and distances keep a module for each (k, d); ``_score`` here is the generic one, unused.)"""
+    :func:`_scorer_source`'s, one module for every such k): one function for each size of
+    :data:`_GROUP_SIZES`, for centroids j0 .. j0 + size - 1 given at run time, called group by
+    group in the order of the centroids. The first group (8 centroids) starts each row's best
+    score, runner-up and centroid as :func:`_scorer_source`'s does (from centroid 0), every
+    group keeps them in W's first two score rows and ``arg``, and :func:`_finish` takes the
+    decision. Compiled once per d rather than once per (k, d): DP-KCCM's n k clusters take
+    many values of k. (The statistics and labels only: the canonical scorer with run-time
+    offsets did not vectorise, 2-3x slower, so the silhouettes and distances keep a module for
+    each (k, d); ``_score`` here is the generic one, unused.)"""
     jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
     out = ["from dpkmeans.kernels import _score_generic as _score"]
-    for size in range(1, _ASSIGN_GROUP + 1):
+    for size in _GROUP_SIZES:
         for first in ((True, False) if size == _ASSIGN_GROUP else (False,)):
             name = f"_assign{size}_first" if first else f"_assign{size}"
             out += ["", "", jit, f"def {name}(W, m, CT, cn, r, j0, arg):",
                     *_assign_group(size, d, first, "j0 + ")]
     out += ["", "", _JIT, f"def _assign{_ASSIGN_SIGNATURE}:", "    k = CT.shape[2]",
             f"    _assign{_ASSIGN_GROUP}_first(W, m, CT, cn, r, 0, arg)",
-            f"    j0 = {_ASSIGN_GROUP}", "    while j0 < k:",
-            f"        size = min({_ASSIGN_GROUP}, k - j0)"]
-    out += [f"        {'if' if size == 1 else 'elif'} size == {size}:\n"
-            f"            _assign{size}(W, m, CT, cn, r, j0, arg)"
-            for size in range(1, _ASSIGN_GROUP + 1)]
-    out += ["        j0 += size", _finish_call(d)]
+            f"    j0 = {_ASSIGN_GROUP}", "    while j0 < k:"]
+    for n, size in enumerate(_GROUP_SIZES):
+        test = "else" if size == 1 else f"{'if' if n == 0 else 'elif'} k - j0 >= {size}"
+        out += [f"        {test}:", f"            _assign{size}(W, m, CT, cn, r, j0, arg)",
+                f"            j0 += {size}"]
+    out.append(_finish_call(d))
     return "\n".join(out) + "\n"
 
 
