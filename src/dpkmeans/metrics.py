@@ -23,8 +23,6 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.optimize import linear_sum_assignment
-from sklearn.metrics import adjusted_rand_score
 
 from dpkmeans.lloyd import nearest_distance_sums
 from dpkmeans.validation import check_finite_array
@@ -244,6 +242,8 @@ def f_measure(
     else:
         # Lexicographic objective: total overlap (an integer) first; the weighted F, at most
         # 1 over any matching and halved here, only breaks ties in total overlap.
+        from scipy.optimize import linear_sum_assignment  # here: sweep cells import metrics
+
         rows, cols = linear_sum_assignment(overlap + 0.5 * term / n, maximize=True)
         total = term[rows, cols].sum()
     return float(min(total / n, 1.0))
@@ -254,6 +254,8 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
 
     Labels are any hashable values; 1 for identical partitions, about 0 for independent ones.
     """
+    from sklearn.metrics import adjusted_rand_score  # here: sweep cells import metrics
+
     codes_true, codes_pred = _check_labels(labels_true, labels_pred)
     return float(adjusted_rand_score(codes_true, codes_pred))
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import sklearn
-import sklearn.datasets
 
 from dpkmeans.data.dataset import Dataset, Provenance
 from dpkmeans.data.errors import PaperColumnError, RegistryError
@@ -17,6 +15,9 @@ __all__ = ["load_bundled"]
 
 def load_bundled(spec: BundledSpec, columns: Sequence[str] | None = None) -> Dataset:
     """Load ``sklearn.datasets.<spec.loader>()`` with the registry's public bounds."""
+    import sklearn  # here, not at import: every sweep cell imports the data layer (0.5 s)
+    import sklearn.datasets
+
     loader = getattr(sklearn.datasets, spec.loader, None)
     if loader is None:
         raise RegistryError(
