@@ -66,7 +66,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .lloyd import _exact_nearest, _Nearest, as_data_matrix, releases_gil, score_margin
+from .lloyd import _exact_nearest, _Nearest, _score_margin, as_data_matrix, releases_gil
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
            "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
@@ -88,8 +88,8 @@ _STRIDE = TILE + 8
 #: 640 covers DP-KCCM's 25 clusters at d = 24 (credit card, n = 5): the statistics in 37 against
 #: 125 ns a row and replica for the generic loops, for about 25 s of compiling once per machine.
 _GENERATED_MAX = 640
-#: The generated assigners score in single precision (twice the rows per vector instead of
-#: float64's; 42 -> 24 ns a row and replica at k = d = 24, 3.9 -> 2.8 at k = 8, d = 10) with
+#: The generated assigners score in single precision (twice float64's numbers per cycle; the
+#: assignment alone 42 -> 24 ns a row and replica at k = d = 24, 3.9 -> 2.8 at k = 8, d = 10) with
 #: :class:`dpkmeans.lloyd._Nearest`'s single-precision margin; the rows it leaves undecided
 #: are decided in float64 (:func:`_settle`), so the labels are the exact ones either way. The
 #: margin's bound holds without overflow or underflow: a replica with max_j ||b_j|| outside
@@ -209,8 +209,9 @@ def _assign_group(size: int, d: int, first: bool, base: str) -> list[str]:
     (``base`` + 0 .. size - 1, :func:`_group_terms`): each row's best score, runner-up and
     centroid, started from the group's first centroid (``first``) or from W's first two
     score rows and ``arg`` where the previous group left them, and left there. Everything in
-    the loop over rows is float32 or int32, so that it is vectorised 16 rows a vector (a
-    float64 or int64 value in it would halve that)."""
+    the loop over rows is float32 or int32, so that it is vectorised in single precision (8
+    rows a 256-bit vector on the Zen 4 measured; a float64 or int64 value in the loop made
+    LLVM take 4)."""
     low, second = d * _STRIDE, (d + 1) * _STRIDE
     lines = [f"    l{t} = np.int32({base}{t})" for t in range(size)]
     lines += ["    inf32 = np.float32(np.inf)"] if first else []
@@ -480,7 +481,7 @@ def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, u
     R = CT.shape[0]
     k = CT.shape[2]
     use_given = given.shape[1] > 0
-    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2: the assigner's best, runner-up
+    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2 rows: best, runner-up
     nrm = np.empty(TILE)
     sq = np.empty(TILE)
     arg = np.empty(TILE, dtype=np.int32)  # int32: the assigner's labels
@@ -589,7 +590,7 @@ def _k_block_labels(X, CT, cn, cs, margin, CT32, cs32, margin32, out):
     d = X.shape[1]
     R = CT.shape[0]
     k = CT.shape[2]
-    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2: the assigner's best, runner-up
+    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2 rows: best, runner-up
     nrm = np.empty(TILE)
     sq = np.empty(TILE)
     arg = np.empty(TILE, dtype=np.int32)  # int32: the assigner's labels
@@ -694,7 +695,7 @@ class _CentroidTerms:
             self.CT32 = np.ascontiguousarray(near.CT, dtype=np.float32)
             self.cs32 = np.ascontiguousarray(self.cs, dtype=np.float32)
             usable = (near.b_norm >= low) & (near.b_norm <= high)  # NaN: not usable
-        self.margin32 = np.where(usable, score_margin(near.b_norm, d, np.float32), np.inf)
+        self.margin32 = np.where(usable, _score_margin(near.b_norm, d, np.float32), np.inf)
 
 
 _TERMS: dict[bytes, _CentroidTerms] = {}
@@ -761,8 +762,8 @@ class _Prepared:
     def _labelled(self, kernel, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run a labelled kernel (sums, counts) with the kernel's labels, and again, from their
         exact labels, for the replicas with an undecided row: a replica's results depend on its
-        own centroids only, so the others' stand (1000 replicas of adult had one or more near
-        ties in nearly every call, and redoing them all tripled its cost)."""
+        own centroids only, so the others' stand (in an as-published APDP point on adult, half
+        the calls of 1000 replicas had a near tie in some replica, and redid all 1000)."""
         R, k, _ = self.shape
         counts = np.zeros((R, k), dtype=np.int64)
         undecided = np.zeros(R, dtype=np.int64)

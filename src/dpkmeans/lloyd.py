@@ -124,7 +124,7 @@ def _group(m: int, k: int, R: int) -> int:
 _UNIT_ROUNDING = {np.float64: 2.0**-53, np.float32: 2.0**-24}
 
 
-def score_margin(b_norm: np.ndarray, d: int, dtype: type) -> np.ndarray:
+def _score_margin(b_norm: np.ndarray, d: int, dtype: type) -> np.ndarray:
     """The margin per replica (in ``dtype``) by which a row's best score must beat the others
     for the rounded scores to decide it, with ``b_norm`` = max_j ||b_j|| (R,): 2.2 times the
     bound (d + 4 [+ 2]) u ||a|| max_j ||b_j|| on the rounding of a score
@@ -180,7 +180,7 @@ class _Nearest:
             R * k, d + 1)
         with np.errstate(invalid="ignore", over="ignore"):
             self.b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # max_j ||b_j||
-        self.margin = score_margin(self.b_norm, d, self.dtype)
+        self.margin = _score_margin(self.b_norm, d, self.dtype)
 
     def blocks(self):
         """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m), counts).
