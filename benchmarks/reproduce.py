@@ -35,7 +35,7 @@ def _commit() -> str:
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(
         prog="python -m benchmarks.reproduce",
-        description="Time every paper-scale sweep of the book from nothing (about 35 minutes); "
+        description="Time every paper-scale sweep of the book from nothing (about 28 minutes); "
                     "rewrites data/results/ and benchmarks/reproduce.json.").parse_args(argv)
     from dpkmeans.reproduce import run_reproduce
     from dpkmeans.sweep import cpu_info, pin_cell_environment

@@ -568,7 +568,7 @@ else:
 # Targets missed in the committed run: {glue}`ch5_bench_missed`. One exact Lloyd iteration
 # at $N = 10^6$ took {glue}`ch5_bench_lloyd` of scikit-learn's time (target: at most 1.0x;
 # scikit-learn, too, runs one fused compiled loop on both cores). These are ratios measured
-# in one run on a shared virtual machine, whose speed moves by 10-20% within an hour:
+# in one run on a shared virtual machine, whose speed moves by 20-40% within minutes:
 # `benchmarks/README.md` describes how each number is measured and how far it moved.
 
 # %% [markdown]
