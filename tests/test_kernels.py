@@ -70,6 +70,23 @@ def _reference(X, C):
     return labels, panels_block_stats(X, C, labels)
 
 
+def _assert_kernel_equals_reference(X, C):
+    """The kernel's labels are assign's, its sums and counts the reference's, bit for bit."""
+    np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
+    s, c = kernel_block_stats(X, C)
+    _, (s_ref, c_ref) = _reference(X, C)
+    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref)
+
+
+def _fused_pass_undecided(p) -> int:
+    """The undecided rows of one fused statistics pass of a kernels._Prepared (its labels
+    computed, not given): 0 when the pass needs no redo."""
+    R, k, d = p.shape
+    return p.mod._k_block(*p._decided(), np.empty((R, 0), dtype=np.int64),
+                          np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64),
+                          np.zeros(R, dtype=np.int64))
+
+
 @pytest.mark.parametrize("seed,n,d,k,R", CASES)
 def test_labels_equal_assign(seed, n, d, k, R, scorer):
     X, C = _tricky(seed, n, d, k, R)
@@ -137,12 +154,7 @@ def test_replica_bits_do_not_depend_on_the_others():
     C = np.concatenate([C_ties[:2], C_alone, C_ties[2:]])
     near_alone = kernels._Prepared(X, C_alone)
     near_all = kernels._Prepared(X, C)
-    _, k, d = near_all.shape
-    def undecided(p, R):
-        return p.mod._k_block(*p._decided(), np.empty((R, 0), dtype=np.int64),
-                              np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64),
-                              np.zeros(R, dtype=np.int64))
-    assert undecided(near_alone, 1) == 0 and undecided(near_all, 5) > 0
+    assert _fused_pass_undecided(near_alone) == 0 and _fused_pass_undecided(near_all) > 0
     s1, c1 = kernel_block_stats(X, C_alone)
     s5, c5 = kernel_block_stats(X, C)
     np.testing.assert_array_equal(s5[2], s1[0])
@@ -170,14 +182,8 @@ def test_rows_single_precision_cannot_decide_are_settled_in_float64(scorer):
     own = np.sort(scores[r, :, np.arange(n)], axis=1)  # each row's scores for its replica
     single_margin = p.terms.margin32[r] * np.sqrt((X * X).sum(axis=1) + 1.0)
     assert (own[:, 1] - own[:, 0] < single_margin).sum() > n // 10  # single precision: no
-    undecided = p.mod._k_block(*p._decided(), np.empty((R, 0), dtype=np.int64),
-                               np.zeros((R, k, d)), np.zeros((R, k), dtype=np.int64),
-                               np.zeros(R, dtype=np.int64))
-    assert undecided == 0
-    np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
-    s, c = kernel_block_stats(X, C)
-    _, (s_ref, c_ref) = _reference(X, C)
-    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref)
+    assert _fused_pass_undecided(p) == 0
+    _assert_kernel_equals_reference(X, C)
 
 
 @pytest.mark.parametrize("x_scale,c_scale", [(2.0**-70, 2.0**-70), (2.0**70, 2.0**70),
@@ -187,11 +193,7 @@ def test_magnitudes_outside_single_precision(x_scale, c_scale, scorer):
     kernels._SINGLE_B_RANGE) and rows with 1 + ||x||^2 above kernels._SINGLE_NRM_MAX are
     decided in float64: labels and bits as the numpy references."""
     X, C = _tricky(22, 2000, 4, 5, 2)
-    X, C = X * x_scale, C * c_scale
-    np.testing.assert_array_equal(kernel_block_labels(X, C), assign(X, C))
-    s, c = kernel_block_stats(X, C)
-    _, (s_ref, c_ref) = _reference(X, C)
-    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref)
+    _assert_kernel_equals_reference(X * x_scale, C * c_scale)
 
 
 def test_centroid_terms_follow_the_centroids_bits():

@@ -36,9 +36,9 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["cell_environment", "cpu_info", "pin_cell_environment", "SweepSpec", "load_spec", "expand", "cell_key", "cell_id", "cell_seed", "run_sweep",
+__all__ = ["SweepSpec", "load_spec", "expand", "cell_key", "cell_id", "cell_seed", "run_sweep",
            "run_cell", "run_cell_notebook", "completed_cells", "append_rows", "versions_string",
-           "add_parser"]
+           "cell_environment", "cpu_info", "pin_cell_environment", "add_parser"]
 
 #: Results keep 12 significant digits: enough for the spot checks, and half the file size.
 FLOAT_FORMAT = "%.12g"
