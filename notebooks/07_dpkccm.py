@@ -819,6 +819,7 @@ figure_grid("k", "nicv_unsquared")
 plt.show()
 
 # %% [markdown]
+# (claims-verdicts)=
 # ### The claims ledger
 #
 # Each claim is judged on each dataset from the twelve points of its two figures (the

@@ -84,25 +84,106 @@ def test_stored_outputs_are_from_a_complete_run(source: Path):
 
 
 CHAPTERS = [p for p in NOTEBOOK_SOURCES if int(p.name[:2]) < 90]
+#: Every notebook the book shows: chapters, the datasets page, the exercise pages.
+BOOK_NOTEBOOKS = NOTEBOOK_SOURCES + sorted((ROOT / "notebooks" / "exercises").glob("*.py"))
+#: The longest code line that fits the book's column at its code font (book/_ext/static).
+CODE_LINE_LIMIT = 86
 
 
 @pytest.mark.parametrize("source", CHAPTERS, ids=lambda p: p.name)
 def test_chapter_shape(source: Path):
-    """DESIGN.md section 5: objectives, theorems with proofs, literalinclude, figures with
-    captions and names, a summary, and at least two exercises with solutions."""
+    """One skeleton for every chapter: learning objectives with prerequisites, theorems with
+    proofs, the library code that matters, figures with captions and names, a summary, then
+    at least two exercises with solutions, one of them pen-and-paper."""
     text = source.read_text()
-    assert "Learning objectives" in text
+    objectives = re.search(r":::\{admonition\} Learning objectives\n(.*?)\n# :::", text, re.S)
+    assert objectives, "no learning objectives"
+    assert "**Prerequisites" in objectives.group(1), "the objectives name no prerequisites"
     assert ":class: important" in text and "Summary" in text
+    summary, exercises = text.find("# ## Summary"), text.find("# ## Exercises")
+    assert 0 < summary < exercises, "the summary comes before the exercises"
     assert text.count("{prf:theorem}") >= 1 and text.count("{prf:proof}") >= 1
     assert "{literalinclude} ../src/dpkmeans/" in text
-    assert 'tags=["parameters"]' in text
-    exercises = re.findall(r"\{exercise\}\n# :label: (\S+)", text)
+    assert re.search(r'tags=\[[^\]]*"parameters"', text), "no parameters cell"
+    found = re.findall(r"\{exercise\}[^\n]*\n((?:# :\w[^\n]*\n)+)", text)
+    labels = [re.search(r":label: (\S+)", opts).group(1) for opts in found]
     solutions = re.findall(r"\{solution\} (\S+)", text)
-    assert len(exercises) >= 2 and set(exercises) <= set(solutions)
+    assert len(labels) >= 2 and set(labels) <= set(solutions)
+    assert any(":class: pen-and-paper" in opts for opts in found), "no pen-and-paper exercise"
     for line in text.splitlines():
         if "mystnb=" in line:
             assert '"caption"' in line and '"name": "fig-' in line
     assert "np.random.seed" not in text and "default_rng()" not in text, "unseeded randomness"
+
+
+def _cells(source: Path):
+    return jupytext.read(source).cells
+
+
+def _shown(cell) -> bool:
+    """A code cell whose source the page shows (collapsed or not)."""
+    tags = set(cell.metadata.get("tags", []))
+    return not tags & {"remove-cell", "remove-input"}
+
+
+def _open(cell) -> bool:
+    """A code cell whose source the page shows open, not collapsed."""
+    tags = set(cell.metadata.get("tags", []))
+    return _shown(cell) and not tags & {"hide-input", "hide-cell"}
+
+
+@pytest.mark.parametrize("source", BOOK_NOTEBOOKS, ids=lambda p: p.name)
+def test_code_fits_the_column_and_plumbing_is_hidden(source: Path):
+    """Shown code fits the column without sideways scrolling; glue calls and the parameters
+    cell are not left open on the page (they are removed, or collapsed)."""
+    for cell in _cells(source):
+        if cell.cell_type != "code":
+            continue
+        if _shown(cell):
+            long = [line for line in cell.source.splitlines() if len(line) > CODE_LINE_LIMIT]
+            assert not long, f"{source.name}: code lines over {CODE_LINE_LIMIT} characters: {long}"
+        if _open(cell):
+            assert "glue(" not in cell.source, f"{source.name}: glue shown: {cell.source[:200]}"
+            assert "parameters" not in cell.metadata.get("tags", []), (
+                f"{source.name}: the parameters cell is shown open (tag it hide-input)")
+
+
+#: A line of markdown that MyST would read as a list item or a definition.
+_LIST_MARKER = re.compile(r"^\s*(?:[-+*:]|\d+[.)])\s")
+
+
+def _open_inline_math(line: str, open_: bool) -> bool:
+    """Whether an inline $...$ span is open after ``line`` (display $$ spans ignored)."""
+    for token in re.findall(r"\\\$|\$\$|\$", line):
+        if token == "$":
+            open_ = not open_
+    return open_
+
+
+@pytest.mark.parametrize("source", BOOK_NOTEBOOKS, ids=lambda p: p.name)
+def test_no_wrapped_math_line_reads_as_a_list(source: Path):
+    """A wrapped inline formula must not continue on a line that starts like a list item or a
+    definition (``+ ``, ``- ``, ``: ``, ``1. ``): MyST would cut the formula there and show raw
+    TeX. Display math ($$...$$) on its own lines is safe."""
+    for cell in _cells(source):
+        if cell.cell_type != "markdown":
+            continue
+        open_, display, fence = False, False, False
+        for line in cell.source.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("```") or stripped.startswith(":::"):
+                fence = not fence if stripped in ("```", ":::") else fence
+                continue
+            if stripped.count("$$") % 2 == 1:
+                display = not display
+                continue
+            if display:
+                continue
+            assert not (open_ and _LIST_MARKER.match(line)), (
+                f"{source.name}: a formula continues on a line MyST reads as a list: {line!r}")
+            if not stripped:
+                open_ = False  # a blank line ends a paragraph, and any span in it
+            open_ = _open_inline_math(line, open_)
 
 
 def test_toc_lists_existing_files():

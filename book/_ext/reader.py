@@ -13,17 +13,28 @@
   (the paired ``.ipynb``, from the build's ``_sources``) and how to run it with the library.
 * Theme mode: a first visit starts in the "auto" light/dark mode instead of an empty one, which
   the theme reports as an error in the console.
+* The book's source: every build packs the repository it was built from
+  (:mod:`source_archive`) into ``_downloads/``; the ``{source-archive}`` role and every
+  notebook page's note link it, with its commit.
+* Repository and launch buttons: shown only when a repository URL is set (``repository.url``
+  in ``_config.yml``, or ``$DPKMEANS_REPOSITORY_URL`` at build time), pointing at the built
+  commit; never a placeholder.
+* Reading styles (``static/reader.css``): code in a font small enough for 86-character lines,
+  tables that wrap to the column, figures never wider than it.
 
-The browser test (tests/browser) checks both on every page.
+The browser test (tests/browser) checks what a reader sees on every page.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from docutils import nodes
+
+import source_archive
 
 
 def _is_placeholder(alt: str, uri: str) -> bool:
@@ -55,9 +66,24 @@ def caption_as_alt(app: Any, doctree: nodes.document, docname: str) -> None:
 HOW_TO_RUN = ("book/how_to_use", "running-one-chapter-on-your-own-machine")
 
 
+def _to_root(docname: str) -> str:
+    """The relative path from a page to the HTML output's root."""
+    return "../" * docname.count("/")
+
+
+def _archive_link(app: Any, docname: str, text: str) -> nodes.reference:
+    return nodes.reference("", text, refuri=_to_root(docname) + source_archive.ARCHIVE,
+                           internal=True, classes=["source-archive"])
+
+
+def _commit_label(app: Any) -> str:
+    commit = getattr(app, "reader_commit", None)
+    return commit.label if commit is not None else "unknown"
+
+
 def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
-    """Under the title of every notebook page: its notebook's download link and the two
-    commands that run it with the library."""
+    """Under the title of every notebook page: its notebook's download link, the book's
+    source archive, and the two commands that run it with the library."""
     source = str(app.env.doc2path(docname, base=False))
     if not source.endswith(".ipynb") or HOW_TO_RUN[0] not in app.env.all_docs:
         return
@@ -65,17 +91,20 @@ def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
     if section is None:
         return
     builder = app.builder
-    download = "../" * docname.count("/") + f"_sources/{source}"  # the HTML builder's copy
+    download = _to_root(docname) + f"_sources/{source}"  # the HTML builder's copy
     how_to = f"{builder.get_relative_uri(docname, HOW_TO_RUN[0])}#{HOW_TO_RUN[1]}"
     name = PurePosixPath(source).name
     body = nodes.paragraph()
     body += nodes.strong(text="Run this page yourself: ")
-    body += nodes.Text("download its notebook, ")
-    body += nodes.reference("", name, refuri=download, internal=True)
-    body += nodes.Text(", and run it in a clone of the book with the library installed: ")
+    body += nodes.Text("download the ")
+    body += _archive_link(app, docname, "book's source")
+    body += nodes.Text(f" (commit {_commit_label(app)}: the library, every chapter and the "
+                       "committed results), unpack it, run ")
     body += nodes.literal(text="make install")
     body += nodes.Text(", then ")
     body += nodes.literal(text=f".venv/bin/jupyter lab {source}")
+    body += nodes.Text(". This page's notebook alone is ")
+    body += nodes.reference("", name, refuri=download, internal=True)
     body += nodes.Text(" (")
     body += nodes.reference("", "how to run a chapter", refuri=how_to, internal=True)
     body += nodes.Text(").")
@@ -83,6 +112,58 @@ def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
     note += body
     title = next(iter(section.findall(nodes.title)), None)
     section.insert(section.index(title) + 1 if title is not None else 0, note)
+
+
+class _ArchivePlaceholder(nodes.Inline, nodes.TextElement):
+    """Where the ``{source-archive}`` role stood; filled in when the page is written, so that
+    a cached page still names the commit of this build."""
+
+
+def source_archive_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{source-archive}`link text``` links the book's source archive of this build."""
+    return [_ArchivePlaceholder(rawtext, text or "the book's source")], []
+
+
+def fill_archive_links(app: Any, doctree: nodes.document, docname: str) -> None:
+    """Replace each ``{source-archive}`` placeholder by the link and the commit it packs."""
+    for placeholder in list(doctree.findall(_ArchivePlaceholder)):
+        link = _archive_link(app, docname, placeholder.astext())
+        placeholder.replace_self([link, nodes.Text(f" (commit {_commit_label(app)})")])
+
+
+def write_source_archive(app: Any, exception: Exception | None) -> None:
+    """After a successful HTML build: pack the source into ``_downloads/``."""
+    if exception is None and app.builder.format == "html":
+        source_archive.write_archive(Path(app.srcdir), Path(app.outdir) / source_archive.ARCHIVE)
+
+
+#: Set at build time to show the repository and launch buttons for that repository.
+REPOSITORY_ENV = "DPKMEANS_REPOSITORY_URL"
+
+
+def repository_buttons(app: Any, config: Any) -> None:
+    """The repository button and the Binder and Colab launch buttons, pointing at the built
+    commit, when a repository URL is set; none of them (and no placeholder URL) otherwise."""
+    app.reader_commit = source_archive.source_commit(Path(app.srcdir))
+    options = dict(config.html_theme_options or {})
+    url = os.environ.get(REPOSITORY_ENV, "").strip() or options.get("repository_url", "")
+    launch = dict(options.get("launch_buttons") or {})
+    if url:
+        commit = app.reader_commit
+        options["repository_url"] = url.rstrip("/")
+        if commit.id != "unknown" and not commit.modified:
+            options["repository_branch"] = commit.id
+        options["use_repository_button"] = True
+    else:
+        options["repository_url"] = ""
+        options["use_repository_button"] = False
+        launch = {k: ("" if k.endswith("_url") else v) for k, v in launch.items()}
+    options["launch_buttons"] = launch
+    options["use_edit_page_button"] = options["use_issues_button"] = False
+    config.html_theme_options = options
+    static = str(Path(__file__).resolve().parent / "static")
+    if static not in config.html_static_path:
+        config.html_static_path.append(static)
 
 
 def unique_scripts(app: Any, pagename: str, templatename: str, context: dict[str, Any],
@@ -113,7 +194,13 @@ _DEFAULT_MODE = ('if (!document.documentElement.dataset.mode) '
 def setup(app: Any) -> dict[str, Any]:
     app.set_html_assets_policy("always")  # MathJax on every page: titles in the menu hold math
     app.connect("doctree-resolved", caption_as_alt)
+    app.connect("config-inited", repository_buttons)
+    app.add_role("source-archive", source_archive_role)
+    app.add_node(_ArchivePlaceholder)
+    app.connect("doctree-resolved", fill_archive_links)
     app.connect("doctree-resolved", run_locally_note)
+    app.connect("build-finished", write_source_archive)
+    app.add_css_file("reader.css")
     app.connect("html-page-context", unique_scripts, priority=900)  # after every other handler
     app.add_js_file(None, body=_DEFAULT_MODE, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

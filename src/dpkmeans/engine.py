@@ -79,61 +79,67 @@ ENGINE_NOISE = NOISE_KINDS + ("colored",)
 #: Published flaws a configuration can reproduce on purpose ("as published" variants, audited in
 #: the book; never private). Each maps to what the ledger records about it.
 FLAWS = {
-    "skip-empty-clusters": "empty clusters get no noise and keep their centroid (diffprivlib 0.6.6)",
-    "exact-counts": "cluster sizes are released without noise (seed 004 as published)",
+    "skip-empty-clusters": ("empty clusters get no noise and keep their "
+                            "centroid (diffprivlib 0.6.6)"),
+    "exact-counts": "cluster sizes are released without noise (Shang et al. 2021, as published)",
     "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
     "data-derived-bounds": ("the box was read off the private data (min-max scaling, 'paper "
                             "mode'): a neighbour can move the box, so no sensitivity holds"),
-    "private-record-count": ("T was chosen from the exact number of private records (Su's rule "
-                             "in diffprivlib 0.6.6): one record more can change T"),
-    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (seed 001's "
-                     "Noise_k^t, read literally): S'_j - n'_j = S_j - n_j is released exactly"),
-    "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed "
-                          "on the private data without noise (seed 001 as published)"),
-    "min-normalised-weights": ("weights (1 + S_k) / (1 + min_j S_j) >= 1 (seed 001): its claim "
-                               "eps_k^t <= eps / 2^t is false; the ledger charges the true "
-                               "cost, eps_t max_k w_k"),
-    "undefined-initial-budget": ("the budget of the initial centres is undefined (seed 001); "
-                                 "charged as eps / 2^0 = eps, outside the declared total"),
-    "position-split": ("equal split by record order (seed 001): adding a record moves every "
-                       "later record to another subset, so d + 1 does not bound a subset's "
-                       "change"),
-    "exact-iterations": ("the Lloyd iterations run without noise on the private data (seed 002: "
-                         "one-shot output perturbation of the converged centroids)"),
-    "data-initialisation": ("the initial centres are chosen from the private records "
-                            "(k-means++, CEDS's scikit-learn default)"),
+    "private-record-count": ("T was chosen from the exact number of private records (Su's rule in"
+                             " diffprivlib 0.6.6): one record more can change T"),
+    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the "
+                     "Noise_k^t of Zhang, Liu and Wang 2018, read literally): S'_j - n'_j = S_j -"
+                     " n_j is released exactly"),
+    "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed on "
+                          "the private data without noise (Zhang, Liu and Wang 2018, as "
+                          "published)"),
+    "min-normalised-weights": ("weights (1 + S_k) / (1 + min_j S_j) >= 1 (Zhang, Liu and Wang "
+                               "2018): its claim eps_k^t <= eps / 2^t is false; the ledger "
+                               "charges the true cost, eps_t max_k w_k"),
+    "undefined-initial-budget": ("the budget of the initial centres is undefined (Zhang, Liu and "
+                                 "Wang 2018); charged as eps / 2^0 = eps, outside the declared "
+                                 "total"),
+    "position-split": ("equal split by record order (Zhang, Liu and Wang 2018): adding a record "
+                       "moves every later record to another subset, so d + 1 does not bound a "
+                       "subset's change"),
+    "exact-iterations": ("the Lloyd iterations run without noise on the private data (Ravi, "
+                         "Scaglione and Peisert 2021: one-shot output perturbation of the "
+                         "converged centroids)"),
+    "data-initialisation": ("the initial centres are chosen from the private records (k-means++, "
+                            "CEDS's scikit-learn default)"),
     "local-sensitivity": ("the noise covariance is fitted to this dataset's leave-one-out "
-                          "centroid shifts with the labels frozen (seed 002 Lemma 5): a "
+                          "centroid shifts with the labels frozen (Ravi et al. 2021, Lemma 5): a "
                           "neighbour changes the covariance itself, and added records and label "
                           "changes are not covered, so no (epsilon, delta) holds"),
     "epsilon-times-Kd": ("CEDS computes gamma from epsilon K d, not epsilon: the ledger charges "
                          "epsilon K d, the budget its gamma buys"),
-    "partition-stop": ("a run stops when the partition no longer changes (seed 003): the test "
-                       "reads the exact partition of the private data, so when a run stops "
-                       "(and how much of the budget it spends) is released without noise"),
-    "private-epsilon-m": ("APDP's minimum eps_m (seed 003 eq. 4), which picks the branch and "
+    "partition-stop": ("a run stops when the partition no longer changes (APDPk-means): the test "
+                       "reads the exact partition of the private data, so when a run stops (and "
+                       "how much of the budget it spends) is released without noise"),
+    "private-epsilon-m": ("APDPk-means' minimum eps_m (its eq. 4), which picks the branch and "
                           "every iteration's budget, reads the exact number of private records: "
                           "one record more can change the schedule"),
     "record-order-split": ("the k splits that the initial records are drawn from follow record "
-                           "order (seed 003): adding a record moves every later record to "
+                           "order (APDPk-means): adding a record moves every later record to "
                            "another split, so no per-split sensitivity holds"),
     "record-initialisation": ("the initial centres are k private records with Laplace noise of "
-                              "undefined budget (seed 003): the ledger charges the most "
+                              "undefined budget (APDPk-means): the ledger charges the most "
                               "favourable reading, d / b per record in parallel over the k "
                               "splits, on top of the declared total"),
     "replace-sensitivity-d": ("Delta f = d under replace adjacency, and Delta sf = 1 per cluster "
-                              "(seed 004): a replaced record can leave one cluster and join "
-                              "another, so two clusters' sums (and category counts) change; the "
-                              "noise buys half the stated budget, and the ledger charges the "
+                              "(Shang et al. 2021): a replaced record can leave one cluster and "
+                              "join another, so two clusters' sums (and category counts) change; "
+                              "the noise buys half the stated budget, and the ledger charges the "
                               "true cost"),
     "canopy-initialisation": ("the initial centres (and k) are chosen by Optimized Canopy on the "
-                              "raw private records (seed 004), without budget"),
+                              "raw private records (Shang et al. 2021), without budget"),
     "categorical-full-budget": ("every categorical attribute's mode is chosen with the "
-                                "iteration's whole categorical budget (seed 004): the d_c "
-                                "selections compose sequentially, and the ledger charges d_c "
+                                "iteration's whole categorical budget (Shang et al. 2021): the "
+                                "d_c selections compose sequentially, and the ledger charges d_c "
                                 "times the stated budget"),
 }
-#: Flaws an as-published variant may carry under replace adjacency (seed 004's DI setting).
+#: Flaws an as-published variant may carry under replace adjacency (the setting of Shang et
+#: al. 2021).
 REPLACE_FLAWS = ("exact-counts", "data-derived-bounds", "replace-sensitivity-d",
                  "canopy-initialisation", "categorical-full-budget")
 #: Flaws that overspend without leaking: the ledger charges the true cost, so the total is

@@ -1,20 +1,36 @@
-"""What a reader sees: every page of the built book in headless Chromium, offline (issue 15).
+"""What a reader sees: every page of the built book in headless Chromium, offline.
 
 Run by ``make test-browser`` (part of ``make test``) after ``make book``; not collected by
 ``make test-unit``. Chromium and its driver are Debian's ``chromium`` and ``chromium-driver``
 (the make target installs them when missing). Networking is off: every host name resolves to
-nothing and the proxy is a closed port, so a page that needs the internet fails here.
+nothing and the proxy is a closed port, so a page that needs the internet fails here. The
+window is 1280 px wide, where the text column is about 680 px.
 
-On every page: math typeset by MathJax (its output elements present, no raw ``\\(`` left in
-the text), every image loaded with a non-empty alt text, no JavaScript error in the console,
-and every internal link and anchor resolving. One screenshot per page goes to
-``_build/screenshots/`` for a person to look at.
+On every page (the measurements are ``reader_checks.js``):
+
+* math typeset by MathJax, and no raw TeX (``$``, ``\\(``, ``\\frac``, ``^{``...) left in the
+  text outside rendered math and code;
+* nothing wider than the column: no code, output, table, figure or formula that scrolls
+  sideways or sticks out of it, except a table marked as a scroll container
+  (``wide-table``, see :func:`dpkmeans.reading.table`);
+* every figure shown at 60% of its natural width or more, loaded, with alt text;
+* none of the team's internal shorthand (:data:`SHORTHAND`), and no file name that is neither
+  in the repository nor a dataset file of ``data/datasets.toml``;
+* every cross-reference resolved (no unresolved role, no raw label), every internal link and
+  anchor resolving, no JavaScript error in the console.
+
+And once: the source archive that every page links holds the repository.
+One screenshot per page goes to ``_build/screenshots/`` for a person to look at.
+``$DPKMEANS_BOOK_HTML`` points the tests at another build of the book.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import tarfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,8 +38,24 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HTML = ROOT / "_build" / "html"
-SHOTS = ROOT / "_build" / "screenshots"
+HTML = Path(os.environ.get("DPKMEANS_BOOK_HTML") or ROOT / "_build" / "html")
+SHOTS = HTML.parent / "screenshots"
+CHECKS = (Path(__file__).with_name("reader_checks.js")).read_text(encoding="utf-8")
+
+#: The team's shorthand, which a reader cannot decode: names of our working notes, numbered
+#: items of them, issue numbers, and papers called by a file number instead of their authors.
+SHORTHAND = re.compile(
+    r"seed (?:paper )?0\d\d|\bS\d/S\d|reference §|§\s?\d|DESIGN\.md|algorithms\.md|"
+    r"book-conventions\.md|dp-libraries\.md|\bissues? #?\d+|audit item|\bflaw \d-\d|"
+    r"\bitem \d-\d|\.\./shared", re.IGNORECASE)
+#: A file name in the text: it must be in the repository (or be a dataset's file).
+FILE_NAME = re.compile(
+    r"(?<![\w/.-])([A-Za-z_][\w./-]*\.(?:py|md|yaml|yml|csv|json|toml|txt|ipynb|cfg))\b")
+#: File names a page shows as examples of what a command writes; they are not files of ours.
+EXAMPLE_FILES = {"roster.csv", "grades.csv", "key.json", "parameters.csv", "NN_slug.py",
+                 "NN_slug.ipynb"}
+#: A sphinx-proof or figure label shown as text: a cross-reference that did not resolve.
+RAW_LABEL = re.compile(r"\b(?:thm|def|lem|ex|fig|eq|alg|cor|prop|rem|tbl)-[a-z0-9]+(?:-[a-z0-9]+)+\b")
 PAGES = sorted(p for p in HTML.rglob("*.html")
                if not {"_static", "_sources", "_images"} & set(p.relative_to(HTML).parts)
                and p.name not in ("genindex.html", "search.html"))
@@ -101,9 +133,19 @@ def test_what_a_reader_sees(browser, page: Path):
     problems = []
     if has_math and not typeset:
         problems.append("the page has math but MathJax typeset none of it")
-    raw = [m.group(0) for m in re.finditer(r"\\\(|\\\[|\\begin\{", text)]
-    if raw:
-        problems.append(f"raw LaTeX left in the text ({len(raw)} places)")
+    measured = browser.execute_script(CHECKS)
+    problems += [f"raw TeX: {where}" for where in measured["rawTex"]]
+    problems += [f"wider than the column: {where}" for where in measured["wide"]]
+    problems += [f"figure too small: {where}" for where in measured["small"]]
+    problems += [f"unresolved reference: {where}" for where in measured["unresolved"]]
+    problems += [f"internal shorthand: {m.group(0)!r} in "
+                 f"...{measured['text'][max(0, m.start() - 60):m.end() + 20]!r}..."
+                 for m in SHORTHAND.finditer(measured["text"])]
+    problems += [f"names a file that is not in the book's source: {name}"
+                 for name in sorted(set(FILE_NAME.findall(measured["text"])))
+                 if not _known_file(name)]
+    problems += [f"raw label (an unresolved cross-reference?): {m.group(0)}"
+                 for m in RAW_LABEL.finditer(measured["visibleText"])]
     images = browser.execute_script(
         "return Array.from(document.images).map(i => [i.getAttribute('src'), i.alt,"
         " i.complete && i.naturalWidth > 0])")
@@ -115,6 +157,44 @@ def test_what_a_reader_sees(browser, page: Path):
     errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     problems += [f"console: {e}" for e in errors]
     assert not problems, "\n".join(problems)
+
+
+def _repository_files() -> set[str]:
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--cached", "--others",
+                             "--exclude-standard"], capture_output=True, text=True).stdout
+    return set(listed.split())
+
+
+REPOSITORY_FILES = _repository_files()
+DATASET_REGISTRY = (ROOT / "data" / "datasets.toml").read_text(encoding="utf-8")
+
+
+def _known_file(name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    return (name in EXAMPLE_FILES or base in EXAMPLE_FILES or name in DATASET_REGISTRY
+            or any(f == name or f.endswith("/" + name) or f.rsplit("/", 1)[-1] == base
+                   for f in REPOSITORY_FILES))
+
+
+def test_the_source_archive_holds_the_repository():
+    """Every page links the archive of the source the book was built from; it unpacks into one
+    folder with the Makefile, the library, the notebooks and the committed results."""
+    archive = HTML / "_downloads" / "private-kmeans-reproduced-source.tar.gz"
+    assert archive.is_file(), f"no source archive at {archive}"
+    with tarfile.open(archive, "r:gz") as tar:
+        names = tar.getnames()
+    top = {n.split("/", 1)[0] for n in names}
+    assert top == {"private-kmeans-reproduced"}, top
+    inside = {n.split("/", 1)[1] for n in names if "/" in n}
+    for needed in ("Makefile", "SOURCE_COMMIT", "pyproject.toml", "src/dpkmeans/__init__.py",
+                   "notebooks/03_composition.ipynb", "data/results/leaderboard.csv"):
+        assert needed in inside, needed
+    assert not any(n.startswith((".venv/", "_build/", ".git/")) for n in inside)
+    linked = [p for p in NOTEBOOK_PAGES
+              if "private-kmeans-reproduced-source.tar.gz" in p.read_text(encoding="utf-8")]
+    assert linked == NOTEBOOK_PAGES, "a chapter does not link the source archive"
+    how_to = (HTML / "book" / "how_to_use.html").read_text(encoding="utf-8")
+    assert "../_downloads/private-kmeans-reproduced-source.tar.gz" in how_to
 
 
 def test_every_internal_link_and_anchor_resolves():
@@ -157,3 +237,4 @@ def test_every_chapter_offers_its_notebook_and_how_to_run_it(page: Path):
     assert own.resolve() in hrefs
     text = re.sub(r"<[^>]+>", "", note.group(1))
     assert "make install" in text and "jupyter lab notebooks/" in text
+    assert "_downloads/private-kmeans-reproduced-source.tar.gz" in note.group(1)
