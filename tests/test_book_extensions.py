@@ -1,10 +1,17 @@
 """The book's own Sphinx extension (book/_ext/reader.py): captions as alt text, one copy of
-each script, the run-it-yourself note of every notebook page (issue 15)."""
+each script, the run-it-yourself note of every notebook page, the source archive
+(book/_ext/source_archive.py) and the repository buttons."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tarfile
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 from docutils import nodes
 from docutils.utils import new_document
@@ -12,7 +19,16 @@ from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
-from reader import caption_as_alt, run_locally_note, unique_scripts  # noqa: E402
+import source_archive  # noqa: E402
+from reader import (  # noqa: E402
+    REPOSITORY_ENV,
+    caption_as_alt,
+    fill_archive_links,
+    repository_buttons,
+    run_locally_note,
+    source_archive_role,
+    unique_scripts,
+)
 
 
 def _document_with(alt: str | None) -> tuple[nodes.document, nodes.image]:
@@ -62,6 +78,7 @@ class _App:
 
     def __init__(self, sources: dict[str, str]):
         self.builder = _Builder()
+        self.reader_commit = source_archive.Commit("abc123def456789", 0, True)
         self.env = type("Env", (), {"all_docs": dict.fromkeys(sources),
                                     "doc2path": lambda _, doc, base: sources[doc]})()
 
@@ -85,9 +102,11 @@ def test_a_notebook_page_says_where_its_notebook_is_and_how_to_run_it():
     assert "run-locally" in note["classes"]
     links = {r.astext(): r["refuri"] for r in note.findall(nodes.reference)}
     assert links == {
+        "book's source": "../_downloads/private-kmeans-reproduced-source.tar.gz",
         "05_dplloyd.ipynb": "../_sources/notebooks/05_dplloyd.ipynb",
         "how to run a chapter": "../book/how_to_use.html#running-one-chapter-on-your-own-machine"}
     assert ".venv/bin/jupyter lab notebooks/05_dplloyd.ipynb" in note.astext()
+    assert "commit abc123def456 with uncommitted changes" in note.astext()
 
 
 def test_markdown_pages_get_no_note():
@@ -95,3 +114,101 @@ def test_markdown_pages_get_no_note():
     doc = _page("How to use")
     run_locally_note(app, doc, "book/how_to_use")
     assert not list(doc.findall(nodes.container))
+
+
+def test_the_archive_role_links_the_archive_with_this_builds_commit():
+    app = _App({"book/how_to_use": "book/how_to_use.md"})
+    doc = _page("How to use")
+    placeholder, messages = source_archive_role("source-archive", "", "get the code", 1, None)
+    assert not messages
+    doc.children[0] += nodes.paragraph("", "", *placeholder)
+    fill_archive_links(app, doc, "book/how_to_use")
+    link = next(iter(doc.findall(nodes.reference)))
+    assert link["refuri"] == "../_downloads/private-kmeans-reproduced-source.tar.gz"
+    assert link.astext() == "get the code"
+    assert "(commit abc123def456 with uncommitted changes)" in doc.astext()
+
+
+def _git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                          text=True, env=env).stdout
+
+
+def _members(archive: Path) -> dict[str, bytes]:
+    with tarfile.open(archive, "r:gz") as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def test_the_archive_packs_what_git_would_track_from_the_working_tree(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "Makefile").write_text("all:\n")
+    (repo / "src" / "lib.py").write_text("x = 1\n")
+    (repo / ".gitignore").write_text("_build/\n.venv/\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "first")
+    (repo / "_build").mkdir()
+    (repo / "_build" / "page.html").write_text("built")
+    (repo / ".venv").mkdir()
+    (repo / ".venv" / "python").write_text("binary")
+    (repo / "src" / "lib.py").write_text("x = 2\n")  # changed, not committed
+    (repo / "src" / "new.py").write_text("y = 1\n")  # new, not ignored
+    commit = source_archive.write_archive(repo, tmp_path / "out" / "a.tar.gz")
+    assert commit.modified and commit.id == _git(repo, "rev-parse", "HEAD").strip()
+    files = _members(tmp_path / "out" / "a.tar.gz")
+    top = "private-kmeans-reproduced/"
+    assert set(files) == {top + n for n in ("SOURCE_COMMIT", ".gitignore", "Makefile",
+                                            "src/lib.py", "src/new.py")}
+    assert files[top + "src/lib.py"] == b"x = 2\n"
+    assert f"commit: {commit.id}" in files[top + "SOURCE_COMMIT"].decode()
+    again = source_archive.write_archive(repo, tmp_path / "out" / "b.tar.gz")
+    assert again == commit
+    assert (tmp_path / "out" / "a.tar.gz").read_bytes() == \
+        (tmp_path / "out" / "b.tar.gz").read_bytes()  # reproducible
+
+
+def test_an_archive_built_from_an_unpacked_archive_keeps_its_commit(tmp_path: Path):
+    tree = tmp_path / "private-kmeans-reproduced"
+    (tree / "_build").mkdir(parents=True)
+    (tree / "_build" / "x.html").write_text("built")
+    (tree / "data" / "raw").mkdir(parents=True)
+    (tree / "data" / "raw" / "big.csv").write_text("private copy")
+    (tree / "Makefile").write_text("all:\n")
+    (tree / "SOURCE_COMMIT").write_text("commit: 0123456789abcdef\ntimestamp: 5\nmodified: no\n")
+    commit = source_archive.write_archive(tree, tmp_path / "again.tar.gz")
+    assert commit == source_archive.Commit("0123456789abcdef", 5, False)
+    assert set(_members(tmp_path / "again.tar.gz")) == {
+        "private-kmeans-reproduced/SOURCE_COMMIT", "private-kmeans-reproduced/Makefile"}
+
+
+def _config(url: str = "") -> SimpleNamespace:
+    return SimpleNamespace(html_static_path=[], html_theme_options={
+        "repository_url": url, "repository_branch": "main", "use_repository_button": False,
+        "launch_buttons": {"binderhub_url": "https://mybinder.org",
+                           "colab_url": "https://colab.research.google.com",
+                           "notebook_interface": "classic"}})
+
+
+@pytest.mark.parametrize("url, from_env", [("", ""), ("https://example.org/me/book", ""),
+                                           ("", "https://example.org/env/book/")])
+def test_buttons_only_with_a_repository_and_at_the_built_commit(tmp_path, monkeypatch, url,
+                                                                from_env):
+    monkeypatch.setenv(REPOSITORY_ENV, from_env)
+    (tmp_path / "SOURCE_COMMIT").write_text("commit: feedface\ntimestamp: 1\nmodified: no\n")
+    app, config = SimpleNamespace(srcdir=str(tmp_path)), _config(url)
+    repository_buttons(app, config)
+    options = config.html_theme_options
+    wanted = (from_env or url).rstrip("/")
+    assert options["repository_url"] == wanted
+    assert options["use_repository_button"] is bool(wanted)
+    launch = options["launch_buttons"]
+    if wanted:
+        assert options["repository_branch"] == "feedface"
+        assert launch["binderhub_url"] and launch["colab_url"]
+    else:
+        assert not launch["binderhub_url"] and not launch["colab_url"]
+    assert config.html_static_path and config.html_static_path[0].endswith("static")

@@ -106,8 +106,10 @@ def write_archive(root: Path, target: Path) -> Commit:
         info.uname = info.gname = "root"
         return info
 
+    # no file name in the gzip header, and the commit's time: the same tree, the same bytes
     with open(partial, "wb") as raw, \
-            gzip.GzipFile(fileobj=raw, mode="wb", mtime=commit.timestamp) as zipped, \
+            gzip.GzipFile(filename="", fileobj=raw, mode="wb",
+                          mtime=commit.timestamp) as zipped, \
             tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
         note = (f"commit: {commit.id}\ntimestamp: {commit.timestamp}\n"
                 f"modified: {'yes' if commit.modified else 'no'}\n").encode()

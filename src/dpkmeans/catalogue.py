@@ -94,19 +94,19 @@ CATALOGUE: dict[str, Choice] = {c.name: c for c in (
     Choice("dplloyd-impr", _dplloyd_impr, "Su et al.'s improved DPLloyd: sphere-packing starts, "
            "the count/sum split and T chosen from N epsilon / k and d.", "5",
            needs_n_records=True),
-    Choice("dp-kccm", _dpkccm, "DP-KCCM (seed 000): n k clusters, a decreasing budget and a "
-           "noisy-count merge down to k.", "7"),
-    Choice("silhouette", _silhouette, "Silhouette-weighted budgets (seed 001), corrected: the "
-           "cluster weights come from noisy silhouettes, public bounds, a normalised schedule.",
-           "8"),
-    Choice("apdp", _apdp, "APDPk-means (seed 003), corrected: budgets in a decreasing "
-           "arithmetic progression floored at Su's minimum.", "10", needs_n_records=True),
-    Choice("di", _di, "DI k-means (seed 004), corrected: one epsilon (or rho over m worlds), "
-           "the normalised halving schedule, under replace adjacency.", "11",
+    Choice("dp-kccm", _dpkccm, "DP-KCCM (Ni et al. 2021): n k clusters, a decreasing budget "
+           "and a noisy-count merge down to k.", "7"),
+    Choice("silhouette", _silhouette, "Silhouette-weighted budgets (Zhang, Liu and Wang "
+           "2018), corrected: the cluster weights come from noisy silhouettes, public bounds, "
+           "a normalised schedule.", "8"),
+    Choice("apdp", _apdp, "APDPk-means, corrected: budgets in a decreasing arithmetic "
+           "progression floored at Su's minimum.", "10", needs_n_records=True),
+    Choice("di", _di, "DI k-means (Shang et al. 2021), corrected: one epsilon (or rho over m "
+           "worlds), the normalised halving schedule, under replace adjacency.", "11",
            neighbour="replace"),
-    Choice("colored", _colored, "DP-Lloyd with colored Gaussian noise (seed 002), corrected: "
-           "the box-optimal covariance on each cluster's centred statistics; (epsilon, delta).",
-           "9", needs_delta=True, uses_max_iter=True),
+    Choice("colored", _colored, "DP-Lloyd with colored Gaussian noise (Ravi, Scaglione and "
+           "Peisert 2021), corrected: the box-optimal covariance on each cluster's centred "
+           "statistics; (epsilon, delta).", "9", needs_delta=True, uses_max_iter=True),
 )}
 
 

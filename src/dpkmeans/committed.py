@@ -23,6 +23,7 @@ import tarfile
 import urllib.request
 from pathlib import Path, PurePosixPath
 
+from .data.fetch import OFFLINE_ENV, downloads_allowed
 from .data.registry import repo_root
 
 __all__ = ["CACHE_ENV", "SOURCE_ENV", "CommittedFileError", "committed_file"]
@@ -81,6 +82,9 @@ def _download(url: str) -> Path:
     target = _cache_dir() / "downloads" / f"source-{digest}.tar.gz"
     if target.is_file():
         return target
+    if not downloads_allowed(None):
+        raise CommittedFileError(f"cannot download the book's source from {url}: downloads "
+                                 f"are off (${OFFLINE_ENV})")
     _say(f"downloading the book's source from {url}")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")

@@ -158,22 +158,26 @@ def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedge
         accountant.absorb(fit_ledger, name)
 
 
-def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str, name: str) -> None:
-    """Refuse a fit, before any noise is drawn, whose cost would take the shared accountant
-    past its budget, or whose guarantee is under another adjacency than the accountant's."""
+def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
+                     name: str) -> None:
+    """Refuse a fit, before any noise is drawn, whose cost would take the shared
+    accountant past its budget, or whose guarantee is under another adjacency than the
+    accountant's (book chapter 12, the shared accountant)."""
     if accountant is None:
         return
     if not isinstance(accountant, PrivacyLedger):
-        raise TypeError(f"accountant must be a dpkmeans.accounting.PrivacyLedger, got "
+        raise TypeError("accountant must be a dpkmeans.accounting.PrivacyLedger, got "
                         f"{type(accountant).__name__}")
     if accountant.neighbour != neighbour:
         raise ValueError(f"{name} is private under {neighbour} adjacency, the accountant "
-                         f"composes under {accountant.neighbour}: use one ledger per relation")
+                         f"composes under {accountant.neighbour}: use one ledger per "
+                         "relation")
     remaining = accountant.remaining()
     if remaining is not None and not cost.fits_within(remaining):
         raise BudgetExceededError(
-            f"{name} would spend {cost}, but the accountant has only {remaining} left of its "
-            f"budget {accountant.budget} (spent so far: {accountant.total()}); nothing was drawn")
+            f"{name} would spend {cost}, but the accountant has only {remaining} left "
+            f"of its budget {accountant.budget} (spent so far: {accountant.total()}); "
+            "nothing was drawn")
 
 
 class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):

@@ -39,6 +39,9 @@ def number(x: float, digits: int = 3) -> str:
     >>> number(1e-06), number(12000.0), number(0.012345), number(2.5e-05), number(float("nan"))
     ('10⁻⁶', '12,000', '0.0123', '2.5 × 10⁻⁵', '–')
     """
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"number() takes a real number, not the bool {x!r}: write it with "
+                        "yes_no()")
     if not _is_number(x):
         raise TypeError(f"number() takes a real number, not {type(x).__name__} {x!r}")
     x = float(x)

@@ -2,9 +2,11 @@
 
 * **Headline claims**: every claim of the five papers, read from ``data/results/<paper>_claims.csv``
   (each paper's own ledger, written by its ``claims`` module). A claim's rows (datasets,
-  metrics, readings) combine into one verdict (:func:`dpkmeans.claims.combine`: theirs if they
-  all agree, else "mixed"); where a paper's rows also cover the corrected method, only the
-  published method's rows count. The evidence is the tally of the rows' verdicts.
+  metrics, readings: each one test) combine into one verdict (:func:`dpkmeans.claims.combine`:
+  theirs if they all agree, else "mixed"). Where a paper's rows also test the corrected method
+  (a ``method`` or ``setting`` that says "corrected"), the claim gets two verdicts, one for the
+  published method (every other row) and one for the corrected. The evidence is the tally of
+  the rows' verdicts, in words.
 * **Privacy claims**: each paper's claim that its algorithm is private. The as-published
   configuration's recorded flaws (the engine's ledger) and, where the book ran one, the audit's
   verdict (``<paper>_audit.csv``) decide "refuted by audit" or "refuted by the ledger"; a
@@ -22,17 +24,29 @@ import pandas as pd
 
 from ..claims import combine
 from ..engine import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig
+from ..papers.registry import paper as paper_record
 
 __all__ = ["PAPERS", "Paper", "headline_claims", "privacy_claims"]
 
 
 @dataclass(frozen=True)
 class Paper:
+    """A paper as the ledger reads it: its key (:mod:`dpkmeans.papers.registry`), the label of
+    the book's privacy theorem for its corrected algorithm, and its published configuration."""
+
     key: str
-    title: str
-    chapter: str  # the chapter's document name
     theorem: str  # the label of the book's privacy theorem for the (corrected) algorithm
     published: Callable[[], DPLloydConfig]
+
+    @property
+    def title(self) -> str:
+        """The method and its paper, as the book names them."""
+        return paper_record(self.key).name
+
+    @property
+    def chapter(self) -> str:
+        """The chapter's document name."""
+        return paper_record(self.key).chapter
 
 
 def _box(d: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -65,43 +79,55 @@ def _di() -> DPLloydConfig:
 
 
 PAPERS: tuple[Paper, ...] = (
-    Paper("dpkccm", "DP-KCCM (seed 000)", "07_dpkccm", "thm-dpkccm-private", _dpkccm),
-    Paper("silhouette", "Silhouette-weighted budgets (seed 001)", "08_silhouette",
-          "thm-silhouette-corrected", _silhouette),
-    Paper("colored", "Colored Gaussian noise (seed 002)", "09_colored", "thm-colored-dplloyd",
-          _colored),
-    Paper("apdp", "APDPk-means (seed 003)", "10_schedules", "thm-ap-schedule", _apdp),
-    Paper("di", "Differential identifiability (seed 004)", "11_identifiability", "thm-di-dp",
-          _di),
+    Paper("dpkccm", "thm-dpkccm-private", _dpkccm),
+    Paper("silhouette", "thm-silhouette-corrected", _silhouette),
+    Paper("colored", "thm-colored-dplloyd", _colored),
+    Paper("apdp", "thm-ap-schedule", _apdp),
+    Paper("di", "thm-di-dp", _di),
 )
 
 
-def _published_rows(claim: pd.DataFrame) -> pd.DataFrame:
-    """A claim's rows about the published method, where the rows also cover the corrected."""
+def _split_rows(claim: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A claim's rows about the published method and about the corrected one (empty when the
+    paper's ledger does not test a corrected method for this claim)."""
     for column in ("method", "setting"):
         if column in claim:
-            published = claim[column].astype(str).str.contains("published")
             corrected = claim[column].astype(str).str.contains("corrected")
-            if published.any() and corrected.any():
-                return claim[published]
-    return claim
+            if corrected.any():
+                return claim[~corrected], claim[corrected]
+    return claim, claim.iloc[:0]
+
+
+def _verdict(rows: pd.DataFrame) -> str:
+    tested = [v for v in rows["verdict"] if v != "not tested"]
+    return combine(tested) if tested else "not tested"
+
+
+def _tally(rows: pd.DataFrame) -> str:
+    """The rows' verdicts in words: ``holds in 8 of 8 tests``, ``refuted in 2 and
+    inconclusive in 1 of 3 tests``."""
+    counts = rows["verdict"].value_counts()
+    parts = [f"{verdict} in {n}" for verdict, n in counts.items()]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{listed} of {len(rows)} test{'s' if len(rows) != 1 else ''}"
 
 
 def headline_claims(results: str | Path) -> pd.DataFrame:
-    """One row per claim of every paper: its text, combined verdict and the verdicts' tally."""
+    """One row per claim of every paper: its text, the published method's combined verdict
+    (``verdict``) and the corrected method's (``corrected``, "" where not tested), and the
+    verdicts' tallies in words."""
     rows = []
     for paper in PAPERS:
         table = pd.read_csv(Path(results) / f"{paper.key}_claims.csv", dtype={"claim": str})
         text = "text" if "text" in table else "statement"
         for claim_id, claim in table.groupby("claim", sort=False):
-            claim = _published_rows(claim)
-            verdicts = list(claim["verdict"])
-            tested = [v for v in verdicts if v != "not tested"]
-            tally = ", ".join(f"{v}: {n}" for v, n in pd.Series(verdicts).value_counts().items())
+            published, corrected = _split_rows(claim)
             rows.append({"paper": paper.key, "title": paper.title, "chapter": paper.chapter,
                          "claim": f"{paper.key}-{claim_id}", "text": claim[text].iloc[0],
-                         "verdict": combine(tested) if tested else "not tested",
-                         "rows": len(verdicts), "evidence": tally})
+                         "verdict": _verdict(published), "rows": len(published),
+                         "evidence": _tally(published),
+                         "corrected": _verdict(corrected) if len(corrected) else "",
+                         "corrected_evidence": _tally(corrected) if len(corrected) else ""})
     return pd.DataFrame(rows)
 
 
@@ -120,10 +146,11 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
         if violations:
             status = "refuted by audit"
             evidence = (f"{violations} of {len(audit)} audited settings of the published "
-                        f"algorithm show a violation ({audit_path.name})")
+                        "algorithm show a violation")
         elif flaws:
             status = "refuted by the ledger"
-            evidence = "recorded flaws"
+            evidence = (f"{len(flaws)} flaw{'s' if len(flaws) != 1 else ''} recorded in the "
+                        "published configuration's ledger")
         else:
             status = "proven here"
             evidence = "no flaw recorded"
@@ -131,7 +158,7 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
         over = [f for f in flaws if f in OVERSPENDING_FLAWS]
         rows.append({"paper": paper.key, "title": paper.title, "chapter": paper.chapter,
                      "published": status, "evidence": evidence,
-                     "leaks": "; ".join(FLAWS[f] for f in leaks) or "-",
-                     "overspends": "; ".join(FLAWS[f] for f in over) or "-",
+                     "leaks": "; ".join(FLAWS[f] for f in leaks) or "none",
+                     "overspends": "; ".join(FLAWS[f] for f in over) or "none",
                      "theorem": paper.theorem})
     return pd.DataFrame(rows)
