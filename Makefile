@@ -59,12 +59,14 @@ book-force: $(STAMP)
 	$(MAKE) book
 
 # The student edition: the same book without the solutions (sphinx-exercise's hide_solutions),
-# from the same execution cache, in _build/student/_build/html.
+# from the same execution cache, in _build/student/_build/html. It carries neither the
+# notebooks' sources nor the source archive: both hold the solutions.
 STUDENT_CONFIG := _build/student_config.yml
 
 student: book
 	$(BIN)/python -c "import os, sys, yaml; c = yaml.safe_load(open('_config.yml')); \
 	c['sphinx']['config']['hide_solutions'] = True; \
+	c['sphinx']['config']['html_copy_source'] = False; \
 	c['title'] += ' (student edition)'; \
 	c['execute']['cache'] = sys.argv[1]; \
 	ext = c['sphinx'].get('local_extensions', {}); \

@@ -81,6 +81,12 @@ def _commit_label(app: Any) -> str:
     return commit.label if commit is not None else "unknown"
 
 
+def _student_edition(app: Any) -> bool:
+    """The edition without solutions (``make student``): it links no source (the notebooks
+    and the archive hold the solutions)."""
+    return bool(getattr(getattr(app, "config", None), "hide_solutions", False))
+
+
 def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
     """Under the title of every notebook page: its notebook's download link, the book's
     source archive, and the two commands that run it with the library."""
@@ -96,6 +102,24 @@ def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
     name = PurePosixPath(source).name
     body = nodes.paragraph()
     body += nodes.strong(text="Run this page yourself: ")
+    if _student_edition(app):
+        body += nodes.Text("with the book's source from your instructor, run ")
+        body += nodes.literal(text="make install")
+        body += nodes.Text(", then ")
+        body += nodes.literal(text=f".venv/bin/jupyter lab {source}")
+        body += nodes.Text(" (")
+        body += nodes.reference("", "how to run a chapter", refuri=how_to, internal=True)
+        body += nodes.Text(").")
+    else:
+        _full_note(app, body, docname, source, download, name, how_to)
+    note = nodes.container(classes=["run-locally"])
+    note += body
+    title = next(iter(section.findall(nodes.title)), None)
+    section.insert(section.index(title) + 1 if title is not None else 0, note)
+
+
+def _full_note(app: Any, body: nodes.paragraph, docname: str, source: str, download: str,
+               name: str, how_to: str) -> None:
     body += nodes.Text("download the ")
     body += _archive_link(app, docname, "book's source")
     body += nodes.Text(f" (commit {_commit_label(app)}: the library, every chapter and the "
@@ -108,10 +132,6 @@ def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
     body += nodes.Text(" (")
     body += nodes.reference("", "how to run a chapter", refuri=how_to, internal=True)
     body += nodes.Text(").")
-    note = nodes.container(classes=["run-locally"])
-    note += body
-    title = next(iter(section.findall(nodes.title)), None)
-    section.insert(section.index(title) + 1 if title is not None else 0, note)
 
 
 class _ArchivePlaceholder(nodes.Inline, nodes.TextElement):
@@ -127,13 +147,19 @@ def source_archive_role(name, rawtext, text, lineno, inliner, options=None, cont
 def fill_archive_links(app: Any, doctree: nodes.document, docname: str) -> None:
     """Replace each ``{source-archive}`` placeholder by the link and the commit it packs."""
     for placeholder in list(doctree.findall(_ArchivePlaceholder)):
+        if _student_edition(app):
+            placeholder.replace_self(nodes.Text(
+                f"{placeholder.astext()} (from your instructor: the student edition carries "
+                "no source, which holds the solutions)"))
+            continue
         link = _archive_link(app, docname, placeholder.astext())
         placeholder.replace_self([link, nodes.Text(f" (commit {_commit_label(app)})")])
 
 
 def write_source_archive(app: Any, exception: Exception | None) -> None:
-    """After a successful HTML build: pack the source into ``_downloads/``."""
-    if exception is None and app.builder.format == "html":
+    """After a successful HTML build of the full edition: pack the source into
+    ``_downloads/``."""
+    if exception is None and app.builder.format == "html" and not _student_edition(app):
         source_archive.write_archive(Path(app.srcdir), Path(app.outdir) / source_archive.ARCHIVE)
 
 

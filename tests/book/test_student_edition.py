@@ -61,3 +61,15 @@ def test_no_solution_text_reaches_the_student_edition():
     assert len(in_full) >= len(sentences) // 2, "the probe sentences should be in the full book"
     leaked = [s for s in in_full if s in student]
     assert not leaked, f"solution text in the student edition: {leaked}"
+
+
+def test_the_student_edition_carries_no_source():
+    """The notebooks and the source archive hold the solutions: the student edition links and
+    ships neither (the full edition ships both)."""
+    _pages(STUDENT)
+    assert (FULL / "_downloads" / "private-kmeans-reproduced-source.tar.gz").is_file()
+    assert not list(STUDENT.rglob("*.tar.gz"))
+    assert not list((STUDENT / "_sources").rglob("*.ipynb"))
+    pages = " ".join(_pages(STUDENT).values())
+    assert "_downloads/private-kmeans-reproduced-source" not in pages
+    assert "_sources/notebooks/" not in pages
