@@ -26,11 +26,15 @@
 # - use the exponential mechanism to pick one of finitely many options privately;
 # - derive the sensitivity of the query that every DP-Lloyd iteration asks: the sum and the
 #   count of each cluster, for records in a public box $[-r, r]^d$.
+#
+# **Prerequisites:** basic probability (densities, independence, the Laplace distribution) and
+# reading Python with numpy.
 # :::
 #
-# The chapter's code runs from the fast defaults in the next cell (tagged `parameters`).
+# The chapter's code runs from the fast defaults in the next cell (tagged `parameters`;
+# open it to see them).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
 N_SAMPLES = 200_000  # Monte-Carlo draws per distribution
 EPSILON = 1.0  # the privacy parameter of the numerical checks
@@ -39,13 +43,16 @@ EPSILON = 1.0  # the privacy parameter of the numerical checks
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, NullFormatter
 from myst_nb import glue
 
-from dpkmeans.mechanisms import exponential_probabilities, laplace_mechanism, laplace_scale
+from dpkmeans.mechanisms import (exponential_probabilities, laplace_mechanism,
+                                 laplace_scale)
 from dpkmeans.privacy_loss import estimate_log_ratios, laplace_privacy_loss
 from dpkmeans.lloyd import lloyd_query
 from dpkmeans.sensitivity import lloyd_query_sensitivity
-from dpkmeans.plotting import PALETTE, new_figure, use_book_style
+from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import number, table
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -75,9 +82,9 @@ rng = np.random.default_rng(SEED)
 # :label: def-dp
 #
 # A randomised mechanism $M$ is **$\varepsilon$-differentially private** if for all
-# neighbouring $D \simeq D'$ and every measurable set $S$ of outputs,
+# neighbouring $D \simeq D'$ and every measurable set $E$ of outputs,
 #
-# $$\Pr[M(D) \in S] \le e^{\varepsilon} \Pr[M(D') \in S].$$
+# $$\Pr[M(D) \in E] \le e^{\varepsilon} \Pr[M(D') \in E].$$
 # ```
 #
 # When $M(D)$ and $M(D')$ have densities $p_D$ and $p_{D'}$, the definition holds exactly
@@ -89,7 +96,7 @@ rng = np.random.default_rng(SEED)
 # ```{prf:definition} $L_1$ sensitivity
 # :label: def-sensitivity
 #
-# The $L_1$ sensitivity of a query $f$ mapping datasets to $\R^p$ is
+# The $L_1$ sensitivity of a query $f$ mapping datasets to $\R^m$ is
 # $\Delta_1 f = \max_{D \simeq D'} \lVert f(D) - f(D') \rVert_1$, the maximum over the chosen
 # neighbour relation.
 # ```
@@ -98,7 +105,7 @@ rng = np.random.default_rng(SEED)
 # :label: thm-laplace
 #
 # Let $f$ have $L_1$ sensitivity $\Delta_1 f$ and let $b = \Delta_1 f / \varepsilon$. The
-# mechanism $M(D) = f(D) + (Y_1, \dots, Y_p)$ with $Y_i$ independent $\Lap(b)$ is
+# mechanism $M(D) = f(D) + (Y_1, \dots, Y_m)$ with $Y_i$ independent $\Lap(b)$ is
 # $\varepsilon$-DP.
 # ```
 #
@@ -106,11 +113,15 @@ rng = np.random.default_rng(SEED)
 # Fix neighbours $D \simeq D'$ and write $\mu = f(D)$, $\mu' = f(D')$. The density of
 # $M(D)$ at $y$ is $\prod_i \frac{1}{2b} e^{-|y_i - \mu_i| / b}$, so
 #
-# $$\mathcal L_{D,D'}(y) = \frac{1}{b}\sum_{i=1}^p \big(|y_i - \mu'_i| - |y_i - \mu_i|\big)
-#   \le \frac{1}{b} \sum_{i=1}^p |\mu_i - \mu'_i| \le \frac{\Delta_1 f}{b} = \varepsilon,$$
+# $$
+# \begin{aligned}
+# \mathcal L_{D,D'}(y) &= \frac{1}{b}\sum_{i=1}^m \big(|y_i - \mu'_i| - |y_i - \mu_i|\big)\\
+#   &\le \frac{1}{b} \sum_{i=1}^m |\mu_i - \mu'_i| \le \frac{\Delta_1 f}{b} = \varepsilon,
+# \end{aligned}
+# $$
 #
 # by the triangle inequality and the definition of sensitivity. The same bound holds with
-# $D$ and $D'$ exchanged. Integrating $p_D \le e^{\varepsilon} p_{D'}$ over any set $S$ gives
+# $D$ and $D'$ exchanged. Integrating $p_D \le e^{\varepsilon} p_{D'}$ over any set $E$ gives
 # {prf:ref}`def-dp`.
 # ```
 #
@@ -121,7 +132,8 @@ rng = np.random.default_rng(SEED)
 # :pyobject: laplace_scale
 # ```
 #
-# and the mechanism, which records the draw in a privacy ledger (chapter 3) *before* drawing:
+# and the mechanism, which records the draw in a privacy ledger ({doc}`chapter 3
+# <03_composition>`) *before* drawing:
 #
 # ```{literalinclude} ../src/dpkmeans/mechanisms.py
 # :language: python
@@ -130,10 +142,10 @@ rng = np.random.default_rng(SEED)
 #
 # By default the noise is drawn *exactly*: the value is rounded to a fine public grid (a power
 # of two, about $2^{-30}$ of the sensitivity) and an integer number of grid steps is added,
-# drawn from the discrete Laplace distribution with only integer arithmetic. Chapter 6 shows
-# why textbook floating-point Laplace noise leaks and how this closes the hole; for the
-# reasoning of this chapter the two are indistinguishable, and the rounding only ever adds
-# noise (by a few parts in a billion).
+# drawn from the discrete Laplace distribution with only integer arithmetic.
+# {doc}`Chapter 6 <06_auditing>` shows why textbook floating-point Laplace noise leaks and how
+# this closes the hole; for the reasoning of this chapter the two are indistinguishable, and
+# the rounding only ever adds noise (by a few parts in a billion).
 #
 # ### Checking the theorem from samples
 #
@@ -149,36 +161,44 @@ rng = np.random.default_rng(SEED)
 # %%
 count_D, count_Dprime = 412.0, 413.0
 out_D = laplace_mechanism(count_D, 1.0, EPSILON, rng, ledger=None, repeats=N_SAMPLES)
-out_Dprime = laplace_mechanism(count_Dprime, 1.0, EPSILON, rng, ledger=None, repeats=N_SAMPLES)
+out_Dprime = laplace_mechanism(count_Dprime, 1.0, EPSILON, rng, ledger=None,
+                               repeats=N_SAMPLES)
 
 edges = np.linspace(count_D - 6 / EPSILON, count_Dprime + 6 / EPSILON, 61)
 loss = estimate_log_ratios(out_D, out_Dprime, edges, min_count=100)
-exact = laplace_privacy_loss(loss.centres, count_D, count_Dprime, laplace_scale(1.0, EPSILON))
-print(f"epsilon = {EPSILON}, {loss.centres.size} bins")
-print(f"largest |log ratio|, point estimate:          {loss.max_abs_estimate():.3f}")
-print(f"99.9% lower confidence bound on that maximum: {loss.epsilon_lower_bound():.3f}")
+exact = laplace_privacy_loss(loss.centres, count_D, count_Dprime,
+                             laplace_scale(1.0, EPSILON))
+estimate, lower = loss.max_abs_estimate(), loss.epsilon_lower_bound()
+print(f"epsilon = {number(EPSILON)}, {loss.centres.size} bins")
+print(f"largest |log ratio|, point estimate:          {estimate:.3f}")
+print(f"99.9% lower confidence bound on that maximum: {lower:.3f}")
 print(f"largest |exact privacy loss| at bin centres:  {np.max(np.abs(exact)):.3f}")
-glue("ch1_max_estimate", round(loss.max_abs_estimate(), 3), display=False)
-glue("ch1_lower_bound", round(loss.epsilon_lower_bound(), 3), display=False)
+
+# %% tags=["remove-cell"]
+glue("ch1_max_estimate", round(estimate, 3), display=False)
+glue("ch1_lower_bound", round(lower, 3), display=False)
 glue("ch1_bins", int(loss.centres.size), display=False)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: histograms of the Laplace mechanism's output on neighbouring datasets with true counts 412 and 413 ($\\varepsilon = 1$). Right: the privacy loss estimated from the histograms (dots, with simultaneous 99.9% confidence intervals) against the exact privacy loss (line); the grey band is $[-\\varepsilon, \\varepsilon]$.", "name": "fig-laplace-privacy-loss"}}
-fig, (ax0, ax1) = new_figure(ncols=2, width=9.0)
-ax0.hist(out_D, bins=edges, alpha=0.6, label="$M(D)$, $f(D)=412$", color=PALETTE[0])
-ax0.hist(out_Dprime, bins=edges, alpha=0.6, label="$M(D')$, $f(D')=413$", color=PALETTE[1])
+fig, (ax0, ax1) = new_figure(ncols=2, height=3.6)
+for i, (sample, label) in enumerate([(out_D, "$M(D)$"), (out_Dprime, "$M(D')$")]):
+    style = series_style(i)
+    ax0.hist(sample, bins=edges, histtype="step", linewidth=1.6, label=label,
+             color=style["color"], linestyle=style["linestyle"])
 ax0.set_xlabel("released count")
 ax0.set_ylabel("draws per bin")
-ax0.legend(loc="upper left", fontsize="small")
+ax0.legend(loc="upper left")
 ax1.axhspan(-EPSILON, EPSILON, color="0.9", label=r"$[-\varepsilon, \varepsilon]$")
 grid = np.linspace(edges[0], edges[-1], 400)
 ax1.plot(grid, laplace_privacy_loss(grid, count_D, count_Dprime, 1.0 / EPSILON),
-         color=PALETTE[2], label="exact loss")
+         label="exact", **{**series_style(2), "marker": None})
+dots = {**series_style(3), "linestyle": "none"}
 ax1.errorbar(loss.centres, loss.estimate,
              yerr=[loss.estimate - loss.lower, loss.upper - loss.estimate],
-             fmt="o", ms=3, lw=1, color=PALETTE[3], label="from histograms, 99.9% CI")
+             ms=3, lw=1, label="estimated", **dots)
 ax1.set_xlabel("released count $y$")
 ax1.set_ylabel(r"$\ln p_D(y) / p_{D'}(y)$")
-ax1.legend(loc="upper right", fontsize="small")
+ax1.legend(loc="upper right")
 plt.show()
 
 # %% [markdown]
@@ -196,8 +216,9 @@ too_little = 0.5 * laplace_scale(1.0, EPSILON)
 bad_D = count_D + rng.laplace(0.0, too_little, N_SAMPLES)
 bad_Dprime = count_Dprime + rng.laplace(0.0, too_little, N_SAMPLES)
 bad = estimate_log_ratios(bad_D, bad_Dprime, edges, min_count=100)
-print(f"claimed epsilon = {EPSILON}; with half the noise the 99.9% lower confidence bound "
-      f"on the privacy loss is {bad.epsilon_lower_bound():.3f}")
+print(f"claimed epsilon = {number(EPSILON)}, with half the noise")
+print(f"99.9% lower confidence bound on the privacy loss: "
+      f"{bad.epsilon_lower_bound():.3f}")
 assert bad.epsilon_lower_bound() > EPSILON
 
 # %% [markdown]
@@ -211,47 +232,58 @@ assert bad.epsilon_lower_bound() > EPSILON
 # %%
 sweep_rows = []
 for eps in (0.1, 0.25, 0.5, 1.0, 2.0, 4.0):
-    out0 = laplace_mechanism(count_D, 1.0, eps, rng, ledger=None, repeats=N_SAMPLES)
-    out1 = laplace_mechanism(count_Dprime, 1.0, eps, rng, ledger=None, repeats=N_SAMPLES)
+    out0 = laplace_mechanism(count_D, 1.0, eps, rng, ledger=None,
+                             repeats=N_SAMPLES)
+    out1 = laplace_mechanism(count_Dprime, 1.0, eps, rng, ledger=None,
+                             repeats=N_SAMPLES)
     sweep_edges = np.linspace(count_D - 6 / eps, count_Dprime + 6 / eps, 61)
     est = estimate_log_ratios(out0, out1, sweep_edges, min_count=100)
     sweep_rows.append({"epsilon": eps, "point estimate": est.max_abs_estimate(),
                        "99.9% lower bound": est.epsilon_lower_bound()})
 sweep = pd.DataFrame(sweep_rows)
-print(sweep.round(3).to_string(index=False))
 assert (sweep["99.9% lower bound"] <= sweep["epsilon"]).all()
+three_decimals = {c: "{:.3f}".format for c in ("point estimate", "99.9% lower bound")}
+table(sweep.rename(columns={"epsilon": "calibrated ε"}), formats=three_decimals,
+      name="ch1-epsilon-sweep")
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Largest privacy loss observed in samples of the Laplace mechanism (point estimate and 99.9% lower confidence bound) against the $\\varepsilon$ it was calibrated for. The dashed line is $y = \\varepsilon$.", "name": "fig-laplace-epsilon-sweep"}}
-fig, ax = new_figure(width=5.0)
-ax.plot(sweep["epsilon"], sweep["epsilon"], "--", color="0.5", label=r"$y = \varepsilon$")
-ax.plot(sweep["epsilon"], sweep["point estimate"], "o", color=PALETTE[3], label="point estimate")
-ax.plot(sweep["epsilon"], sweep["99.9% lower bound"], "^", color=PALETTE[0],
-        label="99.9% lower bound")
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Largest privacy loss observed in samples of the Laplace mechanism (point estimate and 99.9% lower confidence bound) against the $\\varepsilon$ it was calibrated for. The dotted grey line is $y = \\varepsilon$.", "name": "fig-laplace-epsilon-sweep"}}
+fig, ax = new_figure(height=3.6)
+ax.plot(sweep["epsilon"], sweep["epsilon"], ":", color="0.4",
+        label=r"$y = \varepsilon$")
+ax.plot(sweep["epsilon"], sweep["point estimate"], label="point estimate",
+        **series_style(0))
+ax.plot(sweep["epsilon"], sweep["99.9% lower bound"], label="99.9% lower bound",
+        **series_style(1))
 ax.set_xscale("log")
 ax.set_yscale("log")
+ax.set_xticks(sweep["epsilon"])
+ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+ax.xaxis.set_minor_formatter(NullFormatter())
+ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 ax.set_xlabel(r"calibrated $\varepsilon$")
 ax.set_ylabel("largest observed privacy loss")
-ax.legend(fontsize="small")
+ax.legend()
 plt.show()
 
 # %% [markdown]
 # ## The exponential mechanism
 #
 # Some outputs are not numbers: a category, a centroid out of a finite candidate set. The
-# exponential mechanism {cite}`mcsherry2007mechanism` scores each candidate $r$ with a
-# utility $u(D, r)$ whose sensitivity is $\Delta u = \max_r \max_{D \simeq D'} |u(D,r) - u(D',r)|$.
+# exponential mechanism {cite}`mcsherry2007mechanism` scores each candidate $z$ with a
+# utility $q(D, z)$ whose sensitivity is
+# $\Delta q = \max_z \max_{D \simeq D'} |q(D,z) - q(D',z)|$.
 #
 # ```{prf:theorem} Exponential mechanism
 # :label: thm-exponential
 #
-# The mechanism that outputs $r$ with probability proportional to
-# $\exp\big(\varepsilon\, u(D, r) / (2 \Delta u)\big)$ is $\varepsilon$-DP.
+# The mechanism that outputs $z$ with probability proportional to
+# $\exp\big(\varepsilon\, q(D, z) / (2 \Delta q)\big)$ is $\varepsilon$-DP.
 # ```
 #
 # ```{prf:proof}
 # For neighbours $D \simeq D'$, the numerator changes by a factor of at most
-# $e^{\varepsilon/2}$, since $|u(D,r) - u(D',r)| \le \Delta u$. The normaliser
-# $\sum_{r'} \exp(\varepsilon u(D,r')/(2\Delta u))$ changes by at most the same factor, for
+# $e^{\varepsilon/2}$, since $|q(D,z) - q(D',z)| \le \Delta q$. The normaliser
+# $\sum_{z'} \exp(\varepsilon q(D,z')/(2\Delta q))$ changes by at most the same factor, for
 # the same reason, term by term. The ratio of probabilities is therefore at most
 # $e^{\varepsilon/2} \cdot e^{\varepsilon/2} = e^{\varepsilon}$.
 # ```
@@ -261,20 +293,20 @@ plt.show()
 # :pyobject: exponential_probabilities
 # ```
 #
-# A numerical check: pick a utility vector, shift every utility by up to $\Delta u = 1$ in the
+# A numerical check: pick a utility vector, shift every utility by up to $\Delta q = 1$ in the
 # worst direction for each candidate, and compare the largest probability ratio with
 # $e^{\varepsilon}$.
 
 # %%
 utility = np.array([3.0, 1.0, 0.0, 2.5, -1.0])
 worst = 0.0
-for r in range(utility.size):  # raise candidate r by 1, lower every other candidate by 1
+for z in range(utility.size):  # raise candidate z by 1, lower every other one by 1
     shifted = utility - 1.0
-    shifted[r] += 2.0
-    ratio = exponential_probabilities(shifted, 1.0, EPSILON) / exponential_probabilities(
-        utility, 1.0, EPSILON)
+    shifted[z] += 2.0
+    ratio = (exponential_probabilities(shifted, 1.0, EPSILON)
+             / exponential_probabilities(utility, 1.0, EPSILON))
     worst = max(worst, float(np.max(np.abs(np.log(ratio)))))
-print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {EPSILON}")
+print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {number(EPSILON)}")
 
 # %% [markdown]
 # ## The sensitivity of the DP-Lloyd query
@@ -288,7 +320,8 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {EPSILON}")
 # with noise, and set each new centroid to $S'_j / n'_j$. For the noise to be finite the
 # records must lie in a **public** box $[\ell, u] \subset \R^d$, given by the user (data
 # outside it is clipped). Bounds computed from the data themselves would leak; this is the
-# normalisation flaw shared by all five papers, which later chapters fix.
+# normalisation flaw shared by all five papers that the book reproduces, which later chapters
+# fix.
 #
 # ```{prf:algorithm} One DP-Lloyd iteration
 # :label: alg-dp-lloyd-iteration
@@ -298,8 +331,8 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {EPSILON}")
 #
 # **Output** new centroids $c'_1, \dots, c'_k$.
 #
-# 1. Assign every record to its nearest centroid, $j(x) = \argmin_j \lVert x - c_j \rVert_2$.
-# 2. For each cluster $j$ compute $S_j = \sum_{j(x) = j} x$ and $n_j = |\{x : j(x) = j\}|$.
+# 1. Assign every record to its nearest centroid, $a(x) = \argmin_j \lVert x - c_j \rVert_2$.
+# 2. For each cluster $j$ compute $S_j = \sum_{a(x) = j} x$ and $n_j = |\{x : a(x) = j\}|$.
 # 3. For each cluster $j$, *including empty ones*, release
 #    $(S'_j, n'_j) = (S_j, n_j) + \Lap(\Delta_1 / \varepsilon_t)^{d+1}$.
 # 4. Set $c'_j = S'_j / \max(n'_j, 1)$, clipped to $[\ell, u]$ (post-processing).
@@ -308,24 +341,24 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {EPSILON}")
 # ```{prf:theorem} Sensitivity of the DP-Lloyd query
 # :label: thm-lloyd-sensitivity
 #
-# Let every record lie in $[\ell, u]$, and let $M = \sum_i \max(|\ell_i|, |u_i|)$ (the largest
+# Let every record lie in $[\ell, u]$, and let $H = \sum_i \max(|\ell_i|, |u_i|)$ (the largest
 # $L_1$ norm of a record) and $W = \sum_i (u_i - \ell_i)$ (the largest $L_1$ distance between
 # two records). With the assignment fixed by public centroids:
-# 1. Under add/remove, $\Delta_1 f = M + 1$, and one record touches one cluster only. On
+# 1. Under add/remove, $\Delta_1 f = H + 1$, and one record touches one cluster only. On
 #    $[-r, r]^d$ this is $dr + 1$.
-# 2. Under replace, $\Delta_1 f = \max(W, 2(M + 1))$, and one record can touch two clusters.
+# 2. Under replace, $\Delta_1 f = \max(W, 2(H + 1))$, and one record can touch two clusters.
 #    On $[-r, r]^d$ this is $2(dr + 1)$.
 # ```
 #
 # ```{prf:proof}
 # (1) Adding a record $x$ that the public centroids assign to cluster $j$ changes $S_j$ by $x$
 # and $n_j$ by one and leaves every other cluster alone, so
-# $\lVert f(D') - f(D)\rVert_1 = \lVert x \rVert_1 + 1 \le M + 1$, with equality at the corner
+# $\lVert f(D') - f(D)\rVert_1 = \lVert x \rVert_1 + 1 \le H + 1$, with equality at the corner
 # of the box farthest from the origin. Removal is symmetric.
 # (2) Replacing $x$ by $x'$: if both are assigned to the same cluster, only $S_j$ changes, by
-# $\lVert x - x' \rVert_1 \le W$. If $x$ was in cluster $a$ and $x'$ lands in cluster $b \ne a$,
-# then $(S_a, n_a)$ loses $(x, 1)$ and $(S_b, n_b)$ gains $(x', 1)$, a change of
-# $\lVert x\rVert_1 + \lVert x' \rVert_1 + 2 \le 2(M + 1)$. On $[-r, r]^d$, $M = dr$ and
+# $\lVert x - x' \rVert_1 \le W$. If $x$ was in cluster $g$ and $x'$ lands in cluster
+# $g' \ne g$, then $(S_g, n_g)$ loses $(x, 1)$ and $(S_{g'}, n_{g'})$ gains $(x', 1)$, a
+# change of $\lVert x\rVert_1 + \lVert x' \rVert_1 + 2 \le 2(H + 1)$. On $[-r, r]^d$, $H = dr$ and
 # $W = 2dr \le 2(dr+1)$.
 # ```
 #
@@ -339,16 +372,20 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {EPSILON}")
 # neighbour we recompute $f$ exactly and record the largest $L_1$ change.
 
 # %%
-def largest_change(d: int, k: int, n: int, neighbour: str, gen: np.random.Generator) -> float:
-    """Largest ||f(D) - f(D')||_1 over neighbours built from the corners of [-1, 1]^d."""
+def largest_change(d: int, k: int, n: int, neighbour: str,
+                   gen: np.random.Generator) -> float:
+    """Largest ||f(D) - f(D')||_1 over neighbours made of corners of [-1, 1]^d."""
     X = gen.uniform(-1, 1, size=(n, d))
-    C = gen.uniform(-1, 1, size=(k, d))  # public centroids
+    centroids = gen.uniform(-1, 1, size=(k, d))  # public
     corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * d)).reshape(d, -1).T
     if neighbour == "add/remove":  # D = X, D' = X plus one corner record
         pairs = [(X, np.vstack([X, z])) for z in corners]
     else:  # D = X plus corner z, D' = X plus corner z2: one record replaced
-        pairs = [(np.vstack([X, z]), np.vstack([X, z2])) for z in corners for z2 in corners]
-    return max(float(np.abs(lloyd_query(a, C) - lloyd_query(b, C)).sum()) for a, b in pairs)
+        pairs = [(np.vstack([X, z]), np.vstack([X, z2]))
+                 for z in corners for z2 in corners]
+    changes = [lloyd_query(a, centroids) - lloyd_query(b, centroids)
+               for a, b in pairs]
+    return max(float(np.abs(change).sum()) for change in changes)
 
 
 rows = []
@@ -356,10 +393,11 @@ for d in (1, 2, 3, 5):
     for neighbour in ("add/remove", "replace"):
         bound = lloyd_query_sensitivity((-np.ones(d), np.ones(d)), neighbour).joint
         observed = max(largest_change(d, 3, 40, neighbour, rng) for _ in range(20))
-        rows.append({"d": d, "neighbour": neighbour, "bound": bound, "largest observed": observed})
-table = pd.DataFrame(rows)
-print(table.round(3).to_string(index=False))
-assert (table["largest observed"] <= table["bound"] + 1e-9).all()
+        rows.append({"d": d, "neighbours": neighbour, "bound Δ₁": bound,
+                     "largest observed": observed})
+sensitivities = pd.DataFrame(rows)
+assert (sensitivities["largest observed"] <= sensitivities["bound Δ₁"] + 1e-9).all()
+table(sensitivities, name="ch1-lloyd-sensitivity")
 
 # %% [markdown]
 # The observed changes never exceed the bound. Under add/remove the bound is met exactly:
@@ -378,13 +416,41 @@ assert (table["largest observed"] <= table["bound"] + 1e-9).all()
 #   confidence bounds, never passes it. A mechanism with too little noise is caught by the
 #   same measurement.
 # - The exponential mechanism picks from a finite set with probabilities
-#   $\propto e^{\varepsilon u / (2 \Delta u)}$.
+#   $\propto e^{\varepsilon q / (2 \Delta q)}$.
 # - One DP-Lloyd iteration releases per-cluster sums and counts. On $[-r, r]^d$ their $L_1$
 #   sensitivity is $dr + 1$ under add/remove and $2(dr + 1)$ under replace, where one record can
 #   move between two clusters.
 # :::
 #
 # ## Exercises
+#
+# ```{exercise}
+# :label: ex-ch1-loss-by-hand
+# :class: pen-and-paper
+#
+# The Laplace mechanism releases a count ($\Delta_1 f = 1$, scale $b = 1/\varepsilon$) on
+# neighbours with $f(D) = 0$ and $f(D') = 1$.
+# 1. Write the privacy loss $\mathcal L_{D,D'}(y)$ on each of the three intervals $y \le 0$,
+#    $0 < y < 1$ and $y \ge 1$.
+# 2. With what probability does an output of $M(D)$ have the largest possible loss,
+#    $\varepsilon$?
+# ```
+#
+# ```{solution} ex-ch1-loss-by-hand
+# :class: dropdown
+#
+# The densities are $\frac{1}{2b}e^{-|y|/b}$ and $\frac{1}{2b}e^{-|y-1|/b}$, so
+# $\mathcal L_{D,D'}(y) = (|y - 1| - |y|)/b = \varepsilon\,(|y - 1| - |y|)$.
+# 1. For $y \le 0$: $|y - 1| - |y| = (1 - y) - (-y) = 1$, so $\mathcal L = \varepsilon$.
+#    For $0 < y < 1$: $(1 - y) - y = 1 - 2y$, so $\mathcal L = \varepsilon(1 - 2y)$, falling
+#    linearly from $\varepsilon$ to $-\varepsilon$. For $y \ge 1$: $(y - 1) - y = -1$, so
+#    $\mathcal L = -\varepsilon$.
+# 2. The loss equals $\varepsilon$ exactly when $y \le 0$. Under $D$ the output is Laplace
+#    noise centred at $0$, which is symmetric, so $\Pr[M(D) \le 0] = 1/2$: half of all outputs
+#    carry the full loss $\varepsilon$. This is the flat left tail of the exact loss in
+#    {numref}`fig-laplace-privacy-loss`: the bound of {prf:ref}`thm-laplace` is attained, not
+#    just approached.
+# ```
 #
 # ```{exercise}
 # :label: ex-ch1-noisy-mean
@@ -418,12 +484,13 @@ assert (table["largest observed"] <= table["bound"] + 1e-9).all()
 # by any amount and no finite Laplace scale bounds the privacy loss. Clipping to the observed
 # minimum and maximum makes the bounds themselves a function of the data: a neighbour with a
 # more extreme record changes the bounds, hence every clipped or rescaled record, and the
-# change in $f$ is no longer bounded by $M + 1$. The bounds must be public (or bought with
+# change in $f$ is no longer bounded by $H + 1$. The bounds must be public (or bought with
 # budget, e.g. by a private quantile).
 # ```
 #
 # ```{exercise}
 # :label: ex-ch1-replace-two
+# :class: pen-and-paper
 #
 # Under replace adjacency, a mechanism that adds $\Lap((dr+1)/\varepsilon)$ noise to each
 # cluster's $(S_j, n_j)$ is not $\varepsilon$-DP. What guarantee does it have, and what two

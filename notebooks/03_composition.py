@@ -22,22 +22,58 @@
 # After this chapter you can
 # - prove sequential composition, parallel composition and post-processing, and say which
 #   neighbour relation each proof needs;
-# - record every noise draw of an algorithm in a `PrivacyLedger` and read its composed total;
+# - record every noise draw of an algorithm in a privacy ledger and read its composed total;
 # - check each composition rule numerically from samples;
 # - split a total budget over the iterations of DP-Lloyd (uniform, halving, series-sum) and see
 #   what each split does to the noise.
+#
+# **Prerequisites:** {doc}`chapter 1 <01_dp_laplace>` (differential privacy, the Laplace
+# mechanism, the DP-Lloyd iteration) and {doc}`chapter 2 <02_gaussian_pdp>`
+# ($(\varepsilon, \delta)$-DP); basic probability and reading Python. The recap below
+# restates what this chapter uses.
 # :::
+#
+# **Recap.** A *dataset* $D$ is a finite collection of records, one per person. Two datasets
+# are *neighbours*, $D \simeq D'$, if they differ in one person: under **add/remove**
+# adjacency one has an extra record, under **replace** adjacency one record has been swapped
+# for another. A *mechanism* $M$ is a randomised algorithm; $M$ is
+# **$\varepsilon$-differentially private** ($\varepsilon$-DP) if for every pair of neighbours
+# and every set $E$ of outputs, $\Pr[M(D) \in E] \le e^{\varepsilon} \Pr[M(D') \in E]$, and
+# **$(\varepsilon, \delta)$-DP** if the same holds with $+\,\delta$ added on the right. When
+# the outputs have densities $p_D$ and $p_{D'}$, the **privacy loss** of an output $y$ is
+# $\mathcal L(y) = \ln p_D(y) / p_{D'}(y)$, and $\varepsilon$-DP says
+# $|\mathcal L(y)| \le \varepsilon$. The **Laplace mechanism** adds noise of scale
+# $b = \Delta_1 / \varepsilon$ to a query whose value one person can change by at most
+# $\Delta_1$ in $L_1$ norm (its *sensitivity*), and is $\varepsilon$-DP. The smaller
+# $\varepsilon$, the stronger the guarantee and the larger the noise; the total $\varepsilon$
+# an analysis may spend is its **budget**.
+#
+# **$k$-means** clustering splits numeric records into $k$ clusters, each summarised by its
+# *centroid*, the mean of its records. Lloyd's algorithm finds them by repetition: assign
+# every record to its nearest centroid, then move each centroid to the mean of the records
+# assigned to it. **DP-Lloyd** is the private version that every chapter builds on. Records
+# have $d$ numeric attributes and lie in a public box, such as $[-r, r]^d$, and each
+# iteration $t$ starts from $k$ public centroids: it assigns every record to its nearest
+# centroid, which splits the data into $k$ clusters, releases each cluster's sum $S_j$ and
+# count $n_j$ with Laplace noise at a budget $\varepsilon_t$, and takes the noisy sum
+# divided by the noisy count as the new centroid $j$. Under add/remove adjacency one record
+# changes one cluster's sum and count by at most $dr + 1$ in $L_1$ norm, the sensitivity
+# the noise is scaled to ({prf:ref}`thm-lloyd-sensitivity`). A run of $T$ iterations therefore releases noisy numbers $T \times k$ times; this
+# chapter says what the whole run costs.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
 N_SAMPLES = 200_000  # Monte-Carlo draws per distribution
 EPSILON_TOTAL = 1.0  # the total budget of the allocation examples
 ITERATIONS = 10  # DP-Lloyd iterations in the allocation examples
 
 # %%
+import textwrap
+
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
 from myst_nb import glue
 
 from dpkmeans import schedules
@@ -46,7 +82,8 @@ from dpkmeans.errors import BudgetExceededError
 from dpkmeans.mechanisms import laplace_mechanism, laplace_scale
 from dpkmeans.privacy_loss import estimate_log_ratios, laplace_privacy_loss
 from dpkmeans.sensitivity import lloyd_query_sensitivity
-from dpkmeans.plotting import PALETTE, new_figure, use_book_style
+from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import number, table, yes_no
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -54,8 +91,9 @@ rng = np.random.default_rng(SEED)
 # %% [markdown]
 # ## Three rules
 #
-# A DP-Lloyd run releases noisy statistics many times: every iteration, every cluster, sums and
-# counts. Three theorems say what the whole run costs.
+# Three theorems turn the cost of each release into the cost of a whole run. The first says
+# what happens when releases follow one another, each possibly depending on the earlier
+# outputs.
 #
 # ```{prf:theorem} Sequential composition
 # :label: thm-sequential
@@ -67,15 +105,27 @@ rng = np.random.default_rng(SEED)
 # ```
 #
 # ```{prf:proof}
-# (Pure case, with densities.) The joint density factorises as
-# $p_D(y_1, y_2) = p^{(1)}_D(y_1)\, p^{(2)}_D(y_2 \mid y_1)$, so the privacy loss is the sum
-# of the two losses, each bounded by its $\varepsilon_i$:
-# $\ln \frac{p_D(y_1, y_2)}{p_{D'}(y_1, y_2)} = \ln\frac{p^{(1)}_D(y_1)}{p^{(1)}_{D'}(y_1)}
-#   + \ln\frac{p^{(2)}_D(y_2 \mid y_1)}{p^{(2)}_{D'}(y_2 \mid y_1)} \le \varepsilon_1 +
-#   \varepsilon_2.$ The second mechanism may depend on $y_1$ (adaptivity), which is exactly what
-# DP-Lloyd does: iteration $t$ assigns records with the centroids released at $t - 1$. The
-# approximate case is Theorem 3.16 of {cite}`dwork2014algorithmic`.
+# (Pure case, with densities.) Write $p^{(1)}_D$ for the density of $M_1(D)$ and
+# $p^{(2)}_D(\cdot \mid y_1)$ for that of $M_2(D, y_1)$. The joint density factorises as
+# $p_D(y_1, y_2) = p^{(1)}_D(y_1)\, p^{(2)}_D(y_2 \mid y_1)$, so the privacy loss of the pair
+# is the sum of the two losses, each bounded by its $\varepsilon_i$:
+#
+# $$
+# \begin{aligned}
+# \ln \frac{p_D(y_1, y_2)}{p_{D'}(y_1, y_2)}
+#   &= \ln\frac{p^{(1)}_D(y_1)}{p^{(1)}_{D'}(y_1)} +
+#      \ln\frac{p^{(2)}_D(y_2 \mid y_1)}{p^{(2)}_{D'}(y_2 \mid y_1)} \\
+#   &\le \varepsilon_1 + \varepsilon_2 .
+# \end{aligned}
+# $$
+#
+# The second mechanism may depend on $y_1$ (it is *adaptive*), which is exactly what DP-Lloyd
+# does: iteration $t$ assigns records with the centroids released at $t - 1$. The approximate
+# case is Theorem 3.16 of {cite}`dwork2014algorithmic`.
 # ```
+#
+# The second rule is about releases that each look at a different, non-overlapping group of
+# records, such as the $k$ clusters of one DP-Lloyd iteration.
 #
 # ```{prf:theorem} Parallel composition
 # :label: thm-parallel
@@ -89,15 +139,21 @@ rng = np.random.default_rng(SEED)
 # ```{prf:proof}
 # Adding or removing one record $x$ changes only the part $P_j$ that contains $x$, so the
 # releases of all other parts have the same distribution under $D$ and $D'$, and the joint
-# privacy loss equals the loss of $M_j$ alone, at most $\varepsilon_j \le \max_i
-# \varepsilon_i$. (The mechanisms draw independent noise, so the joint density factorises.)
+# privacy loss equals the loss of $M_j$ alone, at most
+# $\varepsilon_j \le \max_i \varepsilon_i$. (The mechanisms draw independent noise, so the
+# joint density factorises.)
 # ```
 #
-# Under **replace** adjacency one record can leave part $a$ and its replacement join part
-# $b$: two parts change, and the cost is $\varepsilon_a + \varepsilon_b$, not the maximum. In
-# DP-Lloyd the parts are the clusters, and the rule, "nearest public centroid", does not
-# depend on the data; the differential-identifiability paper gets this wrong (its audit is in a
-# later chapter).
+# Under **replace** adjacency one record can leave part $P_h$ while its replacement joins part
+# $P_{h'}$: two parts change, and the cost is $\varepsilon_h + \varepsilon_{h'}$, not the
+# maximum.
+# In DP-Lloyd the parts are the clusters, and the rule, "nearest public centroid", does not
+# depend on the data. {cite:t}`shang2021di` apply parallel composition under replace
+# adjacency, which undercounts the cost in exactly this way ({doc}`chapter 11
+# <11_identifiability>` audits their algorithm).
+#
+# The third rule says that what is computed from a private output, without looking at the
+# data again, is just as private.
 #
 # ```{prf:theorem} Post-processing
 # :label: thm-post-processing
@@ -107,10 +163,18 @@ rng = np.random.default_rng(SEED)
 # ```
 #
 # ```{prf:proof}
-# For deterministic $g$ and any set $S$,
-# $\Pr[g(M(D)) \in S] = \Pr[M(D) \in g^{-1}(S)] \le e^{\varepsilon}\Pr[M(D') \in g^{-1}(S)] +
-# \delta = e^{\varepsilon}\Pr[g(M(D')) \in S] + \delta$. A randomised $g$ is a mixture of
-# deterministic maps (fix its random seed), and the inequality survives averaging.
+# For deterministic $g$ and any set $E$ of outputs,
+#
+# $$
+# \begin{aligned}
+# \Pr[g(M(D)) \in E] &= \Pr[M(D) \in g^{-1}(E)]
+#   \le e^{\varepsilon}\Pr[M(D') \in g^{-1}(E)] + \delta \\
+#   &= e^{\varepsilon}\Pr[g(M(D')) \in E] + \delta .
+# \end{aligned}
+# $$
+#
+# A randomised $g$ is a mixture of deterministic maps (fix its random seed), and the
+# inequality survives averaging.
 # ```
 #
 # Dividing a noisy sum by a noisy count, clamping a count at 1, keeping the previous centroid
@@ -119,72 +183,117 @@ rng = np.random.default_rng(SEED)
 #
 # ## The privacy ledger
 #
-# The library turns the three rules into bookkeeping. Every mechanism records its draw in a
-# `PrivacyLedger` *before* drawing; scopes say how entries compose: sequentially (the default,
-# or a named `sequential` scope such as one iteration), or in parallel over the `part`s of a
-# `parallel` scope. A ledger with a declared budget refuses a draw that would exceed it.
+# The library turns the three rules into bookkeeping. A **privacy ledger**
+# (`dpkmeans.accounting.PrivacyLedger`) is a record of every noise draw an algorithm makes:
+# which mechanism, at which $\varepsilon$ and $\delta$, with which sensitivity and noise
+# scale. Every mechanism of the library records its draw in the ledger *before* drawing.
+# Entries are grouped into **scopes** that say how they compose: entries in a `sequential`
+# scope (the default, or a named one such as one iteration) add up by
+# {prf:ref}`thm-sequential`; a `parallel` scope holds one `part` per disjoint group of
+# records and costs its most expensive part, by {prf:ref}`thm-parallel`. Post-processing is
+# written down at zero cost, so that the ledger tells the whole story. A ledger created with
+# a **budget** refuses a draw that would take the composed total past it.
+#
+# The method that records a draw, `PrivacyLedger.charge(mechanism, *, epsilon, delta=0,
+# sensitivity, scale, label="")`, first builds the entry and then does this:
 #
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python
 # :pyobject: PrivacyLedger.charge
+# :start-at: node = self._current_sequential("record a draw")
+# :dedent: 8
 # ```
 #
 # The composition itself is two small rules, re-applied to the open scopes after every draw
-# (a closed scope can no longer change, so its cost is cached):
+# (a closed scope can no longer change, so its cost is kept):
 #
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python
 # :pyobject: _Sequential.refresh
+# :dedent: 4
 # ```
 #
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python
 # :pyobject: _Parallel.refresh
+# :dedent: 4
 # ```
 #
-# Here is the ledger of one DP-Lloyd iteration on $[-1, 1]^2$ with $k = 3$ clusters: each
-# cluster's (sum, count) vector is released with the Laplace mechanism at $\varepsilon = 0.5$,
-# in parallel over clusters, and the centroid is computed by post-processing.
+# Here `then` adds two costs and `alongside` takes their maximum. Here is the ledger of one
+# DP-Lloyd iteration on $[-1, 1]^2$ with $k = 3$ clusters: each cluster's (sum, count) vector
+# is released with the Laplace mechanism at $\varepsilon = 0.5$, in parallel over clusters,
+# and the centroid is computed by post-processing.
 
 # %%
 bounds = (-np.ones(2), np.ones(2))
 delta1 = lloyd_query_sensitivity(bounds).per_cluster  # d r + 1 = 3
-true_stats = np.array([[12.0, -3.0, 40.0], [-20.0, 5.0, 55.0], [4.0, 30.0, 61.0]])  # (S_j, n_j)
+true_stats = np.array([[12.0, -3.0, 40.0],  # one row per cluster: (S_j, n_j)
+                       [-20.0, 5.0, 55.0],
+                       [4.0, 30.0, 61.0]])
 ledger = PrivacyLedger(budget=0.5)
 with ledger.sequential("iteration 1"), ledger.parallel("clusters"):
     for j, row in enumerate(true_stats):
         with ledger.part(f"cluster {j}"):
-            noisy = laplace_mechanism(row, delta1, 0.5, rng, ledger=ledger, label="(S_j, n_j)")
+            noisy = laplace_mechanism(row, delta1, 0.5, rng, ledger=ledger,
+                                      label="(S_j, n_j)")
             ledger.post_process("centroid = S'_j / max(n'_j, 1)")
-print(ledger.to_frame()[["scope", "mechanism", "epsilon", "sensitivity", "scale"]]
-      .to_string(index=False))
-print(f"composed total: {ledger.total()}; fully spent: {ledger.is_fully_spent()}")
+print(f"composed total: epsilon = {number(ledger.total().epsilon)}; "
+      f"budget fully spent: {yes_no(ledger.is_fully_spent())}")
+entries = ledger.to_frame()
+free = entries["mechanism"] == "post-processing"
+entries.loc[free, ["sensitivity", "scale"]] = np.nan  # shown as a dash
+prefix = "iteration 1 > clusters[parallel] > "  # the scope every entry shares
+assert entries["scope"].str.startswith(prefix).all()
+entries["part"] = entries["scope"].str.removeprefix(prefix)
+table(entries[["part", "mechanism", "label", "epsilon", "sensitivity", "scale"]]
+      .rename(columns={"label": "what", "epsilon": "ε", "sensitivity": "Δ₁"}),
+      name="ch3-ledger")
 
 # %% [markdown]
+# Every entry's scope is `iteration 1 > clusters[parallel] > cluster j`: the sequential
+# scope of the iteration, the parallel scope over clusters, and the part of cluster $j$; the
+# table shows the last step. The three releases cost $\varepsilon = 0.5$ each, but they sit
+# in the three parts of one parallel scope, so the iteration costs $0.5$, and the ledger's
+# budget of $0.5$ is spent exactly.
+#
 # ## Checking the rules from samples
 #
-# As in chapter 1 we estimate the privacy loss from samples, with simultaneous 99.9%
-# confidence intervals, and compare its lower confidence bound with what the ledger says.
-# For several releases at once we histogram the *log-likelihood ratio statistic* of the joint
-# output, which is the most revealing one-dimensional summary (any larger loss would show in it).
+# As in {doc}`chapter 1 <01_dp_laplace>`, we check a guarantee by simulation: draw many
+# outputs on $D$ and on $D'$, histogram them, and estimate the privacy loss in each bin as the
+# log ratio of the two histograms. Each bin gets a simultaneous 99.9% confidence interval
+# (Clopper-Pearson intervals for the two bin frequencies, corrected for the number of bins),
+# and from them we get a *lower confidence bound* on the largest privacy loss: with 99.9%
+# confidence the true loss exceeds it somewhere. A correct accounting says this bound is at
+# most the $\varepsilon$ the ledger reports.
+#
+# Several releases at once give a vector of outputs, which we cannot histogram finely. But we
+# can compute, for each simulated output vector $y$, its exact privacy loss
+# $\mathcal L(y) = \ln p_D(y) / p_{D'}(y)$ (for independent Laplace releases, the sum of the
+# per-release losses), and histogram that single number. Nothing is lost: where this
+# statistic takes the value $v$, its own densities under $D$ and $D'$ differ by exactly the
+# factor $e^{v}$, so the privacy loss measured on the statistic is the privacy loss of the
+# whole output.
 #
 # ### Sequential composition
 #
-# Release the same count twice, at $\varepsilon_1 = 0.3$ and $\varepsilon_2 = 0.7$.
+# Release the same count twice, at $\varepsilon_1 = 0.3$ and $\varepsilon_2 = 0.7$, on
+# neighbours whose counts are 100 and 101.
 
 # %%
 def joint_loss(outputs: np.ndarray, mu0: np.ndarray, mu1: np.ndarray,
                scales: np.ndarray) -> np.ndarray:
-    """Exact log-likelihood ratio of independent Laplace releases (one column per release)."""
+    """Exact privacy loss of independent Laplace releases (one column per release)."""
     return sum(laplace_privacy_loss(outputs[:, i], mu0[i], mu1[i], scales[i])
                for i in range(outputs.shape[1]))
 
 
 def observed_epsilon(out_D: np.ndarray, out_Dprime: np.ndarray, mu0, mu1,
                      scales) -> tuple[float, float]:
-    """(point estimate, 99.9% lower bound) of the largest privacy loss of a joint release."""
-    stat_D = joint_loss(out_D, np.asarray(mu0), np.asarray(mu1), np.asarray(scales))
-    stat_Dp = joint_loss(out_Dprime, np.asarray(mu0), np.asarray(mu1), np.asarray(scales))
+    """(point estimate, 99.9% lower bound) of the largest privacy loss of a joint
+    release, measured on the histogram of its exact privacy loss."""
+    mu0, mu1, scales = np.asarray(mu0), np.asarray(mu1), np.asarray(scales)
+    stat_D = joint_loss(out_D, mu0, mu1, scales)
+    stat_Dp = joint_loss(out_Dprime, mu0, mu1, scales)
     edges = np.linspace(min(stat_D.min(), stat_Dp.min()) - 1e-9,
                         max(stat_D.max(), stat_Dp.max()) + 1e-9, 41)
     est = estimate_log_ratios(stat_D, stat_Dp, edges, min_count=50)
@@ -195,29 +304,33 @@ eps_pair = np.array([0.3, 0.7])
 seq_ledger = PrivacyLedger()  # the ledger of one run: two releases of the same count
 for e in eps_pair:
     laplace_mechanism(100.0, 1.0, e, rng, ledger=seq_ledger)
-# Many independent runs on D and on D' (not accounted: this is the simulation of the attacker).
+# Many independent runs on D and on D' (not accounted: this simulates the attacker).
 draws_D = [laplace_mechanism(100.0, 1.0, e, rng, ledger=None, repeats=N_SAMPLES)
            for e in eps_pair]
 draws_Dp = [laplace_mechanism(101.0, 1.0, e, rng, ledger=None, repeats=N_SAMPLES)
             for e in eps_pair]
 scales = np.array([laplace_scale(1.0, e) for e in eps_pair])
 ledger_total = seq_ledger.total().epsilon
-estimate, lower = observed_epsilon(np.column_stack(draws_D), np.column_stack(draws_Dp),
+estimate, lower = observed_epsilon(np.column_stack(draws_D),
+                                   np.column_stack(draws_Dp),
                                    [100.0, 100.0], [101.0, 101.0], scales)
-print(f"ledger (one run): {ledger_total:.3f}; observed loss: estimate {estimate:.3f}, "
-      f"99.9% lower bound {lower:.3f}")
+print(f"ledger (one run): {ledger_total:.3f}")
+print(f"observed loss: estimate {estimate:.3f}, 99.9% lower bound {lower:.3f}")
+
+# %% tags=["remove-cell"]
 glue("ch3_seq_estimate", round(estimate, 3), display=False)
 
 # %% [markdown]
-# The largest observed loss, {glue}`ch3_seq_estimate`, sits at $\varepsilon_1 + \varepsilon_2 =
-# 1$: when both outputs fall on the same side of the two true counts, the two losses add up and
-# the bound is attained. Sequential composition is tight here.
+# The largest observed loss, {glue}`ch3_seq_estimate`, sits at
+# $\varepsilon_1 + \varepsilon_2 = 1$: when both outputs fall on the same side of the two
+# true counts, the two losses add up and the bound is attained. Sequential composition is
+# tight here.
 #
 # ### Parallel composition, and why it needs add/remove
 #
-# Four clusters, counts released with $\varepsilon = 0.5$ each, in parallel. Under add/remove the
-# neighbour has one extra record in cluster 2; under replace, one record moves from cluster 1 to
-# cluster 2.
+# Four clusters, counts released with $\varepsilon = 0.5$ each, in parallel. Under add/remove
+# the neighbour has one extra record in cluster 2; under replace, one record moves from
+# cluster 1 to cluster 2. (Clusters are numbered from 0.)
 
 # %%
 eps_cluster = 0.5
@@ -234,30 +347,36 @@ for relation, counts_Dp in neighbours.items():
         with par_ledger.parallel("clusters"):
             for j in range(4):
                 with par_ledger.part(f"cluster {j}"):
-                    par_ledger.charge("Laplace", epsilon=eps_cluster, sensitivity=1.0, scale=b)
+                    par_ledger.charge("Laplace", epsilon=eps_cluster, sensitivity=1.0,
+                                      scale=b)
         ledger_says = "accepted"
     except ValueError:
         ledger_says = "refused"
     out_D = counts_D + rng.laplace(0.0, b, size=(N_SAMPLES, 4))
     out_Dp = counts_Dp + rng.laplace(0.0, b, size=(N_SAMPLES, 4))
-    estimate, lower = observed_epsilon(out_D, out_Dp, counts_D, counts_Dp, np.full(4, b))
-    rows.append({"neighbour": relation, "parallel rule claims": eps_cluster,
-                 "ledger": ledger_says, "observed estimate": estimate, "99.9% lower bound": lower})
-parallel_table = pd.DataFrame(rows)
-print(parallel_table.round(3).to_string(index=False))
+    estimate, lower = observed_epsilon(out_D, out_Dp, counts_D, counts_Dp,
+                                       np.full(4, b))
+    rows.append({"relation": relation, "claimed ε": eps_cluster,
+                 "ledger": ledger_says, "estimate": estimate,
+                 "99.9% lower bound": lower})
+three_decimals = {c: "{:.3f}".format for c in ("estimate", "99.9% lower bound")}
+table(pd.DataFrame(rows), formats=three_decimals, name="ch3-parallel")
 
 # %% [markdown]
 # Under add/remove the observed loss matches the ledger's $\max_j \varepsilon_j = 0.5$. Under
-# replace the lower confidence bound is well above 0.5: the parallel rule *undercounts* when one
-# record can touch two parts. A ledger whose neighbour relation is `"replace"` therefore
-# refuses parallel scopes (it raises `ValueError`, as above): charge the touched clusters
-# sequentially, or release all clusters at once with the joint sensitivity (chapter 1), which
-# is what the engine does under replace adjacency.
+# replace the lower confidence bound is well above 0.5: the parallel rule *undercounts* when
+# one record can touch two parts. A ledger whose neighbour relation is replace therefore
+# refuses parallel scopes (it raises a `ValueError`, as above): charge the touched clusters
+# sequentially, or release all clusters at once with the *joint* sensitivity, the
+# sensitivity of all clusters' statistics together ($2(dr + 1)$ on $[-r, r]^d$ under
+# replace, by {prf:ref}`thm-lloyd-sensitivity`), which is what the library's DP-Lloyd does
+# under replace adjacency.
 #
 # ### Post-processing
 #
 # Clamp and round a noisy count, $g(y) = \max(\operatorname{round}(y), 1)$, as DP-Lloyd does
-# before dividing. The output is now discrete, so we compare frequencies of each value directly.
+# before dividing. The output is now discrete, so we compare frequencies of each value
+# directly.
 
 # %%
 raw_D = laplace_mechanism(3.0, 1.0, 1.0, rng, ledger=None, repeats=N_SAMPLES)
@@ -266,8 +385,9 @@ post_D = np.maximum(np.round(raw_D), 1.0)
 post_Dp = np.maximum(np.round(raw_Dp), 1.0)
 edges = np.arange(0.5, 12.5, 1.0)  # one bin per integer value 1..11
 post = estimate_log_ratios(post_D, post_Dp, edges, min_count=50)
-print(f"epsilon = 1.0; after post-processing: largest |log ratio| estimate "
-      f"{post.max_abs_estimate():.3f}, 99.9% lower bound {post.epsilon_lower_bound():.3f}")
+print("epsilon = 1; after post-processing, the largest |log ratio|:")
+print(f"estimate {post.max_abs_estimate():.3f}, "
+      f"99.9% lower bound {post.epsilon_lower_bound():.3f}")
 
 # %% [markdown]
 # Post-processing cannot increase the privacy loss. Here it does not decrease it either: the
@@ -277,31 +397,44 @@ print(f"epsilon = 1.0; after post-processing: largest |log ratio| estimate "
 #
 # ### The ledger refuses to overspend
 #
-# A ledger with a declared budget checks every draw *before* any noise is drawn:
+# A ledger with a declared budget checks every draw *before* any noise is drawn. Here three
+# iterations each ask for $\varepsilon = 0.4$ from a budget of 1:
 
 # %%
 strict = PrivacyLedger(budget=1.0)
 for t in range(1, 4):
     try:
-        laplace_mechanism(np.zeros(3), 3.0, 0.4, rng, ledger=strict, label=f"iteration {t}")
-        print(f"iteration {t}: released, total now {strict.total()}")
+        laplace_mechanism(np.zeros(3), 3.0, 0.4, rng, ledger=strict,
+                          label=f"iteration {t}")
+        print(f"iteration {t}: released, total now {number(strict.total().epsilon)}")
     except BudgetExceededError as err:
-        print(f"iteration {t}: refused: {err}")
+        print(f"iteration {t}: refused, with the message")
+        print(textwrap.fill(str(err), width=80, initial_indent="  ",
+                            subsequent_indent="  "))
 
 # %% [markdown]
+# The third draw would have taken the total past the budget; the ledger refused it,
+# recorded nothing, and no noise was drawn.
+#
 # ## Composition under differential identifiability
 #
-# One of the five papers {cite}`shang2021di` states its guarantees in *differential
-# identifiability* (DI) {cite}`lee2012differential` rather than in $\varepsilon$, and gives its
-# own composition rule. We meet DI properly in its own chapter; here we check that rule.
+# One of the five papers this book reproduces, {cite:t}`shang2021di`, states its guarantees in
+# *differential identifiability* (DI) {cite}`lee2012differential` rather than in
+# $\varepsilon$, and gives its own composition rule. We meet DI properly in
+# {doc}`chapter 11 <11_identifiability>`; here we check that rule.
+#
+# DI asks how well an adversary can identify one person. Suppose the adversary knows every
+# record but one, the set $D_0$, and knows that the missing record is one of $m$ candidates
+# $x_1, \dots, x_m$, each equally likely before the release. That gives $m$ *possible
+# worlds*, the datasets $D_0 \cup \{x_i\}$. After seeing the output of $M$, the adversary's
+# *posterior* is the probability, given the output, that each world is the true one.
 #
 # ```{prf:definition} $\rho$-differential identifiability
 # :label: def-di
 #
-# Let an adversary know every record but one, and hold a uniform prior over the $m$ possible
-# worlds $D' \cup \{t\}$ that complete the dataset. $M$ is $\rho$-DI if, whatever output it
-# sees, the adversary's posterior on the true world is at most $\rho$. It is meaningful for
-# $1/m < \rho < 1$.
+# $M$ is $\rho$-DI if, for every $D_0$, every set of $m$ candidates and every output, the
+# adversary's posterior probability of the true world is at most $\rho$. Since a blind guess
+# is right with probability $1/m$, the guarantee is meaningful for $1/m < \rho < 1$.
 # ```
 #
 # ```{prf:theorem} From $\varepsilon$ to $\rho$
@@ -314,76 +447,85 @@ for t in range(1, 4):
 #
 # ```{prf:proof}
 # Any two possible worlds differ by replacing one record, so they are neighbours and their
-# output densities differ by a factor of at most $e^{\varepsilon}$. With a uniform prior, the
-# posterior of the true world $w^*$ given output $y$ is
-# $p_{w^*}(y) / \sum_w p_w(y) \le p_{w^*}(y) / \big(p_{w^*}(y) + (m-1)e^{-\varepsilon} p_{w^*}(y)\big)
-# = 1/(1 + (m-1)e^{-\varepsilon})$. Solving for $\varepsilon$ gives the inverse map.
+# output densities differ by a factor of at most $e^{\varepsilon}$: $p_w(y) \ge
+# e^{-\varepsilon} p_{w^*}(y)$ for every world $w$, where $w^*$ is the true world. With a
+# uniform prior, the posterior of $w^*$ given the output $y$ is
+#
+# $$
+# \begin{aligned}
+# \frac{p_{w^*}(y)}{\sum_w p_w(y)}
+#   &\le \frac{p_{w^*}(y)}{p_{w^*}(y) + (m-1)\,e^{-\varepsilon} p_{w^*}(y)} \\
+#   &= \frac{1}{1 + (m-1)\,e^{-\varepsilon}} = \frac{e^{\varepsilon}}{m - 1 + e^{\varepsilon}}.
+# \end{aligned}
+# $$
+#
+# Solving $\rho = e^{\varepsilon}/(m - 1 + e^{\varepsilon})$ for $\varepsilon$ gives the
+# inverse map.
 # ```
 #
-# Seed 004's Proposition 2 composes $n$ mechanisms that are $\rho_i$-DI into one that is
-# $m^{n-1}\prod_i \rho_i$-DI. Composing in $\varepsilon$ space instead (sequential
-# composition, then the map of {prf:ref}`thm-di-epsilon`) gives
-# $\rho\big(\sum_i \varepsilon(\rho_i)\big)$. The library has both:
-#
-# ```{literalinclude} ../src/dpkmeans/identifiability.py
-# :language: python
-# :pyobject: compose_rho_published
-# ```
-#
-# ```{literalinclude} ../src/dpkmeans/identifiability.py
-# :language: python
-# :pyobject: compose_rho_exact
-# ```
+# {cite:t}`shang2021di` compose $q$ mechanisms that are $\rho_i$-DI into one that is
+# $m^{q-1}\prod_i \rho_i$-DI (their Proposition 2). Composing in $\varepsilon$ instead, by
+# mapping each $\rho_i$ to its $\varepsilon(\rho_i)$, adding them up
+# ({prf:ref}`thm-sequential`) and mapping the total back with {prf:ref}`thm-di-epsilon`,
+# gives the posterior bound $\rho\big(\sum_i \varepsilon(\rho_i)\big)$. The library has both,
+# as `compose_rho_published(rhos, m)` (computed in log space) and
+# `compose_rho_exact(rhos, m)` in `dpkmeans.identifiability`. We compare them for $q = 1$ to
+# $6$ mechanisms, first with two candidates and $\rho_i = 0.6$, then with 10,001 candidates
+# and $\rho_i = 0.0005$.
 
 # %%
-from dpkmeans.identifiability import compose_rho_exact, compose_rho_published, epsilon_from_rho
+from dpkmeans.identifiability import (compose_rho_exact, compose_rho_published,
+                                      epsilon_from_rho)
 
 di_rows = []
 for m, rho_i in ((2, 0.6), (10001, 0.0005)):
-    for n in range(1, 7):
-        di_rows.append({"m": m, "rho_i": rho_i, "n": n,
-                        "epsilon (total)": n * epsilon_from_rho(rho_i, m),
-                        "published bound": compose_rho_published([rho_i] * n, m),
-                        "epsilon view": compose_rho_exact([rho_i] * n, m)})
+    for q in range(1, 7):
+        di_rows.append({"m": m, "ρ of each": rho_i, "mechanisms": q,
+                        "total ε": q * epsilon_from_rho(rho_i, m),
+                        "published bound": compose_rho_published([rho_i] * q, m),
+                        "composed in ε": compose_rho_exact([rho_i] * q, m)})
 di_table = pd.DataFrame(di_rows)
-print(di_table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-assert (di_table["published bound"] >= di_table["epsilon view"] * (1 - 1e-12)).all()
-vacuous = di_table[di_table["published bound"] >= 1].groupby("m")["n"].min()
-glue("ch3_di_vacuous_m2", int(vacuous.get(2)), display=False)
+assert (di_table["published bound"] >= di_table["composed in ε"] * (1 - 1e-12)).all()
+table(di_table, name="ch3-di-composition")
+
+# %% tags=["remove-cell"]
+m2 = di_table[di_table["m"] == 2]
+first_vacuous = m2[m2["published bound"] >= 1].iloc[0]
+glue("ch3_di_vacuous_m2", int(first_vacuous["mechanisms"]), display=False)
+glue("ch3_di_exact_there", number(first_vacuous["composed in ε"]), display=False)
 
 # %% [markdown]
-# The published bound is never below the $\varepsilon$-view posterior, so it is a valid upper
-# bound (for two mechanisms the gap is exactly $(m-1)(e^{\varepsilon_1}-1)(e^{\varepsilon_2}-1)$
-# after cross-multiplying). But it is loose, and it grows past 1, where it says nothing:
-# with $m = 2$ and $\rho_i = 0.6$ it is vacuous from $n =$ {glue}`ch3_di_vacuous_m2`
-# mechanisms on, while the $\varepsilon$ view still gives a posterior below 0.9. The DI chapter
-# therefore composes in $\varepsilon$ space and maps back once at the end.
+# The published bound is never below the posterior bound from $\varepsilon$ composition, so
+# it is a valid upper bound ({numref}`ex-ch3-di-gap` proves it for two mechanisms). But it is
+# loose, and it grows past 1, where it says nothing: with $m = 2$ and $\rho_i = 0.6$ it is
+# vacuous from {glue}`ch3_di_vacuous_m2` mechanisms on, while composing in $\varepsilon$
+# still bounds the posterior by {glue:text}`ch3_di_exact_there` there.
+# {doc}`Chapter 11 <11_identifiability>` therefore composes in $\varepsilon$ and maps back
+# once at the end.
 #
-# %% [markdown]
 # ## Allocating a budget over iterations
 #
-# Sequential composition turns "how private is DP-Lloyd?" into "how is $\varepsilon$ split
-# over the $T$ iterations?". Three classic answers, implemented in `dpkmeans.schedules`:
+# Sequential composition turns "how private is DP-Lloyd?" into "how is the budget
+# $\varepsilon$ split over the $T$ iterations?". A *schedule* is that split,
+# $\varepsilon_1, \dots, \varepsilon_T$ with $\sum_t \varepsilon_t \le \varepsilon$. Three
+# classic answers, each a function of the library's `dpkmeans.schedules`:
 #
-# - **uniform**, $\varepsilon_t = \varepsilon / T$: the baseline of Su et al.
-#   {cite}`su2016differentially`;
+# - **uniform**, $\varepsilon_t = \varepsilon / T$: the baseline of
+#   {cite:t}`su2016differentially`;
 # - **halving**, $\varepsilon_t = \varepsilon / 2^t$: works when $T$ is not known in advance,
 #   but front-loads the budget and never spends all of it;
 # - **series-sum**, $\varepsilon_t = \varepsilon / (t(t+1))$: a telescoping series
-#   ($\sum_{t \le T} = \varepsilon\, T/(T+1)$) that decays polynomially, so late iterations keep
-#   more budget than under halving.
+#   ($\sum_{t \le T} \varepsilon_t = \varepsilon\, T/(T+1)$) that decays polynomially, so late
+#   iterations keep more budget than under halving.
 #
-# ```{literalinclude} ../src/dpkmeans/schedules.py
-# :language: python
-# :pyobject: series_sum
-# ```
-#
-# The later chapters study the papers' own schedules (DP-KCCM's stepped budget, APDP's reversed
-# arithmetic progression, the silhouette-weighted split). Here we run each schedule through a
-# ledger, exactly as a DP-Lloyd run would spend it (parallel over $k = 3$ clusters inside each
-# iteration), and look at the noise each iteration receives: the standard deviation of one
-# coordinate of the noisy sum, divided by a cluster size of $n = 200$, for data in $[-1, 1]^2$
-# ($\Delta_1 = 3$).
+# The later chapters study the papers' own schedules: the stepped budget of
+# {cite:t}`ni_dpkccm` ({doc}`chapter 7 <07_dpkccm>`), the silhouette-weighted split of
+# {cite:t}`zhang2018contour` ({doc}`chapter 8 <08_silhouette>`) and the reversed arithmetic
+# progression of the APDPk-means paper ({doc}`chapter 10 <10_schedules>`). Here we run each
+# classic schedule through a ledger, exactly as a DP-Lloyd run would spend it (parallel over
+# $k = 3$ clusters inside each iteration), and look at the noise each iteration receives: the
+# standard deviation of one coordinate of the noisy sum, divided by a cluster size of 200
+# records, for data in $[-1, 1]^2$ ($\Delta_1 = 3$).
 
 # %%
 allocations = {  # the classic, open-ended forms
@@ -401,49 +543,57 @@ for name, eps_t in allocations.items():
                     run_ledger.charge("Laplace", epsilon=e, sensitivity=delta1,
                                       scale=laplace_scale(delta1, e))
     budgets[name] = eps_t
-    summary_rows.append({"schedule": name, "first": eps_t[0], "last": eps_t[-1],
+    summary_rows.append({"schedule": name, "ε, first iteration": eps_t[0],
+                         "ε, last iteration": eps_t[-1],
                          "ledger total": run_ledger.total().epsilon,
                          "unspent": run_ledger.remaining().epsilon})
-print(pd.DataFrame(summary_rows).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+schedule_table = pd.DataFrame(summary_rows)
+rounded = {c: lambda v: number(round(v, 12))  # 1.1e-16 of rounding error is 0
+           for c in schedule_table.columns[1:]}
+table(schedule_table, formats=rounded, name="ch3-schedules")
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: per-iteration budget $\\varepsilon_t$ of three schedules ($\\varepsilon = 1$, $T = 10$). Right: the resulting noise standard deviation of one centroid coordinate for a cluster of 200 records in $[-1, 1]^2$ (Laplace, $\\Delta_1 = 3$), on a log scale.", "name": "fig-budget-schedules"}}
-fig, (ax0, ax1) = new_figure(ncols=2, width=9.0)
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: per-iteration budget $\\varepsilon_t$ of three schedules ($\\varepsilon = 1$, $T = 10$). Right: the resulting noise standard deviation of one centroid coordinate for a cluster of 200 records in $[-1, 1]^2$ (Laplace, $\\Delta_1 = 3$). Both on a log scale.", "name": "fig-budget-schedules"}}
+fig, (ax0, ax1) = new_figure(ncols=2, height=3.4)
 t_axis = np.arange(1, ITERATIONS + 1)
-for (name, eps_t), colour in zip(budgets.items(), PALETTE):
-    ax0.plot(t_axis, eps_t, "o-", ms=4, color=colour, label=name)
-    ax1.plot(t_axis, np.sqrt(2) * delta1 / eps_t / 200, "o-", ms=4, color=colour, label=name)
+for i, (name, eps_t) in enumerate(budgets.items()):
+    ax0.plot(t_axis, eps_t, label=name, **series_style(i))
+    ax1.plot(t_axis, np.sqrt(2) * delta1 / eps_t / 200, label=name, **series_style(i))
 ax0.set_xlabel("iteration $t$")
 ax0.set_ylabel(r"$\varepsilon_t$")
 ax0.set_yscale("log")
-ax0.legend(fontsize="small")
+ax0.legend()
 ax1.set_xlabel("iteration $t$")
-ax1.set_ylabel("noise std of a centroid coordinate")
+ax1.set_ylabel("noise std of a coordinate")
 ax1.set_yscale("log")
+for ax in (ax0, ax1):
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 plt.show()
 
 # %% [markdown]
-# Halving gives the first iteration half of the budget and leaves the tenth with
-# $1/1024$ of it: its centroids are almost pure noise, and about $0.1\%$ of the budget is never
-# spent. Uniform spends everything evenly. Series-sum sits between, and leaves
+# Halving gives the first iteration half of the budget and leaves the last with
+# $\varepsilon/2^T$: its centroids are almost pure noise, and another $\varepsilon/2^T$ is
+# never spent. Uniform spends everything evenly. Series-sum sits between, and leaves
 # $\varepsilon/(T+1)$ unspent. With a fixed $T$ there is no reason to leave budget unused, so
 # the library's `halving` and `series_sum` default to `normalise=True`: the same shape,
-# rescaled to spend $\varepsilon$ exactly (the table above uses `normalise=False`). Which is best depends on how quickly Lloyd's iterations converge,
-# which is exactly what the papers' adaptive schedules try to exploit.
+# rescaled to spend $\varepsilon$ exactly (the table above uses `normalise=False`). Which is
+# best depends on how quickly Lloyd's iterations converge, which is exactly what the papers'
+# adaptive schedules try to exploit.
 #
 # ## Summary
 #
 # :::{admonition} Summary
 # :class: important
-# - Sequential composition adds epsilons (and deltas), even when each step adapts to the previous
-#   outputs; for repeated Laplace releases the bound is attained.
+# - Sequential composition adds epsilons (and deltas), even when each step adapts to the
+#   previous outputs; for repeated Laplace releases the bound is attained.
 # - Parallel composition over parts chosen by a data-independent rule costs the *maximum*,
-#   but only under add/remove adjacency; under replace, a record touches two parts and the cost
-#   is their sum, which the samples confirm.
+#   but only under add/remove adjacency; under replace, a record touches two parts and the
+#   cost is their sum, which the samples confirm.
 # - Post-processing of noisy outputs is free.
-# - The `PrivacyLedger` records every draw with its scope, composes them by these rules, and
+# - The privacy ledger records every draw with its scope, composes them by these rules, and
 #   refuses a draw that would exceed a declared budget before any noise is drawn.
-# - Differential identifiability maps to $\varepsilon$ via $\varepsilon = \ln\frac{(m-1)\rho}{1-\rho}$;
-#   seed 004's composition bound $m^{n-1}\prod\rho_i$ is valid but loose and soon vacuous, so
+# - Differential identifiability maps to $\varepsilon$ via
+#   $\varepsilon = \ln\frac{(m-1)\rho}{1-\rho}$. The composition bound
+#   $m^{q-1}\prod_i\rho_i$ of {cite:t}`shang2021di` is valid but loose and soon vacuous, so
 #   compose in $\varepsilon$ and map back once.
 # - How a budget is split over iterations changes the noise by orders of magnitude late in a
 #   run; uniform, halving and series-sum are the three baselines for the papers' schedules.
@@ -475,7 +625,8 @@ plt.show()
 # :label: ex-ch3-halving
 #
 # Modify the halving schedule so that it spends exactly $\varepsilon$ in $T$ iterations while
-# keeping $\varepsilon_{t+1} \le \varepsilon_t$. Check the total with `PrivacyLedger.is_fully_spent`.
+# keeping $\varepsilon_{t+1} \le \varepsilon_t$. Check the total with
+# `PrivacyLedger.is_fully_spent`.
 # ```
 #
 # ```{solution} ex-ch3-halving
@@ -484,11 +635,14 @@ plt.show()
 # Give the last iteration what halving leaves over: $\varepsilon_t = \varepsilon/2^t$ for
 # $t < T$ and $\varepsilon_T = \varepsilon/2^{T-1}$. Then
 # $\sum_t \varepsilon_t = \varepsilon(1 - 2^{-(T-1)}) + \varepsilon 2^{-(T-1)} = \varepsilon$,
-# and $\varepsilon_T = \varepsilon_{T-1}$, so the sequence is still non-increasing.
+# and $\varepsilon_T = \varepsilon_{T-1}$, so the sequence is still non-increasing. Charging
+# these budgets to a ledger with `budget=epsilon`, as in the schedules cell above, makes
+# `is_fully_spent()` return true.
 # ```
 #
 # ```{exercise}
 # :label: ex-ch3-replace
+# :class: pen-and-paper
 #
 # Under replace adjacency, a run releases each cluster's (sum, count) at $\varepsilon_t$ per
 # iteration with the add/remove sensitivity $dr+1$. What is its true cost over $T$ iterations,
@@ -501,5 +655,37 @@ plt.show()
 # A replaced record can change two clusters by up to $dr + 1$ each, so each iteration costs
 # $2\varepsilon_t$ and the run $2\sum_t \varepsilon_t$. A ledger with parallel scopes over
 # clusters reports $\sum_t \varepsilon_t$: half the true cost. This is the error in the
-# differential-identifiability paper's parallel-composition argument.
+# parallel-composition argument of {cite:t}`shang2021di`.
+# ```
+#
+# ```{exercise}
+# :label: ex-ch3-di-gap
+# :class: pen-and-paper
+#
+# Take two mechanisms with $\varepsilon_1$ and $\varepsilon_2$, so that
+# $\rho_i = e^{\varepsilon_i}/(m - 1 + e^{\varepsilon_i})$. Show that the published bound
+# $m \rho_1 \rho_2$ is never below the posterior bound
+# $e^{\varepsilon_1 + \varepsilon_2}/(m - 1 + e^{\varepsilon_1 + \varepsilon_2})$ from
+# composing in $\varepsilon$, and find the difference of the two after cross-multiplying.
+# ```
+#
+# ```{solution} ex-ch3-di-gap
+# :class: dropdown
+#
+# Write $a = e^{\varepsilon_1}$ and $c = e^{\varepsilon_2}$. The published bound is
+# $m\,ac / \big((m - 1 + a)(m - 1 + c)\big)$ and the composed one is $ac / (m - 1 + ac)$.
+# Dividing both by $ac > 0$ and cross-multiplying, the published bound is at least the
+# composed one exactly when $m(m - 1 + ac) \ge (m - 1 + a)(m - 1 + c)$. Expanding,
+#
+# $$
+# \begin{aligned}
+# m(m - 1 + ac) - (m - 1 + a)(m - 1 + c)
+#   &= (m - 1)\big(m - (m - 1) - a - c + ac\big) \\
+#   &= (m - 1)(a - 1)(c - 1) \ge 0,
+# \end{aligned}
+# $$
+#
+# since $m \ge 2$ and $a, c \ge 1$. The two agree only when one of the mechanisms has
+# $\varepsilon_i = 0$, and the gap grows with both epsilons, which is why the published bound
+# soon exceeds 1.
 # ```

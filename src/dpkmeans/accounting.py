@@ -275,9 +275,10 @@ class PrivacyLedger:
                 node.children.pop()
                 self._refresh_open_scopes()
                 raise BudgetExceededError(
-                    f"{mechanism} draw{f' ({label})' if label else ''} with epsilon={eps:.6g}, "
-                    f"delta={dlt:.3g} would raise the composed total to {total}, which exceeds "
-                    f"the declared budget {self.budget}; already spent: {self.total()}"
+                    f"{mechanism} draw{f' ({label})' if label else ''} with "
+                    f"epsilon={eps:.6g}, delta={dlt:.3g} would raise the composed total "
+                    f"to {total}, which exceeds the declared budget {self.budget}; "
+                    f"already spent: {self.total()}"
                 )
         self._entries.append(entry)
         return entry

@@ -79,7 +79,7 @@ def _entry_details(details: Mapping[str, Any] | None, repeats: int | None) -> di
 
 # --- Laplace ----------------------------------------------------------------------------
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """The Laplace scale b = Delta_1 / epsilon of the Laplace mechanism (book Thm. 1.1)."""
+    """The scale b = Delta_1 / epsilon of the Laplace mechanism (book Thm. 1.1)."""
     return check_sensitivity(sensitivity) / check_epsilon(epsilon)
 
 
@@ -98,15 +98,17 @@ def laplace_mechanism(
 ) -> np.ndarray:
     """Release ``value + Lap(sensitivity / epsilon)`` noise on every coordinate.
 
-    ``sensitivity`` is the L1 sensitivity of the whole vector ``value`` under the ledger's
-    neighbour relation; the release is epsilon-DP (book chapter 1). With ``repeats=R`` the
-    result has a leading axis of R independent releases, and the ledger is charged for
-    their sequential composition, R * epsilon. ``details`` are stored with the ledger entry.
+    ``sensitivity`` is the L1 sensitivity of the whole vector ``value`` under the
+    ledger's neighbour relation; the release is epsilon-DP (book chapter 1). With
+    ``repeats=R`` the result has a leading axis of R independent releases, and the
+    ledger is charged for their sequential composition, R * epsilon. ``details`` are
+    stored with the ledger entry.
 
-    ``sampler="discrete"`` (default) draws exact discrete Laplace noise on a public grid
-    (:mod:`dpkmeans.noise`; the scale is rounded up by at most a few parts in 10^9);
-    ``"continuous"`` is numpy's float64 sampler (recorded as a leak). ``integer_valued`` says
-    the value is a count: it then sits exactly on the grid (checked).
+    ``sampler="discrete"`` (default) draws exact discrete Laplace noise on a public
+    grid (:mod:`dpkmeans.noise`; the scale is rounded up by at most a few parts in
+    10^9); ``"continuous"`` is numpy's float64 sampler (recorded as a leak).
+    ``integer_valued`` says the value is a count: it then sits exactly on the grid
+    (checked).
     """
     arr = _as_value(value)
     cal = calibrate("laplace", sensitivity, epsilon, sampler=sampler,
@@ -140,7 +142,8 @@ def charge(ledger: PrivacyLedger, cal: NoiseCalibration, *, label: str = "",
 
 # --- Gaussian ---------------------------------------------------------------------------
 def gaussian_sigma_classic(sensitivity: float, epsilon: float, delta: float) -> float:
-    """Classic calibration sigma = Delta_2 sqrt(2 ln(1.25/delta)) / epsilon (Dwork-Roth Thm A.1).
+    """Classic calibration sigma = Delta_2 sqrt(2 ln(1.25/delta)) / epsilon
+    (Dwork-Roth Thm A.1).
 
     The theorem holds only for epsilon < 1, so larger epsilon raises a ValueError
     (book chapter 2 shows where the formula stops being private).
@@ -151,7 +154,8 @@ def gaussian_sigma_classic(sensitivity: float, epsilon: float, delta: float) -> 
     if eps >= 1:
         raise ValueError(
             f"epsilon must be < 1 for the classic Gaussian calibration, got {eps}; "
-            "use calibration='analytic' (Balle & Wang 2018), which is exact for any epsilon"
+            "use calibration='analytic' (Balle & Wang 2018), which is exact for any "
+            "epsilon"
         )
     return sens * math.sqrt(2.0 * math.log(1.25 / dlt)) / eps
 
@@ -170,9 +174,10 @@ def _log_gaussian_delta(epsilon: float, s: float) -> float:
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
     """Exact smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP.
 
-    delta = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
-    (Balle & Wang 2018, Thm. 8; book chapter 2). Equals P[L > eps] - e^eps P[L < -eps] for the
-    privacy loss L ~ N(s^2/2, s^2), s = Delta/sigma.
+    delta = Phi(Delta/(2 sigma) - eps sigma/Delta)
+            - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
+    (Balle & Wang 2018, Thm. 8; book chapter 2). Equals P[L > eps] - e^eps P[L < -eps]
+    for the privacy loss L ~ N(s^2/2, s^2), s = Delta/sigma.
     """
     return gaussian_tail_at(_log_gaussian_delta, epsilon, sigma, sensitivity)
 
@@ -217,11 +222,14 @@ def calibrate_noise_multiplier(log_tail: Callable[[float], float], delta: float)
     return math.exp(log_s)
 
 
-def gaussian_sigma_analytic(sensitivity: float, epsilon: float, delta: float) -> float:
-    """Smallest sigma that makes the Gaussian mechanism (epsilon, delta)-DP, for any epsilon.
+def gaussian_sigma_analytic(sensitivity: float, epsilon: float,
+                            delta: float) -> float:
+    """Smallest sigma that makes the Gaussian mechanism (epsilon, delta)-DP, for any
+    epsilon.
 
-    Analytic Gaussian mechanism of Balle & Wang (2018): solve gaussian_delta(eps, sigma) =
-    delta numerically (book chapter 2). Always <= the classic sigma where that one applies.
+    Analytic Gaussian mechanism of Balle & Wang (2018): solve
+    gaussian_delta(eps, sigma) = delta numerically (book chapter 2). Always <= the
+    classic sigma where that one applies.
     """
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
@@ -275,12 +283,15 @@ def gaussian_mechanism(
 
 
 # --- Exponential ------------------------------------------------------------------------
-def exponential_probabilities(utility: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
-    """P[r] proportional to exp(epsilon * u(r) / (2 Delta u)) (McSherry-Talwar 2007; book ch. 1)."""
+def exponential_probabilities(utility: ArrayLike, sensitivity: float,
+                              epsilon: float) -> np.ndarray:
+    """P[z] proportional to exp(epsilon * q(z) / (2 Delta q)) for the utility q
+    (McSherry-Talwar 2007; book ch. 1)."""
     u = check_finite_vector(utility, "utility")
     sens = check_sensitivity(sensitivity)
     if sens == 0:
-        raise ValueError("sensitivity of the utility must be > 0 for the exponential mechanism")
+        raise ValueError("sensitivity of the utility must be > 0 for the exponential "
+                         "mechanism")
     eps = check_epsilon(epsilon)
     logits = eps * u / (2.0 * sens)
     logits -= logits.max()

@@ -68,8 +68,10 @@ def _log_pdp_tail(epsilon: float, s: float) -> float:
     return float(np.logaddexp(upper, lower))
 
 
-def gaussian_pdp_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
-    """P[|L| > epsilon] for the Gaussian mechanism: the delta of (epsilon, delta)-PDP."""
+def gaussian_pdp_delta(epsilon: float, sigma: float,
+                       sensitivity: float = 1.0) -> float:
+    """P[|L| > epsilon] for the Gaussian mechanism: the delta of
+    (epsilon, delta)-PDP."""
     return gaussian_tail_at(_log_pdp_tail, epsilon, sigma, sensitivity)
 
 

@@ -97,19 +97,23 @@ def coordinate_bounds(bounds: tuple[ArrayLike, ArrayLike], centred: bool = False
 
 
 def lloyd_query_sensitivity(
-    bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove", *, centred: bool = False
+    bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove", *,
+    centred: bool = False
 ) -> LloydSensitivity:
-    """L1 sensitivity of (S_j, n_j)_j for records in the box ``bounds`` (book Thm. 1.3).
+    """L1 sensitivity of (S_j, n_j)_j for records in the box ``bounds``
+    (book Thm. 1.3).
 
-    Let M = sum_i max(|l_i|, |u_i|) be the largest L1 norm of a record and
-    W = sum_i (u_i - l_i) the largest L1 distance between two records. With ``centred`` the
-    query is the centred one, (S_j - n_j m, n_j) (module docstring), and M = W / 2.
+    Let H = sum_i max(|l_i|, |u_i|) be the largest L1 norm of a record and
+    W = sum_i (u_i - l_i) the largest L1 distance between two records. With
+    ``centred`` the query is centred at the box's midpoint mid,
+    (S_j - n_j mid, n_j), and H = W / 2.
 
-    * add/remove: one record changes one cluster's sum by at most M and its count by 1,
-      so per-cluster = joint = M + 1 (on [-r, r]^d: d r + 1).
-    * replace: a record that stays in its cluster changes that sum by at most W; one that
-      moves leaves cluster a and joins cluster b, changing both: joint = max(W, 2 (M + 1))
-      (on [-r, r]^d: 2 (d r + 1)), per-cluster = max(W, M + 1).
+    * add/remove: one record changes one cluster's sum by at most H and its count
+      by 1, so per-cluster = joint = H + 1 (on [-r, r]^d: d r + 1).
+    * replace: a record that stays in its cluster changes that sum by at most W;
+      one that moves leaves cluster g and joins cluster g', changing both:
+      joint = max(W, 2 (H + 1)) (on [-r, r]^d: 2 (d r + 1)),
+      per-cluster = max(W, H + 1).
     """
     max_norm, width = _norm_and_width(bounds, neighbour, centred)
     if neighbour == "add/remove":
@@ -121,9 +125,10 @@ def lloyd_query_sensitivity(
 
 def sum_sensitivity(bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/remove", *,
                     centred: bool = False) -> float:
-    """L1 sensitivity of the cluster sums (S_j)_j alone, the counts released exactly (seed
-    004 as published): M under add/remove; under replace max(W, 2 M), a record that moves
-    leaving one sum and joining another (M, W as in :func:`lloyd_query_sensitivity`)."""
+    """L1 sensitivity of the cluster sums (S_j)_j alone, the counts released exactly (as
+    Shang et al. 2021 publish it): H under add/remove; under replace max(W, 2 H), a record
+    that moves leaving one sum and joining another (H, W as in
+    :func:`lloyd_query_sensitivity`)."""
     max_norm, width = _norm_and_width(bounds, neighbour, centred)
     if neighbour == "add/remove":
         return max_norm
@@ -132,7 +137,7 @@ def sum_sensitivity(bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/r
 
 def _norm_and_width(bounds: tuple[ArrayLike, ArrayLike], neighbour: str,
                     centred: bool) -> tuple[float, float]:
-    """(M, W): a record's largest L1 norm (from the origin, or the midpoint when ``centred``)
+    """(H, W): a record's largest L1 norm (from the origin, or the midpoint when ``centred``)
     and the largest L1 distance between two records of the box; checks the relation."""
     if neighbour not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
