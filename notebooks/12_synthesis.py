@@ -343,7 +343,8 @@ glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=Fa
 #
 # Four of the papers are flawed as published (next section), and the book runs each of them
 # twice: *as published* and *corrected*. Where a chapter also tested a claim on the corrected
-# method, the table gives both verdicts side by side. They differ for a reason: the published
+# method, the table gives both verdicts side by side; a dash means the claim has no corrected
+# counterpart (it is about the published method itself, or the paper needs no correction). They differ for a reason: the published
 # method's numbers include what it does not pay for (exact silhouettes, a covariance fitted
 # to the data, the exact record count), and the corrected method pays for everything it
 # reads, so a claim that held on the published numbers can fail once that unpaid
@@ -355,7 +356,7 @@ claims_shown = pd.DataFrame({
     "paper": [f"{{doc}}`{row.title} <{row.chapter}>`" for row in claims.itertuples()],
     "claim": [f"{row.claim.split('-', 1)[1]}. {row.text}" for row in claims.itertuples()],
     "as published": claims["verdict"],
-    "corrected": claims["corrected"].replace("", "not tested"),
+    "corrected": claims["corrected"].replace("", "–"),
     "evidence": [f"published: {row.evidence}"
                  + (f"; corrected: {row.corrected_evidence}" if row.corrected else "")
                  for row in claims.itertuples()],

@@ -1,5 +1,5 @@
-"""Seed 004's "Optimized Canopy" initialiser (Shang et al. 2021, section 6; reference/algorithms.md
-section 8.3), run on the raw, private records: the initial centres *and* k.
+"""The "Optimized Canopy" initialiser of Shang et al. (2021), section 6, run on the raw,
+private records: the initial centres *and* k.
 
 The paper cites Zhao et al. (ICCCS 2018: "initial centers and the optimal cluster number based
 on the minimum and maximum principle on MapReduce") and says no more. This module implements
@@ -61,7 +61,7 @@ def _check_rows(n_rows: int, needed: int, k_max: int, n_clusters: int | None) ->
 def optimized_canopy(X: Any, *, n_clusters: int | None = None, k_max: int = 10,
                      backend: Any = None) -> CanopyResult:
     """Farthest-first centres from the record nearest the mean, and k by the depth index
-    (seed 004 section 6; reference/algorithms.md section 8.3; module docstring).
+    (Shang et al. 2021, section 6; module docstring).
 
     ``X`` is a finite (rows x features) array, or with ``backend`` the data that backend has
     prepared (``backend.prepare(X, bounds)[0]``). With ``n_clusters`` the number of centres is
@@ -102,12 +102,13 @@ def optimized_canopy(X: Any, *, n_clusters: int | None = None, k_max: int = 10,
 
 @dataclass(frozen=True)
 class CanopyInitialRelease:
-    """The engine's :class:`~dpkmeans.hooks.InitialRelease` for seed 004 as published: the
+    """The engine's :class:`~dpkmeans.hooks.InitialRelease` for Shang et al. (2021) as
+    published: the
     Optimized Canopy's first ``config.n_clusters`` centres on the raw records, the same for
     every replica. It draws no randomness and charges nothing: reading the exact records is a
-    leak, recorded by the configuration's flaw (seed 004 section 6; reference section 8.3)."""
+    leak, recorded by the configuration's flaw (the paper's section 6)."""
 
-    name: str = "Optimized Canopy on the raw records (seed 004, as published)"
+    name: str = "Optimized Canopy on the raw records (Shang et al. 2021, as published)"
 
     def __call__(self, ctx: HookContext) -> np.ndarray:
         canopy = optimized_canopy(ctx.data, n_clusters=ctx.config.n_clusters,

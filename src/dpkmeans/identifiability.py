@@ -1,4 +1,4 @@
-"""Differential identifiability (Lee & Clifton 2012; seed paper 004, Shang et al. 2021).
+"""Differential identifiability (Lee and Clifton 2012; Shang et al. 2021).
 
 A mechanism is rho-DI when an adversary who knows every record but one, and holds a uniform
 prior over the m possible worlds, cannot raise its posterior on the missing record above rho.
@@ -6,7 +6,7 @@ Under those assumptions (replace-one adjacency, uniform prior) rho and epsilon a
 
     epsilon = ln((m - 1) rho / (1 - rho))   <=>   rho = e^epsilon / (m - 1 + e^epsilon).
 
-Book: the differential-identifiability chapter; reference/algorithms.md section 8.
+Book: chapter 11 (differential identifiability); chapter 3 composes DI mechanisms.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def check_m(m: object) -> int:
 
 
 def check_rho(rho: object, m: object) -> float:
-    """rho must lie strictly between the prior 1/m and 1 (Lee & Clifton 2012)."""
+    """rho must lie strictly between the prior 1/m and 1 (Lee and Clifton 2012)."""
     mm = check_m(m)
     r = check_real(rho, "rho")
     if math.isnan(r) or not (1.0 / mm < r < 1.0):
@@ -49,7 +49,8 @@ def check_rho(rho: object, m: object) -> float:
 
 
 def epsilon_from_rho(rho: float, m: int) -> float:
-    """epsilon = ln((m - 1) rho / (1 - rho)) (Lee & Clifton 2012, Thm. 1; seed 004 eq. 5)."""
+    """epsilon = ln((m - 1) rho / (1 - rho)): Lee and Clifton (2012), Theorem 1;
+    Shang et al. (2021), eq. 5."""
     mm = check_m(m)
     r = check_rho(rho, mm)
     return math.log(mm - 1) + math.log(r) - math.log1p(-r)
@@ -63,7 +64,8 @@ def rho_from_epsilon(epsilon: float, m: int) -> float:
 
 
 def di_laplace_scale(sensitivity: float, rho: float, m: int) -> float:
-    """lambda = Delta f / ln((m - 1) rho / (1 - rho)), the DI Laplace scale (LC12 Thm. 1)."""
+    """lambda = Delta f / ln((m - 1) rho / (1 - rho)), the DI Laplace scale (Lee and
+    Clifton 2012, Theorem 1)."""
     return check_sensitivity(sensitivity) / epsilon_from_rho(rho, m)
 
 
@@ -105,7 +107,8 @@ def di_exponential_mechanism(
     ledger: PrivacyLedger | None,
     label: str = "",
 ) -> int:
-    """Exponential mechanism with epsilon = ln((m-1) rho / (1 - rho)) (seed 004 Def. 2, eq. 7)."""
+    """Exponential mechanism with epsilon = ln((m-1) rho / (1 - rho)) (Shang et al. 2021,
+    Definition 2 and eq. 7)."""
     _require_replace(ledger)
     eps = epsilon_from_rho(rho, m)
     return exponential_mechanism(utility, sensitivity, eps, rng, ledger=ledger, label=label,
@@ -118,10 +121,11 @@ def _di_details(rho: float, m: int) -> dict[str, object]:
 
 
 def compose_rho_published(rhos: Sequence[float], m: int) -> float:
-    """Seed 004, Proposition 2: n rho_i-DI mechanisms together are (m^(n-1) prod rho_i)-DI.
+    """Shang et al. (2021), Proposition 2: n rho_i-DI mechanisms together are
+    (m^(n-1) prod rho_i)-DI.
 
-    A valid but loose upper bound on the exact composed posterior; it can exceed 1, where it
-    says nothing (reference/algorithms.md section 8.2). Computed in log space.
+    A valid but loose upper bound on the exact composed posterior (chapter 11 proves it
+    for n = 2); it can exceed 1, where it says nothing. Computed in log space.
     """
     mm = check_m(m)
     rs = [check_rho(r, mm) for r in _nonempty(rhos)]
@@ -131,8 +135,9 @@ def compose_rho_published(rhos: Sequence[float], m: int) -> float:
 def compose_rho_exact(rhos: Sequence[float], m: int) -> float:
     """Compose in epsilon space and map back: rho(sum_i epsilon(rho_i)).
 
-    This is the worst-case posterior implied by sequential composition of the equivalent
-    epsilon-DP mechanisms, under the same assumptions as the rho <-> epsilon map.
+    This is the worst-case posterior implied by sequential composition of the
+    equivalent epsilon-DP mechanisms, under the same assumptions as the rho <-> epsilon
+    map.
     """
     mm = check_m(m)
     total = sum(epsilon_from_rho(r, mm) for r in _nonempty(rhos))
@@ -140,10 +145,12 @@ def compose_rho_exact(rhos: Sequence[float], m: int) -> float:
 
 
 def compose_rho_parallel(rhos: Sequence[float], m: int, *, as_published: bool = False) -> float:
-    """Parallel composition over disjoint subsets: max rho_i (correct) or min rho_i (seed 004).
+    """Parallel composition over disjoint subsets: max rho_i (correct), or min rho_i as
+    Shang et al. (2021) state it (``as_published``).
 
-    One record lies in one subset, so the guarantee is the weakest one, max_i rho_i.
-    Seed 004's Proposition 3 states min_i rho_i (audit item 4-3 in reference/algorithms.md).
+    One record lies in one subset, so the guarantee is the weakest one, max_i rho_i. The
+    paper's Proposition 3 states min_i rho_i: its proof multiplies the priors of every subset
+    as if the missing record were in all of them.
     """
     mm = check_m(m)
     rs = [check_rho(r, mm) for r in _nonempty(rhos)]

@@ -1,10 +1,11 @@
 """A scikit-learn style estimator for differentially private k-prototypes on mixed data (book
-chapter 11; seed 004, Shang, Zhao, Ren and Liu 2021, section 7).
+chapter 11; Shang, Zhao, Ren and Liu 2021, section 7).
 
 ``DPKPrototypes`` is the *corrected* DI k-prototypes of :mod:`dpkmeans.papers.di.variants`
 (:func:`~dpkmeans.papers.di.variants.kprototypes_corrected`) behind the API of
 :class:`~dpkmeans.estimators.DPKMeans`: the categorical columns become scaled one-hot blocks
-(:mod:`dpkmeans.prototypes`), so that the k-prototypes distance of seed 004 eq. 6 is the squared
+(:mod:`dpkmeans.prototypes`), so that the k-prototypes distance of the paper's eq. 6 is the
+squared
 Euclidean distance and the fit is one run of the DP-Lloyd engine (:func:`dpkmeans.engine.run`).
 The as-published variants stay in the paper module.
 """
@@ -100,7 +101,7 @@ def _is_pair(value: object) -> bool:
 class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     """Differentially private k-prototypes on mixed numeric and categorical data (corrected).
 
-    The k-prototypes distance of seed 004 eq. 6 (Huang 1998),
+    The k-prototypes distance of Shang et al. (2021), eq. 6 (Huang 1998),
 
         d(x, u) = sum_l (x^r_l - u^r_l)^2 + gamma sum_l [x^c_l != u^c_l],
 
@@ -137,7 +138,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         posterior bound ``rho`` in (1/m, 1) over ``m`` possible worlds. One ``rho`` with one
         ``m`` is the guarantee of the whole fit: it is converted once, eps = ln((m-1) rho /
         (1-rho)), and spent as ``epsilon``. The pairs ``rho=(rho_r, rho_c)``, ``m=(m_r, m_c)``
-        are seed 004's: eps_r from (rho_r, m_r) for the numeric part and eps_c from (rho_c, m_c)
+        are the paper's: eps_r from (rho_r, m_r) for the numeric part and eps_c from (rho_c, m_c)
         for the categorical part, composed sequentially (the paper's rho_r = 0.05, m_r = 10001,
         rho_c = 0.7, m_c = 2 give 6.2659 + 0.8473 = 7.1132). Give exactly one of ``epsilon``
         and ``rho`` (with ``m``).
@@ -158,7 +159,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         them off the data ("paper mode"): not private, warns ``PrivacyLeakWarning``, and the
         ledger records the leak (``ledger_.is_private`` is then False). The distance weighs the
         numeric columns as given, and the noise grows with max(|l_i|, |u_i|): scale them to a
-        common range by their public bounds first (seed 004 uses [0, 1], where gamma = 0.12).
+        common range by their public bounds first (the paper uses [0, 1], where gamma = 0.12).
     categories : list of lists, or None
         The public category list of each categorical column (as scikit-learn's OneHotEncoder).
         ``None`` reads them off the data (a category dtype's categories, else the sorted
@@ -171,7 +172,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         is appended at fit time to every column's list (unless the list already holds
         ``"other"``, which is then used) and can be chosen as a mode like any category.
     gamma : float > 0
-        The weight of a categorical mismatch in eq. 6 (seed 004 uses 0.12 on [0, 1] data).
+        The weight of a categorical mismatch in eq. 6 (the paper uses 0.12 on [0, 1] data).
     max_iter : int
         T, the iterations of the halving schedule (fewer run if the prototypes stop moving; the
         budget of the iterations not run is left unspent).

@@ -1,6 +1,7 @@
-"""Mixed numeric and categorical data for k-prototypes (Huang 1998; seed 004 section 7).
+"""Mixed numeric and categorical data for k-prototypes (Huang 1998; Shang et al. 2021,
+section 7).
 
-The k-prototypes distance of seed 004 eq. 6 is
+The k-prototypes distance of Shang et al. (2021), eq. 6, is
 
     d(x, u) = sum_l (x^r_l - u^r_l)^2 + gamma sum_l [x^c_l != u^c_l].
 
@@ -12,7 +13,7 @@ distance, and k-prototypes is the DP-Lloyd loop (:mod:`dpkmeans.engine`) on z:
 
 * the assignment is Lloyd's, on every backend, with the same bits;
 * a cluster's category counts are its sums of the one-hot columns divided by s, so the
-  engine's exact statistics already hold the scores of seed 004's exponential mechanism;
+  engine's exact statistics already hold the scores of the paper's exponential mechanism;
 * the numeric part of a prototype is the noisy mean; each categorical part is a mode chosen
   by the exponential mechanism (:class:`CategoricalModes`, the engine's ``categorical`` hook).
 
@@ -97,27 +98,30 @@ class MixedLayout:
 
 
 def encode(numeric: ArrayLike, codes: ArrayLike, layout: MixedLayout) -> np.ndarray:
-    """The augmented records (N, width): scaled one-hot codes, then the numeric columns.
+    """The augmented records (N, width): scaled one-hot codes, then the numeric
+    columns.
 
-    ``codes`` (N, d_c) are integer category codes in 0 .. n_levels[l] - 1; anything else
-    (a missing value coded -1, an unknown category) is an error, never silently mapped.
+    ``codes`` (N, d_c) are integer category codes in 0 .. n_levels[l] - 1; anything
+    else (a missing value coded -1, an unknown category) is an error, never silently
+    mapped.
     """
     X = np.asarray(numeric, dtype=float)
     C = np.asarray(codes)
     if X.ndim != 2 or X.shape[1] != layout.n_numeric:
-        raise ValueError(f"numeric must have shape (N, {layout.n_numeric}), got {X.shape}")
+        raise ValueError(f"numeric must have shape (N, {layout.n_numeric}), "
+                         f"got {X.shape}")
     if C.ndim != 2 or C.shape != (X.shape[0], layout.n_categorical):
-        raise ValueError(f"codes must have shape ({X.shape[0]}, {layout.n_categorical}), "
-                         f"got {C.shape}")
+        raise ValueError(f"codes must have shape ({X.shape[0]}, "
+                         f"{layout.n_categorical}), got {C.shape}")
     if C.size and not np.issubdtype(C.dtype, np.integer):
         raise TypeError(f"codes must be integer category codes, got dtype {C.dtype}")
     Z = np.zeros((X.shape[0], layout.width))
     for l, (cols, n) in enumerate(zip(layout.blocks, layout.n_levels)):
         bad = (C[:, l] < 0) | (C[:, l] >= n)
         if bad.any():
-            raise ValueError(f"categorical attribute {l}: {int(bad.sum())} codes outside "
-                             f"0..{n - 1} (first: {C[bad, l][0]}); give every category in the "
-                             f"public list or drop missing values first")
+            raise ValueError(f"categorical attribute {l}: {int(bad.sum())} codes "
+                             f"outside 0..{n - 1} (first: {C[bad, l][0]}); give every "
+                             "category in the public list or drop missing values first")
         Z[np.arange(X.shape[0]), cols.start + C[:, l]] = layout.scale
     Z[:, layout.n_onehot:] = X
     return Z
@@ -183,14 +187,16 @@ class MixedInitializer:
 
 @dataclass(frozen=True)
 class CategoricalModes:
-    """The categorical part of a k-prototypes iteration (seed 004 Alg. 5): for every cluster
+    """The categorical part of a k-prototypes iteration (Shang et al. 2021, Alg. 5): for
+    every cluster
     and categorical attribute, a mode chosen by the exponential mechanism with score
     sf(v) = the cluster's count of category v (Delta sf = 1).
 
     ``schedule`` holds the categorical budget of each iteration. ``per_attribute`` says how an
     iteration's budget eps_c_t is shared: ``"split"`` gives each of the d_c attributes
     eps_c_t / d_c (sequential composition over attributes: corrected); ``"full"`` gives every
-    attribute the whole eps_c_t (seed 004 as published; the ledger charges the true d_c eps_c_t).
+    attribute the whole eps_c_t (Shang et al. 2021 as published; the ledger charges the true
+    d_c eps_c_t).
 
     Under replace adjacency a record can leave cluster a and join cluster b, changing the scores
     of two clusters' selections by one each. A selection of attribute l over all clusters
@@ -227,7 +233,7 @@ class CategoricalModes:
 
         One record changes the counts of ``clusters_touched`` clusters (2 under replace, 1
         under add/remove): each cluster's draw gets the attribute's budget divided by it, or,
-        ``understated`` (seed 004 as published, Delta sf = 1 with parallel clusters), the whole
+        ``understated`` (the paper as published, Delta sf = 1 with parallel clusters), the whole
         budget, and the entry then charges the true cost."""
         per_attr = self.attribute_budget(eps_t)
         draw = per_attr if understated else per_attr / clusters_touched

@@ -1,4 +1,4 @@
-"""The data layer: registry, files, loading, public-bounds scaling, synthetic data (DESIGN.md 6).
+"""The data layer: registry, files, loading, public-bounds scaling, synthetic data.
 
 >>> from dpkmeans.data import load
 >>> ds = load("blood", paper="dp-kccm", scale=(-1, 1))     # doctest: +SKIP

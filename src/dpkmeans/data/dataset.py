@@ -1,4 +1,4 @@
-"""The dataset object every chapter receives: data, public bounds, provenance (DESIGN.md 6)."""
+"""The dataset object every chapter receives: data, public bounds, provenance."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ class Dataset:
     """A dataset ready for clustering.
 
     ``X`` holds the numeric features (``n x d``) with public ``bounds`` (``d x 2``, one
-    ``bounds_why`` line each). Categorical features, for k-prototypes (S4 section 7), are integer
+    ``bounds_why`` line each). Categorical features, for k-prototypes (chapter 11), are integer
     codes in ``categorical`` (``-1`` = missing) with their ``levels``. ``target`` holds the class
     or label, if any, as float values or as codes into ``target_levels``. Arrays are read-only.
     """

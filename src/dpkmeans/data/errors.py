@@ -1,4 +1,4 @@
-"""Errors of the data layer (DESIGN.md section 6). Every message says what to do next."""
+"""Errors of the data layer. Every message says what to do next."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Find a dataset's file on disk, verify its sha256, or download it atomically (DESIGN.md 6).
+"""Find a dataset's file on disk, verify its sha256, or download it atomically.
 
 Lookup order for dataset ``name`` (the first folder holding the file wins; a file found with a wrong
 checksum is an error, never skipped):

@@ -1,4 +1,4 @@
-"""``load(name, paper=...)``: one way in to every dataset of the book (DESIGN.md section 6).
+"""``load(name, paper=...)``: one way in to every dataset of the book.
 
 The steps, each reported in the returned dataset's provenance: find and verify the file
 (:mod:`~dpkmeans.data.fetch`), parse it (:mod:`~dpkmeans.data.parse`), drop malformed rows
@@ -142,7 +142,7 @@ def load(
     variant: Variant = "auto",
     registry: Registry | None = None,
 ) -> Dataset:
-    """Load dataset ``name`` as ``paper`` used it (DESIGN.md section 6).
+    """Load dataset ``name`` as ``paper`` used it.
 
     Parameters
     ----------
@@ -150,7 +150,8 @@ def load(
     paper : a paper key (dp-kccm, silhouette, colored-noise, di); selects that paper's columns
         and row filters. ``None`` gives every feature column.
     columns : explicit feature columns (with ``paper``, a subset of the paper's).
-    scale : e.g. ``(-1, 1)`` (S0) or ``(0, 1)`` (S1, S3, S4): clip to the bounds, then rescale.
+    scale : e.g. ``(-1, 1)`` (DP-KCCM) or ``(0, 1)`` (the other papers): clip to the
+        bounds, then rescale.
     bounds : ``"public"`` (registry) or ``"paper"`` (the data's min/max as the papers did; warns
         ``PrivacyLeakWarning``, recorded as ``metadata["bounds_mode"]``).
     on_missing : rows with a missing value in a selected column are dropped and reported

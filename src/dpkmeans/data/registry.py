@@ -1,4 +1,4 @@
-"""The dataset registry ``data/datasets.toml``: find it, read it, validate it (DESIGN.md section 6).
+"""The dataset registry ``data/datasets.toml``: find it, read it, validate it.
 
 Where the file is found: ``<repo>/data/datasets.toml``, the repository being located relative to
 this module (a source checkout or an editable install); otherwise the path in the environment
@@ -93,7 +93,7 @@ class ParseSpec:
 
 @dataclass(frozen=True)
 class RowFilter:
-    """A row a paper dropped (e.g. seed 002's cleaning of marketing_campaign)."""
+    """A row a paper dropped (e.g. the colored-noise paper's cleaning of marketing_campaign)."""
 
     column: str
     op: str

@@ -99,7 +99,7 @@ def papers_frame(registry: Registry | None = None) -> pd.DataFrame:
             rows.append(
                 {
                     "dataset": spec.name,
-                    "paper": f"{key} ({paper.seed})",
+                    "paper": key,
                     "rows (paper)": "?" if use.stated_rows is None else str(use.stated_rows),
                     "rows (ours)": str(use.rows),
                     "dims (paper)": "?" if use.stated_dims is None else str(use.stated_dims),
@@ -113,7 +113,7 @@ def papers_frame(registry: Registry | None = None) -> pd.DataFrame:
             rows.append(
                 {
                     "dataset": "unknown",
-                    "paper": f"{key} ({paper.seed})",
+                    "paper": key,
                     "rows (paper)": "?",
                     "rows (ours)": "-",
                     "dims (paper)": "?",

@@ -1,7 +1,7 @@
-"""Scaling to a box by public bounds, with clipping that is counted (DESIGN.md section 3).
+"""Scaling to a box by public bounds, with clipping that is counted.
 
 Public bounds come from the registry and are data-independent. "Paper mode" takes the bounds
-from the data's own min/max, as every paper did (algorithms.md section 1.3); it leaks the
+from the data's own min/max, as every paper did; it leaks the
 extremes of the private data, so :func:`data_bounds` always emits a ``PrivacyLeakWarning``.
 """
 
@@ -118,7 +118,7 @@ def data_bounds(X: object, *, stacklevel: int = 2) -> np.ndarray:
     """Per-column min and max of the data: the papers' normalisation ("paper mode").
 
     Always emits ``PrivacyLeakWarning``: the bounds reveal the private extremes and are not
-    paid for with privacy budget (algorithms.md section 1.3).
+    paid for with privacy budget.
     """
     arr = _as_matrix(X)
     if arr.shape[0] == 0:

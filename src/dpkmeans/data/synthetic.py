@@ -1,7 +1,7 @@
 """Gaussian mixtures with known true centres, for tests, demos and scale benchmarks.
 
 Rows are generated in fixed blocks of ``BLOCK_ROWS``; block ``b`` draws from the ``b``-th child
-spawned from the caller's ``numpy.random.Generator`` (DESIGN.md section 3). Hence the same seed
+spawned from the caller's ``numpy.random.Generator``. Hence the same seed
 gives the same rows whatever the chunk size, and tens of millions of rows can be streamed with
 :meth:`GaussianMixture.iter_chunks` without ever being held in memory at once.
 """

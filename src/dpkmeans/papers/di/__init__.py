@@ -1,4 +1,4 @@
-"""Differential identifiability (seed 004; Shang, Zhao, Ren, Liu 2021; book chapter 11):
+"""Differential identifiability (Shang, Zhao, Ren and Liu 2021; book chapter 11):
 DI k-means and DI k-prototypes on MapReduce (Dask), as published and corrected.
 
 - :mod:`.variants`: the printed rho_i rule, and both algorithms as engine configurations;

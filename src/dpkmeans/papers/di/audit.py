@@ -1,4 +1,4 @@
-"""Auditing seed 004's exact-counts reducer (audit 4-2; book chapter 11).
+"""Auditing the exact-counts reducer of Shang et al. (2021) (book chapter 11).
 
 The pair, under replace adjacency on [0, 1]: D holds ``group_size`` records at 0 and one at 1;
 D' replaces the record at 1 by one at 0. The runs start from the public centroids 0 and 0.5

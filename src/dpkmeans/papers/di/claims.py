@@ -1,6 +1,7 @@
-"""Seed 004's claims ledger, computed from the committed results (book chapter 11).
+"""The claims ledger of Shang et al. (2021), computed from the committed results (book
+chapter 11).
 
-Claims (reference/algorithms.md section 8.5-8.6), each with a verdict from :mod:`dpkmeans.claims`:
+The paper's claims, each with a verdict from :mod:`dpkmeans.claims`:
 
 1. DI and DP results agree when eps = ln((m-1) rho / (1-rho)) (Figs 2-3, MAGIC): at every grid
    rho, the F-measure of DI k-means at rho and DP k-means at eps(rho) agree to within
@@ -78,12 +79,15 @@ def _claim1(results: pd.DataFrame) -> list[dict[str, object]]:
     out = []
     for name in _PAIRS:
         part = table[table["pair"] == name]
-        agree, differ = int((part["outcome"] == "agree").sum()), int((part["outcome"] == "differ").sum())
+        agree = int((part["outcome"] == "agree").sum())
+        differ = int((part["outcome"] == "differ").sum())
         out.append({"claim": "1", "setting": name,
-                    "statement": "DI at rho and DP at eps = ln((m-1) rho / (1-rho)) agree (MAGIC)",
+                    "statement": "DI k-means at ρ and DP k-means at ε = ln((m − 1)ρ/(1 − ρ)) "
+                                 "give the same F-measure (MAGIC)",
                     "verdict": verdict(agree, differ, len(part)),
-                    "evidence": f"{agree}/{len(part)} grid rho agree within {MARGIN}, "
-                                f"{differ} differ, {len(part) - agree - differ} undecided"})
+                    "evidence": f"{agree} of {len(part)} grid values of ρ agree within "
+                                f"{MARGIN}; {differ} differ, {len(part) - agree - differ} "
+                                "undecided"})
     return out
 
 
@@ -93,13 +97,15 @@ def _claim2(results: pd.DataFrame) -> list[dict[str, object]]:
     for family in ("published", "corrected"):
         a = heart[(heart["algorithm"] == f"di_{family}") & np.isclose(heart["rho"], 0.05)
                   & np.isclose(heart["rho_c"], 0.7)].iloc[0]
-        b = heart[(heart["algorithm"] == f"dp_{family}") & np.isclose(heart["epsilon"], 6.2)].iloc[0]
+        b = heart[(heart["algorithm"] == f"dp_{family}")
+                  & np.isclose(heart["epsilon"], 6.2)].iloc[0]
         outcome = _outcome(a, b)
         out.append({"claim": "2", "setting": family,
-                    "statement": "DI k-prototypes at (0.05, 0.7) is close to DP at eps = 6.2",
+                    "statement": "DI k-prototypes at ρ = 0.05 (numeric) and 0.7 (categorical) "
+                                 "is close to DP k-prototypes at ε = 6.2 (Heart)",
                     "verdict": verdict(outcome == "agree", outcome == "differ", 1),
-                    "evidence": f"F {a['f_mean']:.4f} (DI) vs {b['f_mean']:.4f} (DP): {outcome} "
-                                f"within {MARGIN}"})
+                    "evidence": f"F-measure {a['f_mean']:.4f} (DI) against {b['f_mean']:.4f} "
+                                f"(DP): {outcome} within {MARGIN}"})
     return out
 
 
@@ -116,12 +122,13 @@ def _claim3(results: pd.DataFrame) -> list[dict[str, object]]:
     # higher F is better: "b significantly above 0.12" is the opposite of the claim
     random = "refuted" if (better.difference > 0 and better.p_value < 0.05) else "holds"
     return [{"claim": "3", "setting": "non-private k-prototypes, Heart",
-             "statement": "gamma = 0.12 maximises the F-measure",
+             "statement": "γ = 0.12 maximises the F-measure of k-prototypes (Heart)",
              "verdict": combine([canopy, random]),
-             "evidence": f"Optimized Canopy: argmax gamma = {best_canopy:g} ({canopy}); "
-                         f"{int(at['replicas'])} random starts: best gamma {best:g} "
-                         f"(F {b['f_class_mean']:.4f}) vs 0.12 (F {at['f_class_mean']:.4f}), "
-                         f"p = {better.p_value:.3g} ({random})"}]
+             "evidence": f"from Optimized Canopy the best γ is {best_canopy:g} ({canopy}); "
+                         f"over {int(at['replicas'])} random starts the best γ is {best:g} "
+                         f"(F-measure {b['f_class_mean']:.4f}) against "
+                         f"{at['f_class_mean']:.4f} at 0.12, p = {better.p_value:.3g} "
+                         f"({random})"}]
 
 
 def _claim4(results: pd.DataFrame) -> list[dict[str, object]]:
@@ -132,25 +139,27 @@ def _claim4(results: pd.DataFrame) -> list[dict[str, object]]:
     refuted = (row["epsilon_spent_max"] > row["epsilon_stated"] * (1 + 1e-9)
                or not bool(row["is_private"]))
     return [{"claim": "4", "setting": "DI k-prototypes at (0.05, 0.7)",
-             "statement": "the algorithm satisfies eps = 6.26 (parallel composition)",
+             "statement": "DI k-prototypes satisfies ε = 6.26 (by parallel composition)",
              "verdict": "refuted" if refuted else "holds",
              "evidence": f"stated {stated['claimed (parallel, max)']:.3f}; sequential "
-                         f"composition alone {stated['sequential (sum)']:.3f}; the ledger's true "
-                         f"spend of the published configuration {row['epsilon_spent_max']:.3f}; "
-                         f"private: {bool(row['is_private'])} (exact counts leak)"}]
+                         f"composition alone gives {stated['sequential (sum)']:.3f}; the "
+                         "ledger's true spend of the published configuration is "
+                         f"{row['epsilon_spent_max']:.3f}, and "
+                         + ("it is private" if bool(row["is_private"])
+                            else "it is not private (the exact counts leak)")}]
 
 
 def _claim5() -> list[dict[str, object]]:
     table = printed_rule_table()
     usable = table[["usable literal", "usable capped"]].max(axis=1)
     ok = int((usable >= 2).sum())
-    return [{"claim": "5", "setting": "printed rho_i rule, T = 10",
-             "statement": "the per-iteration rho_i rule gives a usable schedule",
+    return [{"claim": "5", "setting": "printed ρᵢ rule, T = 10",
+             "statement": "the printed per-iteration rule for ρᵢ gives a usable schedule",
              "verdict": verdict(ok, len(table) - ok, len(table)),
-             "evidence": f"{ok}/{len(table)} grid points have >= 2 iterations with finite "
-                         f"noise; most iterations at most (literal, capped): "
-                         f"{int(table['usable literal'].max())}, "
-                         f"{int(table['usable capped'].max())}"}]
+             "evidence": f"{ok} of {len(table)} grid points have two or more iterations with "
+                         "finite noise; the most usable iterations at any point are "
+                         f"{int(table['usable literal'].max())} (literal rule) and "
+                         f"{int(table['usable capped'].max())} (capped)"}]
 
 
 def claims_table(results: pd.DataFrame) -> pd.DataFrame:

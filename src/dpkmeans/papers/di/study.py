@@ -1,4 +1,4 @@
-"""Seed 004's experiments (Shang et al. 2021 section 6.2 and 7.2; book chapter 11).
+"""The experiments of Shang et al. (2021), sections 6.2 and 7.2 (book chapter 11).
 
 Four sweep cells (``CELLS``):
 

@@ -1,5 +1,5 @@
-"""Seed 004 (Shang, Zhao, Ren, Liu 2021): DI k-means and DI k-prototypes, as published and
-corrected (reference/algorithms.md section 8; book chapter 11).
+"""Shang, Zhao, Ren and Liu (2021): DI k-means and DI k-prototypes, as published and
+corrected (book chapter 11).
 
 As published (Alg. 1-5):
 
@@ -57,7 +57,8 @@ GAMMA = 0.12
 
 @dataclass(frozen=True)
 class PrintedRule:
-    """Seed 004's per-iteration rho_i (section 6.2), computed exactly as printed and as capped.
+    """The paper's per-iteration rho_i (its section 6.2), computed exactly as printed and as
+    capped.
 
     ``literal``: rho_1 = eps / 2 (a log-odds, usually > 1), rho_i = min(eps / 2^i,
     rho / (m^(i-1) prod rho_j)). ``capped``: the same with rho_1 = min(eps / 2, rho). For each,
@@ -78,7 +79,7 @@ def _log_odds(rho: Fraction, m: int) -> float:
 
 
 def printed_rule(rho: float, m: int, iterations: int) -> PrintedRule:
-    """The printed rho_i of seed 004 for T iterations, in exact rational arithmetic (so that
+    """The paper's printed rho_i for T iterations, in exact rational arithmetic (so that
     rho / (m rho) is exactly 1/m and its epsilon exactly 0)."""
     mm = check_m(m)
     r = Fraction(check_rho(rho, mm))
@@ -230,7 +231,8 @@ def kprototypes_corrected(layout: MixedLayout, numeric_bounds: tuple[ArrayLike, 
 def claimed_epsilon(rho_r: float, rho_c: float, m_r: int = M_NUMERIC,
                     m_c: int = M_CATEGORICAL) -> dict[str, float]:
     """The paper's guarantee for DI k-prototypes (parallel: max(eps_r, eps_c)) beside the
-    sequential sum that holds before its other flaws (audit 4-4)."""
+    sequential sum that holds before its other flaws: the numeric and categorical parts of
+    a record are the same records, not disjoint subsets)."""
     eps_r, eps_c = epsilon_from_rho(rho_r, m_r), epsilon_from_rho(rho_c, m_c)
     return {"epsilon_numeric": eps_r, "epsilon_categorical": eps_c,
             "claimed (parallel, max)": max(eps_r, eps_c), "sequential (sum)": eps_r + eps_c}
