@@ -24,103 +24,141 @@
 #   order, the noise each one puts on a centroid coordinate in each iteration;
 # - prove that APDP's reversed arithmetic progression spends exactly $\varepsilon$, and that
 #   every term is at least Su's minimum $\varepsilon_m$ exactly when
-#   $\varepsilon \ge n \varepsilon_m$;
-# - check the note's claim "the smaller $\varepsilon$, the flatter the progression", and show
-#   that the corrected method, which takes Su's $T$, breaks it: its first/last ratio is a
+#   $\varepsilon \ge T \varepsilon_m$;
+# - check the claim "the smaller $\varepsilon$, the flatter the progression", and show that
+#   the corrected method, which takes Su's $T$, breaks it: its first/last ratio is a
 #   sawtooth in $\varepsilon$;
 # - compute on which of the book's ten cases the published progression ever runs, and what the
 #   published fallback does instead;
 # - read the ledger of the published method: its leaks, and the overspend of its noisy-record
 #   initial centres.
+#
+# **Prerequisites:** sequential and parallel composition and the privacy ledger
+# ({doc}`03_composition`); DPLloyd, Su et al.'s rule for the number of iterations, sphere
+# packing and the centred release ({doc}`05_dplloyd`); the flaws an audit records
+# ({doc}`06_auditing`); DP-KCCM's stepped schedule and the claims ledger with its verdicts
+# ({doc}`07_dpkccm`); the silhouette allocation ({doc}`08_silhouette`). Background:
+# arithmetic and geometric series, and the variance of a Laplace variable.
 # :::
 #
-# APDPk-means {cite}`apdpkmeans` (seed 003) splits the total budget over the iterations as a
+# The APDPk-means paper {cite}`apdpkmeans` splits the total budget over the iterations as a
 # *decreasing arithmetic progression*. The first iteration gets the largest share and the
-# last gets $\varepsilon_m$, the minimum per-iteration budget of Su et al.
-# {cite}`su2016differentially`. The argument is that large early budgets make the first
-# iterations converge fast.
+# last gets $\varepsilon_m$, the minimum per-iteration budget of {cite:t}`su2016differentially`.
+# The argument is that large early budgets make the first iterations converge fast.
 #
 # :::{admonition} Where the method comes from
 # :class: warning
-# Everything the book knows about APDPk-means comes from a **secondary source**: a study
-# note in Chinese, blog-style, that summarises the paper (seed file
-# `003_fb89166b94849b46.txt`). **The original paper could not be found**, so its authors,
-# venue, datasets, experiments and results are unknown. The note names no dataset, gives no
-# $\varepsilon$ and reports no result. There is therefore no number of the paper to reproduce.
-# The chapter tests what the note does state: the algebra of the progression, its branch
-# condition and two qualitative "properties". The note uses $N$ both for the iteration cap and
-# for the record count, and $d$ both for the dimension and for the common difference; below,
-# $t_m$ is the cap, $N$ the record count, $d$ the dimension and $d_{AP}$ the difference.
+# Everything the book knows about APDPk-means comes from a **secondary source**: study notes
+# in Chinese, blog-style, that summarise the paper ("the note" below). **The original paper
+# could not be found**, so its authors, venue, datasets, experiments and results are unknown.
+# The note names no dataset, gives no $\varepsilon$ and reports no result. There is therefore
+# no number of the paper to reproduce. The chapter tests what the note does state: the
+# algebra of the progression, its branch condition and two qualitative "properties". The note
+# uses $N$ both for the iteration cap and for the record count, and $d$ both for the dimension
+# and for the common difference; below, $t_m$ is the cap, $N$ the record count, $d$ the
+# dimension and $d_{AP}$ the difference.
 # :::
 #
 # Since the note names no data, the book runs the method on the six datasets of DP-KCCM
-# (chapter 7) and the four of seed 001 (chapter 8), at the $k$ those papers used: ten cases
+# ({cite:t}`ni_dpkccm`, chapter 7) and the four of the silhouette paper
+# ({cite:t}`zhang2018contour`, chapter 8), at the $k$ those papers used: ten cases
 # (`dpkmeans.papers.apdp.study.CASES`, with blood twice, at $k = 4$ and $k = 2$). In the same
-# engine and from the same starts, it compares the progression with every other schedule of the
-# book's papers. The book implements the method twice (`dpkmeans.papers.apdp.variants`, whose
-# docstring holds this table):
+# engine and from the same starts, it compares the progression with every other schedule of
+# the book's papers. The book implements the method twice, as published (the note's steps)
+# and corrected (`dpkmeans.papers.apdp.variants`, whose docstring holds this comparison as a
+# table):
 #
-# | | as published (reference §7.1-7.2) | corrected (reference §7.3) |
-# |---|---|---|
-# | scaling | min-max on the data to $[0, 1]^d$ (a leak) | public bounds to $[0, 1]^d$ |
-# | $\varepsilon_m$ (the note's eq. 4) | from the exact record count (a leak) | from a public record count |
-# | initial centres | one random record from each of $k$ equal splits in file order, plus Laplace noise of undefined budget: read here as $\Lap(d/\varepsilon_0)$, $\varepsilon_0 = \varepsilon/t_m$, charged on top of $\varepsilon$ (an overspend) | sphere packing (public, free) |
-# | schedule | the progression over $t_m$ iterations if $\varepsilon/\varepsilon_m > t_m$; else $\varepsilon/t_m$ in every iteration, below $\varepsilon_m$ (the "fallback") | the progression over $t_m$ if $\varepsilon/\varepsilon_m > t_m$; else Su's $T = \lfloor \mathrm{clip}(\varepsilon/\varepsilon_m, 2, 7) \rfloor$, with the progression if $T \ge 3$ and equal shares if $T = 2$ |
-# | noise | $\Lap((d+1)/\varepsilon_t)$ on every sum and count coordinate ($\Delta = d + 1$) | the same joint release, centred on the box ($\Delta = d/2 + 1$ on $[0, 1]^d$) |
-# | stop | when the partition no longer changes (read from the private data: a leak) | after the schedule's last iteration (all of the budget is spent) |
-# | privacy | none: the leaks above, and at least $\varepsilon(1 + 1/t_m)$ spent | $\varepsilon$-DP, given a public $N$ |
-# | configuration | `variants.as_published(k, eps, bounds, n_records=N)` | `variants.corrected(k, eps, bounds, n_records=N)` |
+# - **Scaling.** As published: min-max on the data to $[0, 1]^d$ (a leak). Corrected: public
+#   bounds to $[0, 1]^d$.
+# - **The minimum $\varepsilon_m$** (the note's eq. 4). As published: from the exact record
+#   count (a leak). Corrected: from a public record count.
+# - **Initial centres.** As published: one random record from each of $k$ equal splits in
+#   file order, plus Laplace noise of undefined budget, read here as $\Lap(d/\varepsilon_0)$
+#   with $\varepsilon_0 = \varepsilon/t_m$ and charged on top of $\varepsilon$ (an
+#   overspend). Corrected: sphere packing (public, free).
+# - **Schedule.** Both run the progression over $t_m$ iterations if
+#   $\varepsilon/\varepsilon_m > t_m$. Otherwise, as published, every iteration gets
+#   $\varepsilon/t_m$, below $\varepsilon_m$ (the "fallback"); corrected, Su's rule gives
+#   $T = \lfloor \mathrm{clip}(\varepsilon/\varepsilon_m, 2, 7) \rfloor$ iterations, with the
+#   progression if $T \ge 3$ and equal shares if $T = 2$.
+# - **Noise.** As published: $\Lap((d+1)/\varepsilon_t)$ on every sum and count coordinate
+#   ($\Delta = d + 1$). Corrected: the same joint release, centred on the box
+#   ($\Delta = d/2 + 1$ on $[0, 1]^d$).
+# - **Stop.** As published: when the partition no longer changes (read from the private
+#   data: a leak). Corrected: after the schedule's last iteration (all of the budget is
+#   spent).
+# - **Privacy.** As published: none, by the leaks above, and at least
+#   $\varepsilon(1 + 1/t_m)$ is spent. Corrected: $\varepsilon$-DP, given a public $N$.
+# - **Configuration.** `variants.as_published(k, eps, bounds, n_records=N)` and
+#   `variants.corrected(k, eps, bounds, n_records=N)`.
 #
 # The note's base algorithm, "DPk-means", also comes with three comparison schedules (uniform,
 # dichotomy, series-sum). They run in the same two variants: as published they are
 # open-ended over $t_m$ iterations; corrected they are normalised to spend $\varepsilon$ over
 # the corrected APDP's $T$, so that only the shape differs. The note does not give $t_m$; the
-# book uses {glue:text}`ch10_t_m`, seed 001's cap (`variants.MAX_ITERATIONS`).
+# book uses {glue:text}`ch10_t_m`, the cap of the silhouette paper
+# (`variants.MAX_ITERATIONS`).
 #
 # The chapter's code runs from the fast defaults in the next cell (tagged `parameters`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
 EPSILON = 2.0  # the total budget of the examples, the audit and the figure
-CASE = "adult"  # the case of the audit and of the figure (the progression runs there at EPSILON)
+CASE = "adult"  # the case of the audit and the figure (the progression runs there)
 REPLICAS = 50  # replicas of each audit run
-OFFSET = 0.25  # a centroid coordinate measured from the box's midpoint, for the noise profiles
+OFFSET = 0.25  # a centroid coordinate, from the box's midpoint (the noise profiles)
 MC_DRAWS = 200_000  # Monte-Carlo draws of the first-order noise check
 NOTE_EPSILON, NOTE_EPSILON_M = 2.0, 0.1  # the note's worked example (t_m = 10)
+RESULTS = "data/results/apdp.csv"  # the sweep notebooks/sweeps/apdp.yaml writes it
+CLAIMS_FILE = "data/results/apdp_claims.csv"  # python -m dpkmeans.papers.apdp.claims
+TIMING = "benchmarks/apdp_reproduction.json"  # the sweep's measured time
 
-# %%
+# %% tags=["hide-input"]
 import json
-import textwrap
 from itertools import count
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 from myst_nb import glue
 
 from dpkmeans import schedules
+from dpkmeans.committed import committed_file
 from dpkmeans.engine import FLAWS, OVERSPENDING_FLAWS, plan_ledger, run
 from dpkmeans.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp import claims, study, variants
 from dpkmeans.papers.apdp.study import CASES, EPSILONS, Point
 from dpkmeans.papers.silhouette.variants import SILHOUETTE_SHARE
-from dpkmeans.plotting import PALETTE, new_figure, use_book_style
+from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import count_of, number, percent, table, yes_no
 from dpkmeans.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
-next_seed = count(SEED).__next__  # every experiment gets its own seed: SEED, SEED + 1, ...
-T_M, RHO = variants.MAX_ITERATIONS, variants.RHO  # the note's cap t_m and its rho
-table_format = {"float_format": lambda v: f"{v:.4g}", "index": False}
-glue("ch10_t_m", T_M, display=False)
-glue("ch10_rho", f"{RHO:g}", display=False)
 
-data = study.load_case(CASE)  # public bounds under "public", the note's min-max under "paper"
+
+def plain(value, _position):
+    """A log-axis tick label as a person writes it: 0.05, 0.2, 1, 5."""
+    return f"{value:g}"
+
+
+next_seed = count(SEED).__next__  # each experiment its own seed: SEED, SEED + 1, ...
+T_M, RHO = variants.MAX_ITERATIONS, variants.RHO  # the note's cap t_m and its rho
+
+data = study.load_case(CASE)  # "public": public bounds; "paper": the note's min-max
 K = CASES[CASE][1]
 N_PUBLIC, DIM = data["public"].public_n_records, data["public"].X.shape[1]
 CLUSTER_SIZE = N_PUBLIC / K  # the n of the noise profiles: a cluster of average size
-print(f"{CASE}: N = {N_PUBLIC} (public), d = {DIM}, k = {K}, cluster size N/k = {CLUSTER_SIZE:.1f}")
+print(f"{CASE}: N = {number(N_PUBLIC)} records (public), d = {DIM}, k = {K}, "
+      f"cluster size N/k = {number(CLUSTER_SIZE)}")
+
+# %% tags=["remove-cell"]
+glue("ch10_t_m", T_M, display=False)
+glue("ch10_rho", f"{RHO:g}", display=False)
 glue("ch10_case", CASE, display=False)
 glue("ch10_eps", f"{EPSILON:g}", display=False)
+glue("ch10_n_cases", len(CASES), display=False)
 
 # %% [markdown]
 # ## How much noise a budget buys
@@ -164,15 +202,18 @@ glue("ch10_eps", f"{EPSILON:g}", display=False)
 # The approximation needs $|\eta_n| \ll n$, that is $n \varepsilon_t \gg \Delta$: a cluster
 # of a few thousand records at budgets of a tenth or more. Its consequence is simple. **A
 # schedule's noise is the reciprocal of its budget.** The noise of iteration $t$ relative to
-# iteration $s$ is $\varepsilon_s / \varepsilon_t$, whatever the data. Under Su's count/sum split
-# ({prf:ref}`def-sched-su`) the two noises differ, and the first formula applies with each one.
-# The library computes the planned noise from a configuration alone. It reads the calibrations
-# the engine would draw with, so Su's split, colored noise and per-cluster weights are covered
-# too:
+# iteration $s$ is $\varepsilon_s / \varepsilon_t$, whatever the data. Under Su's count/sum
+# split ({prf:ref}`def-sched-su`) the two noises differ, and the first formula applies with
+# each one. The library computes the planned noise from a configuration alone:
+# `dpkmeans.noise_profile.centroid_noise_sd(config, cluster_size, offset=..., weight=...)`.
+# Its loop reads the calibrations the engine would draw with, so Su's split, colored noise and
+# per-cluster weights are covered too:
 #
 # ```{literalinclude} ../src/dpkmeans/noise_profile.py
 # :language: python
 # :pyobject: centroid_noise_sd
+# :lines: 11, 16-28
+# :dedent: 4
 # ```
 #
 # A check: DPLloyd's uniform schedule ($\varepsilon/5$) on a cluster of average size of
@@ -194,17 +235,20 @@ S_centred = CLUSTER_SIZE * OFFSET  # one coordinate of the centred sum: c_i = OF
 c_noisy = ((S_centred + rng.laplace(0.0, b, MC_DRAWS))
            / (CLUSTER_SIZE + rng.laplace(0.0, b, MC_DRAWS)))
 simulated = float(c_noisy.std())
-print(f"Delta = d/2 + 1 = {delta_centred:g}, eps_t = {eps_t:g}, b = {b:g}")
-print(f"sd of a centroid coordinate: formula {formula:.6f}, centroid_noise_sd {library:.6f}, "
-      f"simulated {simulated:.6f}")
+print(f"Δ = d/2 + 1 = {delta_centred:g}, ε_t = {eps_t:g}, b = {b:g}")
+print("sd of a centroid coordinate:")
+print(f"  formula           {formula:.6f}\n  centroid_noise_sd {library:.6f}\n"
+      f"  simulated         {simulated:.6f}")
 assert np.isclose(formula, library, rtol=1e-9)
 assert abs(simulated / formula - 1) < 0.02
-glue("ch10_mc_gap", f"{100 * abs(simulated / formula - 1):.2f}", display=False)
-glue("ch10_mc_draws", f"{MC_DRAWS:,}", display=False)
+
+# %% tags=["remove-cell"]
+glue("ch10_mc_gap", percent(abs(simulated / formula - 1), 2), display=False)
+glue("ch10_mc_draws", number(MC_DRAWS), display=False)
 
 # %% [markdown]
 # The library matches the formula to rounding, and the simulation is within
-# {glue:text}`ch10_mc_gap`% of it ({glue:text}`ch10_mc_draws` draws): at this cluster size
+# {glue:text}`ch10_mc_gap` of it ({glue:text}`ch10_mc_draws` draws): at this cluster size
 # the first order is the whole story.
 #
 # ## The schedules
@@ -219,7 +263,7 @@ glue("ch10_mc_draws", f"{MC_DRAWS:,}", display=False)
 # :label: def-sched-uniform
 #
 # $\varepsilon_t = \varepsilon / T$ for a fixed $T$; DPLloyd uses $T = 5$ (chapter 5), and the
-# note's base DPk-means calls it $\varepsilon/N$ with $N$ its iteration cap. Noise:
+# note's base DPk-means uses it over its iteration cap, $\varepsilon/t_m$. Noise:
 # $\operatorname{sd}_t \approx \kappa T / \varepsilon$, the same in every iteration.
 # ```
 #
@@ -264,11 +308,13 @@ glue("ch10_mc_draws", f"{MC_DRAWS:,}", display=False)
 # constant over the $T$ iterations.
 # ```
 #
-# $\varepsilon_m$ is the per-iteration budget at which Su's first-order estimate of the total
-# squared error of the $k$ centroids, $2 r^2 k^3 (d + \gamma)^3 / (N^2 \varepsilon_t^2)$, equals
-# $2r^2/500$ (reference §3.3; the 500 is Su et al.'s empirical constant). $\rho$ is the typical
-# centroid coordinate relative to the box: $0.225$ on $[-1, 1]^d$, and the note's
-# {glue:text}`ch10_rho` on $[0, 1]^d$, which the book uses throughout this chapter.
+# $\varepsilon_m$ is the per-iteration budget at which Su et al.'s first-order estimate of the
+# total squared error of the $k$ centroids, in units of the box's squared half-width,
+# $2 k^3 (d + \gamma)^3 / (N^2 \varepsilon_t^2)$, falls to $2/500$. The estimate is the error
+# at the best count/sum split ({prf:ref}`prop-su-split`), with clusters of $N/k$ records; the
+# 500 is Su et al.'s empirical constant. $\rho$ is the typical centroid coordinate relative to
+# the box: $0.225$ on $[-1, 1]^d$, and the note's {glue:text}`ch10_rho` on $[0, 1]^d$, which
+# the book uses throughout this chapter.
 #
 # ```{prf:definition} DP-KCCM's stepped schedule
 # :label: def-sched-stepped
@@ -282,17 +328,17 @@ glue("ch10_mc_draws", f"{MC_DRAWS:,}", display=False)
 # ```{prf:definition} APDP's reversed arithmetic progression
 # :label: def-sched-ap
 #
-# With $n$ terms and minimum $\varepsilon_m$, put
-# $d_{AP} = 2(\varepsilon - n \varepsilon_m) / (n(n-1))$ and
-# $\varepsilon_t = \varepsilon_m + (n - t)\, d_{AP}$, $t = 1, \dots, n$: the increasing
+# With $T$ terms and minimum $\varepsilon_m$, put
+# $d_{AP} = 2(\varepsilon - T \varepsilon_m) / (T(T-1))$ and
+# $\varepsilon_t = \varepsilon_m + (T - t)\, d_{AP}$, $t = 1, \dots, T$: the increasing
 # progression $\varepsilon_m, \varepsilon_m + d_{AP}, \dots$ of the note's eq. 5-7, reversed.
-# The first iteration gets $\varepsilon_1 = 2\varepsilon/n - \varepsilon_m$ and the last
-# $\varepsilon_n = \varepsilon_m$. Noise: from $\kappa / (2\varepsilon/n - \varepsilon_m)$ up
-# to $\kappa / \varepsilon_m$. Which $n$ runs, and what runs instead, is the method's *branch*
+# The first iteration gets $\varepsilon_1 = 2\varepsilon/T - \varepsilon_m$ and the last
+# $\varepsilon_T = \varepsilon_m$. Noise: from $\kappa / (2\varepsilon/T - \varepsilon_m)$ up
+# to $\kappa / \varepsilon_m$. Which $T$ runs, and what runs instead, is the method's *branch*
 # ({prf:ref}`thm-ap-schedule` and after).
 # ```
 #
-# ```{prf:definition} Silhouette allocation (seed 001, corrected)
+# ```{prf:definition} Silhouette allocation (Zhang, Liu and Wang, corrected)
 # :label: def-sched-silhouette
 #
 # The normalised halving $e_t = \varepsilon\, 2^{-t} / (1 - 2^{-T})$ with $T = 10$. A share
@@ -304,18 +350,18 @@ glue("ch10_mc_draws", f"{MC_DRAWS:,}", display=False)
 # ```
 #
 # The library's configurations of these schedules (`study.study_config`), at the chosen case
-# and $\varepsilon$. The corrected note schedules (`apdp`, `uniform`, `dichotomy`, `series_sum`)
-# all run over the corrected APDP's $T$. `plan_ledger` composes what a run would charge from the
-# configuration alone; the silhouette rule decides its weights from the data, so it has no plan
-# (its ledger comes from a run, chapter 8).
+# and $\varepsilon$, are in the next table. The corrected note schedules (APDP, uniform,
+# halving, series-sum) all run over the corrected APDP's $T$. `plan_ledger` composes what a
+# run would charge from the configuration alone (the "ledger total"); the silhouette rule
+# decides its weights from the data, so it has no plan (its ledger comes from a run, chapter 8).
 
-# %%
+# %% tags=["hide-input"]
 ALGORITHM_LABELS = {
     "apdp": "APDP, reversed AP",
     "uniform": "uniform (APDP's T)",
     "dichotomy": "halving, normalised",
     "series_sum": "series-sum, normalised",
-    "dplloyd": "DPLloyd, eps/5",
+    "dplloyd": "DPLloyd, ε/5",
     "dplloyd_impr": "DPLloyd-Impr (Su)",
     "dpkccm_stepped": "DP-KCCM stepped",
     "silhouette": "silhouette allocation",
@@ -328,108 +374,124 @@ for algorithm, config in configs.items():
     if config.allocation_rule is None:
         planned = plan_ledger(config).total().epsilon
         assert np.isclose(planned, EPSILON) and np.isclose(eps_t.sum(), EPSILON)
-    else:  # the silhouette rule: (1 - s) of each step for the centroids, s for the silhouettes
-        planned = np.nan
+        planned = number(planned)
+    else:  # silhouette rule: (1 - s) of each step to the centroids, s to silhouettes
+        planned = "from a run"
         assert np.isclose(eps_t.sum() / (1 - SILHOUETTE_SHARE), EPSILON)
-    rows.append({"algorithm": algorithm, "T": config.iterations, "eps_1": eps_t[0],
-                 "eps_T": eps_t[-1], "sum of eps_t": eps_t.sum(), "plan_ledger total": planned})
-print(f"{CASE}, eps = {EPSILON:g}")
-print(pd.DataFrame(rows).to_string(**table_format))
+    rows.append({"schedule": ALGORITHM_LABELS[algorithm], "T": config.iterations,
+                 "first share": eps_t[0], "last share": eps_t[-1], "sum": eps_t.sum(),
+                 "ledger total": planned})
+table(pd.DataFrame(rows), name="ch10-configs")
 
+# %% tags=["remove-cell"]
 open_halving = schedules.halving(EPSILON, T_M, normalise=False)
 open_series = schedules.series_sum(EPSILON, T_M, normalise=False)
 assert np.isclose(open_halving.sum(), EPSILON * (1 - 2.0**-T_M))
 assert np.isclose(open_series.sum(), EPSILON * T_M / (T_M + 1))
-print(f"open-ended over t_m = {T_M}: halving spends {open_halving.sum():.5f}, "
-      f"series-sum {open_series.sum():.5f} of {EPSILON:g}")
 glue("ch10_open_series", f"{open_series.sum():.4f}", display=False)
+glue("ch10_open_halving", f"{open_halving.sum():.4f}", display=False)
+glue("ch10_silhouette_share", f"{SILHOUETTE_SHARE:g}", display=False)
 
 # %% [markdown]
-# Every schedule with a plan spends exactly $\varepsilon$; the silhouette rule spends
-# $(1 - s)\varepsilon$ on the centroids and $s\varepsilon$ on the silhouettes. The open-ended
-# forms leave budget on the table: series-sum over {glue:text}`ch10_t_m` iterations spends
-# {glue:text}`ch10_open_series` of {glue:text}`ch10_eps`.
-#
+# At {glue:text}`ch10_case` and $\varepsilon$ = {glue:text}`ch10_eps`, every schedule with a
+# plan spends exactly $\varepsilon$; the silhouette rule spends $(1 - s)\varepsilon$ on the
+# centroids (the "sum" column, $s$ = {glue:text}`ch10_silhouette_share`) and $s\varepsilon$
+# on the silhouettes. The open-ended forms leave budget on the table: over
+# {glue:text}`ch10_t_m` iterations, halving spends {glue:text}`ch10_open_halving` and
+# series-sum {glue:text}`ch10_open_series` of {glue:text}`ch10_eps`.
+
+# %% [markdown]
 # ## APDP's arithmetic progression
 #
 # ```{prf:theorem} The reversed progression
 # :label: thm-ap-schedule
 #
-# Let $n \ge 2$, $\varepsilon > 0$, $\varepsilon_m > 0$ and $\varepsilon_t$ as in
+# Let $T \ge 2$, $\varepsilon > 0$, $\varepsilon_m > 0$ and $\varepsilon_t$ as in
 # {prf:ref}`def-sched-ap`. Then
-# 1. $\sum_{t=1}^n \varepsilon_t = \varepsilon$, whatever $\varepsilon$ and $\varepsilon_m$;
-# 2. every term is at least $\varepsilon_m$ if and only if $\varepsilon \ge n\varepsilon_m$
+#
+# 1. $\sum_{t=1}^T \varepsilon_t = \varepsilon$, whatever $\varepsilon$ and $\varepsilon_m$;
+# 2. every term is at least $\varepsilon_m$ if and only if $\varepsilon \ge T\varepsilon_m$
 #    (then $d_{AP} \ge 0$ and the terms do not increase);
-# 3. $\varepsilon_1 / \varepsilon_n = 2\varepsilon / (n \varepsilon_m) - 1$. For fixed $n$ and
+# 3. $\varepsilon_1 / \varepsilon_T = 2\varepsilon / (T \varepsilon_m) - 1$. For fixed $T$ and
 #    $\varepsilon_m$, this ratio and $d_{AP}$ both increase with $\varepsilon$.
 #
-# In particular APDP's branch condition $\varepsilon / \varepsilon_m > t_m$, with $n = t_m$,
-# gives $d_{AP} > 0$: a strictly decreasing schedule whose every term exceeds $\varepsilon_m$
-# but the last (reference §7.3, item 3-3).
+# In particular APDP's branch condition $\varepsilon / \varepsilon_m > t_m$, with $T = t_m$,
+# gives $d_{AP} > 0$: a strictly decreasing schedule whose every term but the last exceeds
+# $\varepsilon_m$. The condition is the right one: it is exactly what item 2 needs.
 # ```
 #
 # ```{prf:proof}
-# 1. $\sum_{t=1}^n (n - t) = n(n-1)/2$, so
-#    $\sum_t \varepsilon_t = n\varepsilon_m + d_{AP}\, n(n-1)/2 = n\varepsilon_m + \varepsilon
-#    - n\varepsilon_m = \varepsilon$.
-# 2. The terms form a progression, so the smallest is an end term: $\varepsilon_n =
-#    \varepsilon_m$ if $d_{AP} \ge 0$, and $\varepsilon_1 = \varepsilon_m + (n-1) d_{AP} <
-#    \varepsilon_m$ if $d_{AP} < 0$. And $d_{AP} \ge 0$ if and only if $\varepsilon \ge
-#    n\varepsilon_m$.
-# 3. $\varepsilon_1 = \varepsilon_m + (n-1) \cdot 2(\varepsilon - n\varepsilon_m)/(n(n-1)) =
-#    2\varepsilon/n - \varepsilon_m$; divide by $\varepsilon_n = \varepsilon_m$. The ratio and
-#    $d_{AP}$ are affine in $\varepsilon$ with positive slopes $2/(n\varepsilon_m)$ and
-#    $2/(n(n-1))$.
+# 1. Since $\sum_{t=1}^T (T - t) = T(T-1)/2$,
+#
+#    $$\sum_{t=1}^T \varepsilon_t = T\varepsilon_m + d_{AP}\, \frac{T(T-1)}{2}
+#      = T\varepsilon_m + (\varepsilon - T\varepsilon_m) = \varepsilon.$$
+#
+# 2. The terms form a progression, so the smallest is an end term. If $d_{AP} \ge 0$ it is
+#    $\varepsilon_T = \varepsilon_m$; if $d_{AP} < 0$ it is
+#    $\varepsilon_1 = \varepsilon_m + (T-1)\, d_{AP} < \varepsilon_m$. And $d_{AP} \ge 0$
+#    if and only if $\varepsilon \ge T\varepsilon_m$.
+# 3. $\varepsilon_1 = \varepsilon_m + (T-1) \cdot 2(\varepsilon - T\varepsilon_m)/(T(T-1))
+#    = 2\varepsilon/T - \varepsilon_m$; divide by $\varepsilon_T = \varepsilon_m$. The ratio
+#    and $d_{AP}$ are affine in $\varepsilon$, with positive slopes $2/(T\varepsilon_m)$ and
+#    $2/(T(T-1))$.
 # ```
 #
 # Item 3 is the note's property "the smaller the total budget, the smaller the difference
-# between two rounds". For the published method, where $n = t_m$ is fixed, it is true by
-# algebra. The library's progression refuses $\varepsilon < n\varepsilon_m$ (item 2):
+# between two rounds". For the published method, where $T = t_m$ is fixed, it is true by
+# algebra. The library's progression, `dpkmeans.schedules.arithmetic_progression`, refuses
+# $\varepsilon < T\varepsilon_m$ (item 2):
 #
 # ```{literalinclude} ../src/dpkmeans/schedules.py
 # :language: python
 # :pyobject: arithmetic_progression
+# :lines: 1-2, 12-
 # ```
 #
-# The note's example, then each item on a grid of $n$, $\varepsilon_m$ and
-# $\varepsilon$:
+# The note's example, then each item on a grid of $T$, $\varepsilon_m$ and $\varepsilon$:
 
 # %%
 note_ap = schedules.arithmetic_progression(NOTE_EPSILON, T_M, NOTE_EPSILON_M)
-print(f"eps = {NOTE_EPSILON:g}, eps_m = {NOTE_EPSILON_M:g}, t_m = {T_M}:")
+print(f"ε = {NOTE_EPSILON:g}, ε_m = {NOTE_EPSILON_M:g}, t_m = {T_M}:")
 print("  " + ", ".join(f"{e:.3f}" for e in note_ap) + f"  (sum {note_ap.sum():.12g})")
 assert np.isclose(note_ap.sum(), NOTE_EPSILON, rtol=1e-12, atol=0)
-assert np.allclose(note_ap, np.linspace(2 * NOTE_EPSILON / T_M - NOTE_EPSILON_M, NOTE_EPSILON_M, T_M))
+first = 2 * NOTE_EPSILON / T_M - NOTE_EPSILON_M
+assert np.allclose(note_ap, np.linspace(first, NOTE_EPSILON_M, T_M))
+
+# %% tags=["hide-input"]
+checked = refused = 0
+for T in range(2, 13):
+    for eps_m in (0.01, 0.1, 0.5, 4.0):
+        for factor in (0.5, 0.99, 1.0, 1.01, 2.0, 7.3):  # eps = factor * T * eps_m
+            eps = factor * T * eps_m
+            if factor < 1:
+                try:
+                    schedules.arithmetic_progression(eps, T, eps_m)
+                except ValueError:
+                    refused += 1
+                    continue
+                raise AssertionError("the progression ran below T eps_m")
+            ap = schedules.arithmetic_progression(eps, T, eps_m)
+            assert np.isclose(ap.sum(), eps, rtol=1e-12, atol=0)  # item 1
+            assert ap.min() >= eps_m * (1 - 1e-9)  # item 2
+            assert np.all(np.diff(ap) <= 1e-12)  # item 2: the terms do not increase
+            assert np.isclose(ap[0] / ap[-1], 2 * eps / (T * eps_m) - 1)  # item 3
+            checked += 1
+print(f"{checked} progressions checked (sum, minimum, ratio); "
+      f"{refused} refused below T ε_m")
+
+eps_m = NOTE_EPSILON_M
+grid = np.round(np.arange(2.0, 14.0 + 1e-9, 0.01), 2)  # epsilon / eps_m
+published_plans = [schedules.apdp_plan(r * eps_m, T_M, eps_m, corrected=False)
+                   for r in grid]
+published_ratio = np.array([p.schedule[0] / p.schedule[-1] for p in published_plans])
+assert np.all(np.diff(published_ratio) >= -1e-12)  # item 3: never falls with epsilon
+
+# %% tags=["remove-cell"]
 glue("ch10_note_first", f"{note_ap[0]:.3f}", display=False)
 glue("ch10_note_second", f"{note_ap[1]:.3f}", display=False)
 glue("ch10_note_last", f"{note_ap[-1]:.3f}", display=False)
 glue("ch10_note_ratio", f"{note_ap[0] / note_ap[-1]:.3g}", display=False)
-
-checked = refused = 0
-for n in range(2, 13):
-    for eps_m in (0.01, 0.1, 0.5, 4.0):
-        for factor in (0.5, 0.99, 1.0, 1.01, 2.0, 7.3):  # epsilon = factor * n * eps_m
-            eps = factor * n * eps_m
-            if factor < 1:
-                try:
-                    schedules.arithmetic_progression(eps, n, eps_m)
-                except ValueError:
-                    refused += 1
-                    continue
-                raise AssertionError("the progression ran below n eps_m")
-            ap = schedules.arithmetic_progression(eps, n, eps_m)
-            assert np.isclose(ap.sum(), eps, rtol=1e-12, atol=0)  # item 1
-            assert ap.min() >= eps_m * (1 - 1e-9) and np.all(np.diff(ap) <= 1e-12)  # item 2
-            assert np.isclose(ap[0] / ap[-1], 2 * eps / (n * eps_m) - 1)  # item 3
-            checked += 1
-print(f"{checked} progressions checked (sum, minimum, ratio); {refused} refused below n eps_m")
-
-eps_m = NOTE_EPSILON_M
-grid = np.round(np.arange(2.0, 14.0 + 1e-9, 0.01), 2)  # epsilon / eps_m
-published_ratio = np.array([(lambda s: s[0] / s[-1])(
-    schedules.apdp_plan(r * eps_m, T_M, eps_m, corrected=False).schedule) for r in grid])
-assert np.all(np.diff(published_ratio) >= -1e-12)  # item 3: never decreases in epsilon
-glue("ch10_grid_points", len(grid), display=False)
+glue("ch10_grid_points", number(len(grid)), display=False)
 
 # %% [markdown]
 # The example gives {glue:text}`ch10_note_first`, {glue:text}`ch10_note_second`, ...,
@@ -439,14 +501,17 @@ glue("ch10_grid_points", len(grid), display=False)
 # $t_m\varepsilon_m$, then the progression).
 #
 # The corrected method keeps the progression above $t_m\varepsilon_m$. Below it, it takes
-# Su's $T$ and runs the progression over $n = T$ terms:
+# Su's $T$ and runs the progression over $T$ terms. These are the branches of
+# `dpkmeans.schedules.apdp_plan`:
 #
 # ```{literalinclude} ../src/dpkmeans/schedules.py
 # :language: python
 # :pyobject: apdp_plan
+# :lines: 17-
+# :dedent: 4
 # ```
 #
-# Then $n$ depends on $\varepsilon$, and item 3 no longer describes how the shape changes
+# Then $T$ depends on $\varepsilon$, and item 3 no longer describes how the shape changes
 # with the budget.
 #
 # ```{prf:corollary} The corrected progression is a sawtooth
@@ -455,41 +520,57 @@ glue("ch10_grid_points", len(grid), display=False)
 # Let $r = \varepsilon/\varepsilon_m$ and $t_m \ge 7$. The corrected plan's first/last ratio
 # is 1 for $r < 3$ (two equal shares), $2r/\lfloor r \rfloor - 1$ for $3 \le r < 7$,
 # $2r/7 - 1$ for $7 \le r \le t_m$, and $2r/t_m - 1$ for $r > t_m$. It equals 1 at
-# $r = 3, 4, 5, 6, 7$ and tends to 1 as $r \downarrow t_m$, while it approaches $1 + 2/m$ just
-# below each integer $m + 1$ ($m = 3, \dots, 6$) and reaches $2t_m/7 - 1$ at $r = t_m$. It is
+# $r = 3, 4, 5, 6, 7$ and tends to 1 as $r \downarrow t_m$, while it approaches $1 + 2/q$ just
+# below each integer $q + 1$ ($q = 3, \dots, 6$) and reaches $2t_m/7 - 1$ at $r = t_m$. It is
 # not monotone in $\varepsilon$.
 # ```
 #
 # ```{prf:proof}
-# Put $n = T$ in {prf:ref}`thm-ap-schedule`, item 3, with $T = \lfloor \mathrm{clip}(r, 2, 7)
-# \rfloor$ below $t_m$ and $T = t_m$ above. On $[m, m+1)$, $3 \le m \le 6$, the ratio
-# $2r/m - 1$ rises from 1 towards $1 + 2/m$; at $r = m + 1$ the number of terms steps up and the
-# ratio falls back to 1. On $[7, t_m]$ it rises to $2t_m/7 - 1$, and above $t_m$ it restarts
-# from $2r/t_m - 1 \to 1$.
+# Put the plan's number of terms in {prf:ref}`thm-ap-schedule`, item 3: Su's
+# $T = \lfloor \mathrm{clip}(r, 2, 7) \rfloor$ for $r \le t_m$, and $t_m$ above. On
+# $[q, q+1)$, $3 \le q \le 6$, the ratio $2r/q - 1$ rises from 1 towards $1 + 2/q$; at
+# $r = q + 1$ the number of terms steps up and the ratio falls back to 1. On $[7, t_m]$ it
+# rises to $2t_m/7 - 1$, and above $t_m$ it restarts from $2r/t_m - 1 \to 1$.
 # ```
 #
-# So for the corrected method the note's property fails: a *larger* budget can give a *flatter*
-# schedule. Numerically, on the same grid:
+# So for the corrected method the note's property fails: a *larger* budget can give a
+# *flatter* schedule. Numerically, on the same grid:
 
 # %%
-corrected_plans = [schedules.apdp_plan(r * eps_m, T_M, eps_m, corrected=True) for r in grid]
+corrected_plans = [schedules.apdp_plan(r * eps_m, T_M, eps_m, corrected=True)
+                   for r in grid]
 corrected_ratio = np.array([p.schedule[0] / p.schedule[-1] for p in corrected_plans])
 drops = grid[1:][np.diff(corrected_ratio) < -1e-9]
-print("the corrected ratio falls at eps / eps_m =", ", ".join(f"{r:g}" for r in drops))
+print("the corrected ratio falls at ε/ε_m =", ", ".join(f"{r:g}" for r in drops))
+expected_drops = [4.0, 5.0, 6.0, 7.0, round(T_M + 0.01, 2)]
+assert np.allclose(drops, expected_drops)  # at 4, 5, 6, 7 and just above t_m
+
+# %% tags=["hide-input"]
+BRANCH_LABELS = {"ap": "progression over tₘ", "fallback": "fallback, ε/tₘ each",
+                 "su-ap": "progression over Su's T",
+                 "su-uniform": "two equal shares (Su's T = 2)"}
+
+
+def schedule_text(plan: schedules.ApdpPlan) -> str:
+    """A plan's branch and its number of iterations, in words."""
+    kind = {"ap": "progression", "su-ap": "progression", "fallback": "fallback",
+            "su-uniform": "equal shares"}[plan.branch]
+    return f"{kind}, T = {plan.iterations}"
+
+
 show = [2.5, 2.99, 3.0, 3.5, 3.99, 4.0, 6.99, 7.0, 8.5, 9.99, 10.0, 10.01, 12.0, 14.0]
 idx = [int(np.flatnonzero(np.isclose(grid, r))[0]) for r in show]
-print(pd.DataFrame({
-    "eps / eps_m": grid[idx],
-    "published branch": [schedules.apdp_plan(grid[i] * eps_m, T_M, eps_m, corrected=False).branch
-                         for i in idx],
-    "published eps_1/eps_T": published_ratio[idx],
-    "corrected branch": [corrected_plans[i].branch for i in idx],
-    "corrected T": [corrected_plans[i].iterations for i in idx],
-    "corrected eps_1/eps_T": corrected_ratio[idx],
-}).to_string(**table_format))
-expected_drops = [4.0, 5.0, 6.0, 7.0, round(T_M + 0.01, 2)]
-assert np.allclose(drops, expected_drops)  # cor-ap-sawtooth: at 4, 5, 6, 7 and just above t_m
-i_below, i_above = (int(np.flatnonzero(np.isclose(grid, r))[0]) for r in (T_M, T_M + 0.01))
+table(pd.DataFrame({
+    "ε/εₘ": grid[idx],
+    "published schedule": [schedule_text(published_plans[i]) for i in idx],
+    "first/last": published_ratio[idx],
+    "corrected schedule": [schedule_text(corrected_plans[i]) for i in idx],
+    "first/last\u00a0": corrected_ratio[idx],  # the same header, the corrected ratio
+}), formats={"ε/εₘ": lambda v: f"{v:g}"}, name="ch10-sawtooth")
+
+# %% tags=["remove-cell"]
+i_below, i_above = (int(np.flatnonzero(np.isclose(grid, r))[0])
+                     for r in (T_M, T_M + 0.01))
 assert np.isclose(corrected_ratio[i_below], 2 * T_M / 7 - 1)
 glue("ch10_saw_below", f"{corrected_ratio[i_below]:.3f}", display=False)
 glue("ch10_saw_above", f"{corrected_ratio[i_above]:.3f}", display=False)
@@ -501,19 +582,27 @@ glue("ch10_saw_drops", ", ".join(f"{r:g}" for r in drops), display=False)
 # ratio {glue:text}`ch10_saw_below`, and the next point of the grid gives
 # {glue:text}`ch10_saw_above` over {glue:text}`ch10_t_m` terms. Nothing here is wrong with the
 # corrected method: the sawtooth is the price of choosing $T$ from the budget, and
-# {prf:ref}`thm-ap-schedule` holds for every fixed $n$. It does mean that the shape of the
+# {prf:ref}`thm-ap-schedule` holds for every fixed $T$. It does mean that the shape of the
 # corrected schedule is not a smooth function of $\varepsilon$, and the results half of the
 # chapter has to be read with that in mind.
 #
 # ## Which branch runs
 #
 # The published progression runs only when $\varepsilon > t_m \varepsilon_m$, and
-# $\varepsilon_m$ grows like $k^{3/2} d^{3/2} / N$. The ten cases, with $\varepsilon_m$ from
-# the public record count (`schedules.su_epsilon_m(N, k, d, rho=0.45)`), the smallest budget at
-# which the published progression runs ($\varepsilon > t_m\varepsilon_m$), and the smallest at
-# which the corrected one does ($\varepsilon \ge 3\varepsilon_m$, Su's $T \ge 3$):
+# $\varepsilon_m$ grows like $k^{3/2} d^{3/2} / N$. The next table gives, for the ten cases,
+# $\varepsilon_m$ from the public record count
+# (`schedules.su_epsilon_m(N, k, d, rho=0.45)`), the smallest budget at which the published
+# progression runs ($\varepsilon > t_m\varepsilon_m$), and the smallest at which the
+# corrected one does ($\varepsilon \ge 3\varepsilon_m$, Su's $T \ge 3$).
 
-# %%
+# %% tags=["hide-input"]
+def case_label(case: str) -> str:
+    """A case as a reader names it: its dataset, and k if the dataset has two."""
+    dataset, k = CASES[case][0], CASES[case][1]
+    twice = sum(name == dataset for name, *_ in CASES.values()) > 1
+    return dataset.replace("_", " ") + (f" (k = {k})" if twice else "")
+
+
 cases = {case: study.load_case(case)["public"] for case in CASES}
 branch_rows, grid_rows = [], []
 for case, public in cases.items():
@@ -521,41 +610,56 @@ for case, public in cases.items():
     floor = schedules.su_epsilon_m(N, k, d, rho=RHO)
     assert np.isclose(floor, variants.plan(1.0, N, k, d, corrected=True).epsilon_m)
     branch_rows.append({"case": case, "N": N, "d": d, "k": k, "eps_m": floor,
-                        "published AP: eps >": T_M * floor, "corrected AP: eps >=": 3 * floor})
+                        "published from": T_M * floor, "corrected from": 3 * floor})
     for eps in EPSILONS:
         pub = variants.plan(eps, N, k, d, corrected=False)
         cor = variants.plan(eps, N, k, d, corrected=True)
-        grid_rows.append({"case": case, "epsilon": eps, "eps_m": floor, "published": pub.branch,
-                          "corrected": cor.branch, "corrected T": cor.iterations,
+        grid_rows.append({"case": case, "epsilon": eps, "eps_m": floor,
+                          "published": pub.branch, "corrected": cor.branch,
+                          "corrected T": cor.iterations,
                           "published share / eps_m": pub.schedule[-1] / floor})
 branches = pd.DataFrame(branch_rows)
-print(branches.to_string(**table_format))
 study_grid = pd.DataFrame(grid_rows)
-code = {"ap": "AP", "fallback": "F", "su-ap": "su-AP", "su-uniform": "U"}
-print("\nbranch at each epsilon of the study, published / corrected (T): AP = progression over "
-      f"t_m = {T_M}, F = fallback eps/t_m, su-AP = progression over Su's T, U = two equal shares")
-print(study_grid.assign(cell=[f"{code[p]} / {code[c]} ({t})" for p, c, t in zip(
-    study_grid["published"], study_grid["corrected"], study_grid["corrected T"])])
-      .pivot(index="case", columns="epsilon", values="cell").loc[list(CASES)].to_string())
+table(branches.assign(case=branches["case"].map(case_label)).rename(columns={
+    "eps_m": "εₘ", "published from": "published AP if ε >",
+    "corrected from": "corrected AP if ε ≥"}), name="ch10-branches")
 
+# %% [markdown]
+# The branch at each $\varepsilon$ of the study, as published / corrected: **AP**, the
+# progression over $t_m$ = {glue:text}`ch10_t_m` iterations; **F**, the published fallback
+# ($\varepsilon/t_m$ in each of them); **AP(T)**, the corrected progression over Su's $T$;
+# **E**, Su's $T = 2$ with two equal shares.
+
+# %% tags=["hide-input"]
+CODES = {"ap": "AP", "fallback": "F", "su-uniform": "E"}
+cells = [f"{CODES[p]} / " + (f"AP({t})" if c == "su-ap" else CODES[c])
+         for p, c, t in zip(study_grid["published"], study_grid["corrected"],
+                            study_grid["corrected T"])]
+branch_grid = (study_grid.assign(cell=cells)
+               .pivot(index="case", columns="epsilon", values="cell")
+               .loc[list(CASES)])
+branch_grid.columns = [f"ε = {e:g}" for e in branch_grid.columns]
+table(branch_grid.reset_index().assign(case=lambda f: f["case"].map(case_label)),
+      name="ch10-branch-grid")
+
+# %% tags=["remove-cell"]
 published_ap = sorted(set(study_grid.loc[study_grid["published"] == "ap", "case"]))
 assert published_ap == ["adult", "magic"]  # at every epsilon <= 5 of the study
 glue("ch10_published_ap_cases", " and ".join(published_ap), display=False)
 glue("ch10_eps_max", f"{max(EPSILONS):g}", display=False)
 for _, row in branches.iterrows():
     glue(f"ch10_eps_m_{row['case']}", f"{row['eps_m']:.3g}", display=False)
-    glue(f"ch10_pub_ap_from_{row['case']}", f"{row['published AP: eps >']:.3g}", display=False)
-    glue(f"ch10_cor_ap_from_{row['case']}", f"{row['corrected AP: eps >=']:.3g}", display=False)
-glue("ch10_covtype_n", f"{cases['covtype'].public_n_records:,}", display=False)
+    glue(f"ch10_pub_ap_from_{row['case']}", f"{row['published from']:.3g}", display=False)
+    glue(f"ch10_cor_ap_from_{row['case']}", f"{row['corrected from']:.3g}", display=False)
+glue("ch10_covtype_n", number(cases["covtype"].public_n_records), display=False)
 glue("ch10_covtype_d", cases["covtype"].X.shape[1], display=False)
 glue("ch10_covtype_k", CASES["covtype"][1], display=False)
 fallback = study_grid[study_grid["published"] == "fallback"]
 glue("ch10_fallback_points", len(fallback), display=False)
 glue("ch10_grid_total", len(study_grid), display=False)
-glue("ch10_fallback_share_lo", f"{100 * fallback['published share / eps_m'].min():.2g}",
-     display=False)
-glue("ch10_fallback_share_hi", f"{100 * fallback['published share / eps_m'].max():.2g}",
-     display=False)
+share = fallback["published share / eps_m"]
+glue("ch10_fallback_share_lo", f"{number(100 * share.min(), 2)}%", display=False)
+glue("ch10_fallback_share_hi", f"{number(100 * share.max(), 2)}%", display=False)
 below_two = study_grid[study_grid["epsilon"] < 2 * study_grid["eps_m"]]
 glue("ch10_below_two_points", len(below_two), display=False)
 glue("ch10_su_gain", f"{T_M / 2:g}", display=False)
@@ -572,12 +676,13 @@ glue("ch10_corrected_ap_points", int(study_grid["corrected"].isin(["ap", "su-ap"
 # {glue:text}`ch10_fallback_points` of the {glue:text}`ch10_grid_total` points of the study
 # grid, APDPk-means *as published* is not an arithmetic-progression method at all. It is the
 # fallback: $\varepsilon/t_m$ in each of $t_m$ iterations, which is between
-# {glue:text}`ch10_fallback_share_lo`% and {glue:text}`ch10_fallback_share_hi`% of
+# {glue:text}`ch10_fallback_share_lo` and {glue:text}`ch10_fallback_share_hi` of
 # $\varepsilon_m$, the minimum the method is built on. The note's own rationale for
 # $\varepsilon_m$ (below it "the added noise affects the centroid update") condemns that
-# branch, and it is the one that runs. (The covtype case is the {glue:text}`ch10_covtype_n`-record sample
-# available here, with $d$ = {glue:text}`ch10_covtype_d` and $k$ = {glue:text}`ch10_covtype_k`,
-# hence its large $\varepsilon_m$.)
+# branch, and it is the one that runs. (The covtype case is the
+# {glue:text}`ch10_covtype_n`-record sample available here, with $d$ =
+# {glue:text}`ch10_covtype_d` and $k$ = {glue:text}`ch10_covtype_k`, hence its large
+# $\varepsilon_m$.)
 #
 # The corrected method runs a progression at {glue:text}`ch10_corrected_ap_points` points,
 # from $\varepsilon \ge 3\varepsilon_m$ (e.g. {glue:text}`ch10_cor_ap_from_adult` on adult,
@@ -586,80 +691,100 @@ glue("ch10_corrected_ap_points", int(study_grid["corrected"].isin(["ap", "su-ap"
 # each share $\varepsilon/2$ is below $\varepsilon_m$ too. But it is $t_m/2$ =
 # {glue:text}`ch10_su_gain` times the fallback's share: fewer, less noisy iterations, which is
 # Su et al.'s point.
-#
+
+# %% [markdown]
 # ## The published method, audited
 #
-# The variants record what the note's steps release. The chapter's case and budget, both
-# variants, {glue:text}`ch10_replicas` replicas each: as published on the note's min-max
-# scaling (`load_case(case)["paper"]`), with $\varepsilon_m$ from the exact $N$; corrected on
-# the public bounds. The flaws of the published configuration, and whether the ledger records
-# each as a leak (no $\varepsilon$ covers the release) or as an overspend (charged at its true
-# cost):
+# The variants record what the note's steps release. The audit runs the chapter's case and
+# budget in both variants, {glue:text}`ch10_replicas` replicas each: as published on the
+# note's min-max scaling (`load_case(case)["paper"]`), with $\varepsilon_m$ from the exact
+# $N$; corrected on the public bounds.
 
 # %%
 paper, public = data["paper"], data["public"]
 audit_configs = {
-    "as published": (variants.as_published(K, EPSILON, box, n_records=paper.X.shape[0]), paper),
+    "as published": (
+        variants.as_published(K, EPSILON, box, n_records=paper.X.shape[0]), paper),
     "corrected": (variants.corrected(K, EPSILON, box, n_records=N_PUBLIC), public),
 }
+audit_results = {
+    name: run(np.asarray(source.X), config, next_seed(), replicas=REPLICAS)
+    for name, (config, source) in audit_configs.items()}
+
+# %% tags=["remove-cell"]
 published_flaws = audit_configs["as published"][0].flaws
 assert {"partition-stop", "record-initialisation"} <= set(published_flaws)
-for flaw in published_flaws:
-    kind = "overspend, charged" if flaw in OVERSPENDING_FLAWS else "leak"
-    print(f"{flaw:22s} {kind}")
 assert set(published_flaws) <= set(FLAWS)
-glue("ch10_replicas", REPLICAS, display=False)
+flaw_items = [("Overspend, charged" if f in OVERSPENDING_FLAWS else "Leak") + f": {FLAWS[f]}."
+              for f in published_flaws]
+glue("ch10_flaws", Markdown("\n".join(f"- {item}" for item in flaw_items)), display=False)
 
-# %%
-audit_rows, audit_results = [], {}
+# %% [markdown]
+# The flaws of the published configuration, each recorded by the ledger as a leak (no
+# $\varepsilon$ covers the release) or as an overspend (charged at its true cost):
+#
+# ```{glue:md} ch10_flaws
+# :format: myst
+# ```
+
+# %% [markdown]
+# What the two runs spent and released:
+
+# %% tags=["hide-input"]
+audit_columns = {}
 for name, (config, source) in audit_configs.items():
-    result = run(np.asarray(source.X), config, next_seed(), replicas=REPLICAS)
-    audit_results[name] = result
+    result = audit_results[name]
     leaks = [e for e in result.ledger.entries if e.mechanism.startswith("LEAK")]
     spent = float(result.spent.max())
-    audit_rows.append({"variant": name, "data": "paper (min-max)" if source is paper else "public",
-                       "schedule": variants.plan(EPSILON, N_PUBLIC, K, DIM,
-                                                 corrected=name == "corrected").branch,
-                       "leaks": len(leaks), "is_private": result.ledger.is_private,
-                       "epsilon": EPSILON, "spent (max)": spent, "spent / epsilon": spent / EPSILON,
-                       "iterations run (mean)": float(result.iterations_run.mean())})
-print(pd.DataFrame(audit_rows).to_string(**table_format))
+    plan = variants.plan(EPSILON, N_PUBLIC, K, DIM, corrected=name == "corrected")
+    audit_columns[name] = [
+        "min-max on the data" if source is paper else "public bounds",
+        schedule_text(plan), number(len(leaks)), yes_no(result.ledger.is_private),
+        number(spent), number(spent / EPSILON),
+        number(float(result.iterations_run.mean()))]
+rows = ["scaling", "schedule", "leaks recorded", "private", "ε spent (largest run)",
+        "spent / ε", "iterations run (mean)"]
+table(pd.DataFrame({"": rows, **audit_columns}), name="ch10-audit")
+
+# %% tags=["remove-cell"]
 published_run, corrected_run = audit_results["as published"], audit_results["corrected"]
-print("\nas published, the ledger's leaks:")
-for entry in published_run.ledger.entries:
-    if entry.mechanism.startswith("LEAK"):
-        print(textwrap.fill(entry.label, width=96, initial_indent="  - ", subsequent_indent="    "))
+published_leaks = [e for e in published_run.ledger.entries
+                   if e.mechanism.startswith("LEAK")]
+assert len(published_leaks) == sum(f not in OVERSPENDING_FLAWS for f in published_flaws)
 init_entries = [e for e in published_run.ledger.entries
                 if e.scope == "initialisation" and e.epsilon > 0]
-print("\nas published, initial centres:",
-      "; ".join(f"{e.mechanism}, epsilon {e.epsilon:.4g}, sensitivity {e.sensitivity:g}"
-                for e in init_entries))
 assert not published_run.ledger.is_private and corrected_run.ledger.is_private
 assert np.isclose(published_run.spent.max(), EPSILON * (1 + 1 / T_M))
 assert np.isclose(corrected_run.spent.max(), EPSILON)
-glue("ch10_audit_leaks", sum(e.mechanism.startswith("LEAK") for e in published_run.ledger.entries),
-     display=False)
+glue("ch10_replicas", REPLICAS, display=False)
+glue("ch10_audit_leaks", len(published_leaks), display=False)
 glue("ch10_audit_spent", f"{published_run.spent.max():.3g}", display=False)
 glue("ch10_audit_factor", f"{published_run.spent.max() / EPSILON:.3g}", display=False)
 glue("ch10_audit_init_eps", f"{init_entries[0].epsilon:.3g}", display=False)
+glue("ch10_audit_init_sens", f"{init_entries[0].sensitivity:g}", display=False)
 glue("ch10_audit_iters", f"{published_run.iterations_run.mean():.3g}", display=False)
 glue("ch10_audit_corrected_spent", f"{corrected_run.spent.max():.3g}", display=False)
 
 # %% [markdown]
-# The published run's ledger records {glue:text}`ch10_audit_leaks` leaks, so `is_private` is
-# False whatever its total: the min-max box, $\varepsilon_m$ (hence the schedule) from the exact
+# The published run's ledger records {glue:text}`ch10_audit_leaks` leaks, so it is not private
+# whatever its total: the min-max box, $\varepsilon_m$ (hence the schedule) from the exact
 # $N$, the file-order splits of the initialisation (adding a record moves later records to
 # another split), and the stopping test, which reads the exact partition. At this budget the
 # noise keeps changing the partition, and the runs use {glue:text}`ch10_audit_iters` of the
 # {glue:text}`ch10_t_m` iterations on average. The test still reads the private partition
 # after every iteration, and where the partition settles it decides how much of the schedule
-# runs (and is spent). The initial centres are the overspend (reference §7.3, item 3-1). The note gives
-# them no budget. The ledger charges the most favourable reading, $\varepsilon_0 =
-# \varepsilon/t_m$ = {glue:text}`ch10_audit_init_eps` for one noisy record per split (in
-# parallel over the splits), on top of the declared $\varepsilon$. The run spends
-# {glue:text}`ch10_audit_spent`, {glue:text}`ch10_audit_factor` times its $\varepsilon$. Any
-# other reading of "add noise" needs a budget that the note does not give, and a smaller one
-# gives noisier starting centres. The corrected run has no leak and spends
+# runs (and is spent).
+#
+# The initial centres are the overspend. Publishing a noisy *record* costs privacy: its
+# sensitivity is $d$ (one record replaced moves it by at most 1 in each of $d$ coordinates),
+# in parallel over the $k$ disjoint splits, and nothing in $\sum_t \varepsilon_t =
+# \varepsilon$ pays for it. The note gives the noise no budget. The ledger charges the most
+# favourable reading, $\varepsilon_0 = \varepsilon/t_m$ = {glue:text}`ch10_audit_init_eps`
+# for one noisy record per split (sensitivity {glue:text}`ch10_audit_init_sens`), on top of
+# the declared $\varepsilon$. The run spends {glue:text}`ch10_audit_spent`,
+# {glue:text}`ch10_audit_factor` times its $\varepsilon$. Any other reading of "add noise"
+# needs a budget that the note does not give, and a smaller one gives noisier starting
+# centres. The corrected run has no leak and spends
 # {glue:text}`ch10_audit_corrected_spent`, its $\varepsilon$ exactly.
 #
 # ## The noise each schedule plans
@@ -667,46 +792,53 @@ glue("ch10_audit_corrected_spent", f"{corrected_run.spent.max():.3g}", display=F
 # {prf:ref}`prop-schedule-noise` turns each configuration into its planned noise per iteration:
 # `centroid_noise_sd` on a cluster of average size $N/k$, with a centroid coordinate
 # {glue:text}`ch10_offset` from the box's midpoint. Every schedule of the study's private
-# algorithms is included, at the chosen case and budget.
+# algorithms is included, at the chosen case and budget ("sd": the standard deviation of the
+# coordinate's noise).
 
-# %%
-profiles = {a: centroid_noise_sd(config, CLUSTER_SIZE, offset=OFFSET) for a, config in configs.items()}
-silhouette_low_weight = centroid_noise_sd(configs["silhouette"], CLUSTER_SIZE, offset=OFFSET,
-                                          weight=0.5)
-noise_rows = [{"algorithm": a, "T": sd.size, "sd first": sd[0], "sd last": sd[-1],
-               "last / first": sd[-1] / sd[0], "sd mean": sd.mean()} for a, sd in profiles.items()]
-noise_table = pd.DataFrame(noise_rows).set_index("algorithm")
-print(f"{CASE}, eps = {EPSILON:g}, cluster size {CLUSTER_SIZE:.1f}, offset {OFFSET:g}")
-print(noise_table.reset_index().to_string(**table_format))
-print(f"silhouette at w = 1/2: last sd {silhouette_low_weight[-1]:.4g}")
+# %% tags=["hide-input"]
+profiles = {a: centroid_noise_sd(config, CLUSTER_SIZE, offset=OFFSET)
+            for a, config in configs.items()}
+silhouette_low_weight = centroid_noise_sd(configs["silhouette"], CLUSTER_SIZE,
+                                          offset=OFFSET, weight=0.5)
+noise_table = pd.DataFrame(
+    [{"algorithm": a, "schedule": ALGORITHM_LABELS[a], "T": sd.size,
+      "first sd": sd[0], "last sd": sd[-1], "last / first": sd[-1] / sd[0],
+      "mean sd": sd.mean()}
+     for a, sd in profiles.items()]).set_index("algorithm")
 T_half = configs["dichotomy"].iterations
 assert np.isclose(noise_table.loc["dichotomy", "last / first"], 2.0 ** (T_half - 1))
 assert np.isclose(noise_table.loc["silhouette", "last / first"], 2.0 ** (T_half - 1))
-assert np.isclose(noise_table.loc["series_sum", "last / first"], T_half * (T_half + 1) / 2)
+assert np.isclose(noise_table.loc["series_sum", "last / first"],
+                  T_half * (T_half + 1) / 2)
 ap = configs["apdp"].schedule
 assert np.isclose(noise_table.loc["apdp", "last / first"], ap[0] / ap[-1])
+table(noise_table, name="ch10-noise")
+
+# %% tags=["remove-cell"]
 glue("ch10_offset", f"{OFFSET:g}", display=False)
 for a in profiles:
     glue(f"ch10_ratio_{a}", f"{noise_table.loc[a, 'last / first']:.3g}", display=False)
-    glue(f"ch10_last_{a}", f"{noise_table.loc[a, 'sd last']:.3g}", display=False)
-    glue(f"ch10_first_{a}", f"{noise_table.loc[a, 'sd first']:.3g}", display=False)
-glue("ch10_fall_dpkccm_stepped", f"{1 / noise_table.loc['dpkccm_stepped', 'last / first']:.3g}",
-     display=False)
+    glue(f"ch10_last_{a}", f"{noise_table.loc[a, 'last sd']:.3g}", display=False)
+    glue(f"ch10_first_{a}", f"{noise_table.loc[a, 'first sd']:.3g}", display=False)
+stepped_fall = 1 / noise_table.loc["dpkccm_stepped", "last / first"]
+glue("ch10_fall_dpkccm_stepped", f"{stepped_fall:.3g}", display=False)
 for a in ("uniform", "dplloyd", "dplloyd_impr"):
     glue(f"ch10_T_{a}", configs[a].iterations, display=False)
 glue("ch10_sil_low_last", f"{silhouette_low_weight[-1]:.3g}", display=False)
 
-# %% mystnb={"figure": {"caption": "Planned noise (first-order standard deviation) of one centroid coordinate after each iteration, for every private schedule of the study, on adult at epsilon = 2 (a cluster of N/k records, a coordinate 0.25 from the box's midpoint; log scale). The shaded band is the silhouette allocation between weight w = 1 (its line) and w = 1/2.", "name": "fig-apdp-noise"}} tags=["hide-input"]
-fig, ax = new_figure(width=8.5, height=4.2)
-markers = "osD^v<>p"
-for (algorithm, sd), colour, marker in zip(profiles.items(), PALETTE, markers):
+# %% mystnb={"figure": {"caption": "Planned noise (first-order standard deviation) of one centroid coordinate after each iteration, for every private schedule of the study, on adult at $\\varepsilon = 2$ (a cluster of $N/k$ records, a coordinate 0.25 from the box's midpoint; log scale). The shaded band is the silhouette allocation between weight $w = 1$ (its line) and $w = 1/2$.", "name": "fig-apdp-noise"}} tags=["hide-input"]
+fig, ax = new_figure(height=5.2)
+for i, (algorithm, sd) in enumerate(profiles.items()):
     t_axis = np.arange(1, sd.size + 1)
-    ax.plot(t_axis, sd, marker=marker, markersize=4, color=colour, label=ALGORITHM_LABELS[algorithm])
+    style = series_style(i)
+    ax.plot(t_axis, sd, label=ALGORITHM_LABELS[algorithm], **style)
     if algorithm == "silhouette":
-        ax.fill_between(t_axis, sd, silhouette_low_weight, color=colour, alpha=0.15)
-ax.set(yscale="log", xlabel="iteration $t$", ylabel="noise sd of a centroid coordinate",
+        ax.fill_between(t_axis, sd, silhouette_low_weight, color=style["color"],
+                        alpha=0.15)
+ax.set(yscale="log", xlabel="iteration $t$",
+       ylabel="noise sd of a centroid coordinate",
        xticks=range(1, max(sd.size for sd in profiles.values()) + 1))
-ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+fig.legend(loc="outside lower center", ncol=2)
 plt.show()
 
 # %% [markdown]
@@ -741,25 +873,30 @@ plt.show()
 #
 # The sweep `notebooks/sweeps/apdp.yaml` runs every schedule of the study at every
 # $\varepsilon$ in {glue:text}`ch10_eps_grid` on the ten cases: {glue:text}`ch10_points`
-# points of {glue:text}`ch10_runs` runs each (20 sets of initial centroids $\times$ 50 runs, as
-# in DP-KCCM), written to `data/results/apdp.csv`. Every private schedule starts from the same
-# 20 sphere-packing draws of a case; the published family draws its own starts from the data,
-# so its 1000 runs are independent. The primary metric is the squared NICV on the public
-# $[0, 1]$ scaling (chapter 4). The note's SSE is written without the square: the sum of plain
-# distances, which the results keep as `sse_note_*` and which orders the schedules the same way
-# at {glue:text}`ch10_sse_agree` of the points. The chapter reads the committed results; it
-# runs nothing heavy.
+# points of {glue:text}`ch10_runs` runs each ({glue:text}`ch10_inits` sets of initial
+# centroids $\times$ {glue:text}`ch10_runs_per_init` runs, as in DP-KCCM), written to
+# `data/results/apdp.csv`. Every private schedule starts from the same
+# {glue:text}`ch10_inits` sphere-packing draws of a case; the published family draws its own
+# starts from the data, so its {glue:text}`ch10_runs` runs are independent. The primary
+# metric is the squared NICV on the public $[0, 1]$ scaling (chapter 4). The note's SSE is
+# written without the square: the sum of plain distances, which the results keep as
+# `sse_note_*`. It orders {glue:text}`ch10_sse_agree` pairs of private schedules at the same
+# point the same way as the squared NICV. The chapter reads the committed results; it runs
+# nothing heavy.
 
 # %%
-RESULTS = "../data/results/apdp.csv"  # notebooks/sweeps/apdp.yaml writes it
-CLAIMS_FILE = "../data/results/apdp_claims.csv"  # python -m dpkmeans.papers.apdp.claims
-results = pd.read_csv(RESULTS)
+results = pd.read_csv(committed_file(RESULTS))
 ran = results[results["family"] != "reference"]
-glue("ch10_eps_grid", ", ".join(f"{e:g}" for e in EPSILONS), display=False)
-glue("ch10_points", len(ran), display=False)
-glue("ch10_runs", int(ran["replicas"].iloc[0]), display=False)
 private = ran[ran["is_private"]]
 assert (private["epsilon_spent_max"] <= private["epsilon"] * (1 + 1e-9)).all()
+
+# %% tags=["remove-cell"]
+glue("ch10_eps_grid", ", ".join(f"{e:g}" for e in EPSILONS), display=False)
+glue("ch10_points", number(len(ran)), display=False)
+glue("ch10_runs", number(int(ran["replicas"].iloc[0])), display=False)
+glue("ch10_inits", study.PAPER_INITS, display=False)
+glue("ch10_runs_per_init", study.PAPER_RUNS, display=False)
+assert int(ran["replicas"].iloc[0]) == study.PAPER_INITS * study.PAPER_RUNS
 # does the note's unsquared SSE order each pair of private schedules like the squared NICV?
 pairs = agree = 0
 for _, group in private.groupby(["case", "epsilon"]):
@@ -767,19 +904,24 @@ for _, group in private.groupby(["case", "epsilon"]):
     upper = np.triu_indices(a.size, 1)
     same = np.sign(a[:, None] - a[None, :])[upper] == np.sign(b[:, None] - b[None, :])[upper]
     pairs, agree = pairs + same.size, agree + int(same.sum())
-glue("ch10_sse_agree", f"{agree / pairs:.0%}", display=False)
-print(f"{len(ran)} points, {ran['replicas'].iloc[0]} runs each; the note's SSE orders "
-      f"{agree}/{pairs} pairs of private schedules like the squared NICV")
+glue("ch10_sse_agree", f"{count_of(agree, pairs)} ({percent(agree / pairs)})",
+     display=False)
 
 # %% [markdown]
 # ### Which branch ran
 #
 # Every row of the results says which branch of APDP's schedule produced it
-# (`schedules.APDP_BRANCHES`). The table counts them over the 70 (case, $\varepsilon$) points.
+# (`schedules.APDP_BRANCHES`). The table counts them over the {glue:text}`ch10_grid_total`
+# (case, $\varepsilon$) points.
 
-# %%
+# %% tags=["hide-input"]
+METHOD_LABELS = {"as_published": "as published", "corrected": "corrected"}
 counts = claims.branch_counts(results)
-print(counts.to_string(index=False))
+table(counts.assign(method=counts["method"].map(METHOD_LABELS),
+                    branch=counts["branch"].map(BRANCH_LABELS)),
+      name="ch10-branch-counts")
+
+# %% tags=["remove-cell"]
 by_branch = counts.set_index(["method", "branch"])["points"]
 glue("ch10_pub_ap_points", int(by_branch.get(("as_published", "ap"), 0)), display=False)
 glue("ch10_pub_fallback_points", int(by_branch.get(("as_published", "fallback"), 0)),
@@ -801,31 +943,44 @@ glue("ch10_cor_uniform_points", int(by_branch.get(("corrected", "su-uniform"), 0
 # ### The claims ledger
 #
 # `dpkmeans.papers.apdp.claims` computes the verdicts from the committed results (Welch's test
-# at 5% per comparison; the four verdicts of chapter 6, "in all cases"), and
-# `data/results/apdp_claims.csv` stores them; a test recomputes them from the results.
+# at 5% per comparison, and {ref}`the four verdicts of chapter 7 <claims-verdicts>`, holds,
+# refuted, inconclusive and mixed, "in all cases"), and `data/results/apdp_claims.csv` stores
+# them; a test recomputes them from the results. {numref}`apdp-claims-verdicts` puts the verdicts of
+# the method as published and corrected side by side.
 
-# %%
-ledger = pd.read_csv(CLAIMS_FILE, dtype={"claim": str})  # read once, for this section
+# %% tags=["remove-cell"]
+ledger = pd.read_csv(committed_file(CLAIMS_FILE), dtype={"claim": str})
 summary = claims.claims_summary(ledger)
-with pd.option_context("display.max_colwidth", 120):
-    print(ledger[["claim", "method", "comparator", "verdict", "points"]].to_string(index=False))
 for row in summary.itertuples():
     glue(f"ch10_v{row.claim}_{row.method}", row.verdict, display=False)
+    glue(f"ch10_n{row.claim}_{row.method}", row.ap_points, display=False)
 COMPARATOR_KEYS = {"-": "plan", "dichotomy, series-sum": "decreasing"}
 for row in ledger.itertuples():
     comparator = COMPARATOR_KEYS.get(row.comparator, row.comparator)
     key = f"ch10_e{row.claim}_{row.method}_{comparator.replace('-', '_').replace(' ', '_')}"
     glue(key, row.evidence, display=False)
+claim_1 = summary[summary["claim"] == "1"].set_index("method")["verdict"]
+glue("ch10_claim1_differs", "differ" if claim_1["as_published"] != claim_1["corrected"]
+     else "agree", display=False)
 
 # %% [markdown]
+# :::{table} The note's claims and their verdicts ({ref}`as chapter 7 defines them <claims-verdicts>`), for the method as published and corrected, over the points where the progression ran. Claim 2's verdict combines its three comparators.
+# :name: apdp-claims-verdicts
+#
 # | claim | as published | corrected |
 # |---|---|---|
-# | 1. the AP converges faster than uniform in early iterations | {glue:text}`ch10_v1_as_published` | {glue:text}`ch10_v1_corrected` |
+# | 1. the AP converges faster than uniform early on | {glue:text}`ch10_v1_as_published` | {glue:text}`ch10_v1_corrected` |
 # | 2. the AP beats uniform, dichotomy and series-sum | {glue:text}`ch10_v2_as_published` | {glue:text}`ch10_v2_corrected` |
 # | 3a. the smaller $\varepsilon$, the flatter the AP | {glue:text}`ch10_v3a_as_published` | {glue:text}`ch10_v3a_corrected` |
-# | 3b. where the AP is flattest, it beats the decreasing schedules that do not flatten | {glue:text}`ch10_v3b_as_published` | {glue:text}`ch10_v3b_corrected` |
+# | 3b. at its flattest, the AP beats dichotomy and series-sum | {glue:text}`ch10_v3b_as_published` | {glue:text}`ch10_v3b_corrected` |
+# :::
 #
-# The evidence, as the ledger words it:
+# The two versions' verdicts {glue:text}`ch10_claim1_differs` on claim 1, the note's headline:
+# {glue:text}`ch10_v1_as_published` as published, at the {glue:text}`ch10_n1_as_published`
+# points where the published progression ran, and {glue:text}`ch10_v1_corrected` corrected, at
+# {glue:text}`ch10_n1_corrected` points. The published verdict rests on a method that is not
+# private, run on {glue:text}`ch10_published_ap_cases` only; the corrected verdict is the one
+# that describes a private APDPk-means. The evidence, as the ledger words it:
 #
 # - **Claim 1, as published:** {glue:text}`ch10_e1_as_published_uniform`.
 #   **Corrected:** {glue:text}`ch10_e1_corrected_uniform`.
@@ -848,96 +1003,155 @@ for row in ledger.itertuples():
 # centroids entering every iteration from the statistics it computes anyway (an evaluation aid,
 # never released), so every row carries the mean NICV after $0, 1, \dots, T$ iterations.
 # {numref}`fig-apdp-curves` shows them at the case and budget where the published progression
-# is steepest.
+# is steepest ({glue:text}`ch10_curve_case` at $\varepsilon$ = {glue:text}`ch10_curve_eps`).
 
-# %%
+# %% tags=["remove-cell"]
 steep = ran[(ran["algorithm"] == "ap_published") & (ran["branch"] == "ap")]
 CURVE_CASE, CURVE_EPS = steep.sort_values("epsilon").iloc[-1][["case", "epsilon"]]
 glue("ch10_curve_case", CURVE_CASE, display=False)
 glue("ch10_curve_eps", f"{CURVE_EPS:g}", display=False)
 at = ran[(ran["case"] == CURVE_CASE) & (ran["epsilon"] == CURVE_EPS)].set_index("algorithm")
-print(f"{CURVE_CASE}, eps = {CURVE_EPS:g}: NICV after each iteration")
-for family in (study.PUBLISHED, study.CORRECTED):
-    for algorithm in family:
-        curve = json.loads(at.loc[algorithm, "curve_nicv_mean"])
-        print(f"  {algorithm:20s}", " ".join(f"{v:.4f}" for v in curve))
 
-# %% mystnb={"figure": {"caption": "Mean squared NICV after each iteration (0: the initial centres) of the note's four schedules, as published (left, on the note's min-max scaling; 1000 independent runs) and corrected (right, on the public scaling; 20 starts x 50 runs), at the case and budget where the published progression is steepest. Error bars: 95% intervals.", "name": "fig-apdp-curves"}} tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=False)
+# %% mystnb={"figure": {"caption": "Mean squared NICV after each iteration (0: the initial centres) of the note's four schedules, as published (left, on the note's min-max scaling; 1000 independent runs) and corrected (right, on the public scaling; 20 starts $\\times$ 50 runs), at the case and budget where the published progression is steepest. Error bars: 95% intervals.", "name": "fig-apdp-curves"}} tags=["hide-input"]
+NOTE_SCHEDULES = ("APDP's progression", "uniform", "halving", "series-sum")
+fig, axes = new_figure(ncols=2, height=3.4)
 for ax, family, title in zip(axes, (study.PUBLISHED, study.CORRECTED),
                              ("as published", "corrected")):
-    for algorithm, colour, marker in zip(family, PALETTE, markers):
+    for i, (algorithm, label) in enumerate(zip(family, NOTE_SCHEDULES)):
         mean = np.array(json.loads(at.loc[algorithm, "curve_nicv_mean"]))
         se = np.array(json.loads(at.loc[algorithm, "curve_nicv_se"]))
-        ax.errorbar(np.arange(mean.size), mean, yerr=1.96 * se, marker=marker, markersize=4,
-                    color=colour, capsize=2, label=algorithm.replace("_published", ""))
+        ax.errorbar(np.arange(mean.size), mean, yerr=1.96 * se, capsize=2,
+                    label=label if ax is axes[0] else None, **series_style(i))
     ax.set(yscale="log", xlabel="iterations run", title=title)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=6))
+    ax.yaxis.set_major_formatter(FuncFormatter(plain))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 axes[0].set_ylabel("mean squared NICV")
-axes[1].legend(fontsize="small")
+fig.legend(loc="outside lower center", ncol=2)
 plt.show()
 
 # %% [markdown]
 # ### Which schedule should a user pick?
 #
 # {numref}`fig-apdp-ranking` plots the final NICV of the eight private schedules against
-# $\varepsilon$ on every case, with 95% intervals over the 20 starts, and the non-private
-# Lloyd from the same starts. `claims.ranking` orders them at every (case, $\varepsilon$) and
-# marks those not significantly worse than the best (the table after the figure: the best
-# schedule and how many others tie with it); `claims.recommendations` counts, in two regimes of
-# $\varepsilon/\varepsilon_m$, how often each is among the best.
+# $\varepsilon$ on every case, with 95% intervals over the {glue:text}`ch10_inits` starts,
+# and the non-private Lloyd from the same starts. `claims.ranking` orders them at every
+# (case, $\varepsilon$) and marks those not significantly worse than the best (the table after
+# the figure: the best schedule and how many others tie with it); `claims.recommendations`
+# counts, in two regimes of $\varepsilon/\varepsilon_m$, how often each is among the best.
 
-# %% mystnb={"figure": {"caption": "Final squared NICV (log scale) of the eight private schedules against epsilon on the ten cases, 20 starts x 50 runs per point, with 95% intervals; dashed: non-private Lloyd from the same starts. The vertical line marks 3 eps_m, where Su's rule first gives T = 3 and the corrected AP its first progression.", "name": "fig-apdp-ranking"}} tags=["hide-input"]
-fig, axes = plt.subplots(2, 5, figsize=(15, 6.5), sharex=True)
+# %% mystnb={"figure": {"caption": "Final squared NICV (log scale) of the eight private schedules against $\\varepsilon$ on the ten cases, 20 starts $\\times$ 50 runs per point, with 95% intervals; thick grey line: non-private Lloyd from the same starts. The dotted vertical line marks $3\\varepsilon_m$, where Su's rule first gives $T = 3$ and the corrected APDP its first progression.", "name": "fig-apdp-ranking"}} tags=["hide-input"]
 reference = results[results["family"] == "reference"].set_index("case")["nicv_mean"]
-for ax, case in zip(axes.flat, CASES):
+fig, axes = new_figure(ncols=len(CASES), height=2.45, sharex=True)
+for ax, case in zip(axes, CASES):
     mine = private[private["case"] == case]
-    for algorithm, colour, marker in zip(study.CORRECTED + study.OTHERS, PALETTE, markers):
+    for i, algorithm in enumerate(study.CORRECTED + study.OTHERS):
         rows = mine[mine["algorithm"] == algorithm].sort_values("epsilon")
         ax.errorbar(rows["epsilon"], rows["nicv_mean"],
                     yerr=[rows["nicv_mean"] - rows["nicv_ci_low"],
                           rows["nicv_ci_high"] - rows["nicv_mean"]],
-                    marker=marker, markersize=3, color=colour, capsize=1.5, lw=1,
-                    label=ALGORITHM_LABELS[algorithm])
-    ax.axhline(reference[case], color="black", ls="--", lw=1)
+                    capsize=1.5, lw=1.2, markersize=4,
+                    label=ALGORITHM_LABELS[algorithm] if ax is axes[0] else None,
+                    **series_style(i))
+    ax.axhline(reference[case], color="grey", lw=2.5, alpha=0.6,
+               label="non-private Lloyd" if ax is axes[0] else None)
     floor = mine["epsilon_m"].iloc[0]
     if 3 * floor <= max(EPSILONS):
-        ax.axvline(3 * floor, color="grey", lw=0.8, ls=":")
-    ax.set(xscale="log", yscale="log", title=f"{case} (k = {CASES[case][1]})")
-for ax in axes[1]:
+        ax.axvline(3 * floor, color="dimgrey", lw=1.2, ls=":")
+    dataset, k = CASES[case][:2]
+    ax.set(xscale="log", yscale="log", title=f"{dataset.replace('_', ' ')}, k = {k}")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=6))
+    ax.yaxis.set_major_formatter(FuncFormatter(plain))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks([0.05, 0.2, 1, 5])
+    ax.xaxis.set_major_formatter(FuncFormatter(plain))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+for ax in axes[-2:]:
     ax.set_xlabel(r"$\varepsilon$")
-axes[0, 0].set_ylabel("squared NICV")
-axes[1, 0].set_ylabel("squared NICV")
-axes[0, -1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+for ax in axes[::2]:
+    ax.set_ylabel("squared NICV")
+fig.legend(loc="outside upper center", ncol=2)
 plt.show()
 
-# %%
-SHORT = {"apdp": "APDP", "uniform": "unif", "dichotomy": "halv", "series_sum": "series",
-         "dplloyd": "DPL", "dplloyd_impr": "Su", "dpkccm_stepped": "step",
-         "silhouette": "silh"}
-ranks = claims.ranking(results)
-best = ranks[ranks["rank"] == 1].set_index(["case", "epsilon"])["algorithm"].map(SHORT)
-tied = ranks.groupby(["case", "epsilon"])["among_best"].sum() - 1
-table = (best + " +" + tied.astype(str)).unstack("epsilon")
-print("best schedule at each (case, epsilon), and how many others are not significantly worse")
-print(table.to_string())
+# %% [markdown]
+# The best schedule at each (case, $\varepsilon$), and after "+" how many others are not
+# significantly worse. APDP is the corrected APDPk-means (below $3\varepsilon_m$ it is two
+# equal shares), Su is DPLloyd-Impr, stepped is DP-KCCM's schedule and silhouette the
+# silhouette allocation.
 
-# %%
+# %% tags=["hide-input"]
+SHORT = {"apdp": "APDP", "uniform": "uniform", "dichotomy": "halving",
+         "series_sum": "series-sum", "dplloyd": "DPLloyd", "dplloyd_impr": "Su",
+         "dpkccm_stepped": "stepped", "silhouette": "silhouette"}
+ranks = claims.ranking(results)
+best = ranks[ranks["rank"] == 1].set_index(["case", "epsilon"])["algorithm"]
+tied = ranks.groupby(["case", "epsilon"])["among_best"].sum() - 1
+ranking_table = (best.map(SHORT) + " +" + tied.astype(str)).unstack("epsilon")
+ranking_table.columns = [f"ε = {e:g}" for e in ranking_table.columns]
+table(ranking_table.loc[list(CASES)].reset_index()
+      .assign(case=lambda f: f["case"].map(case_label)), name="ch10-ranking")
+
+# %% [markdown]
+# How often each schedule is among the best, in each regime: at how many of the points where
+# it was ranked. Below $3\varepsilon_m$ the corrected uniform schedule is the corrected APDP,
+# and is ranked once, as APDP.
+
+# %% tags=["hide-input"]
 advice = claims.recommendations(results)
-with open("../benchmarks/apdp_reproduction.json") as handle:  # the sweep's measured time
-    glue("ch10_sweep_min", f"{json.load(handle)['wall_s'] / 60:.0f}", display=False)
-print(advice.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+low_label, high_label = (label for *_, label in claims.REGIMES)
+columns = {}
+for label, name in ((low_label, "ε < 3εₘ"), (high_label, "ε ≥ 3εₘ")):
+    part = advice[advice["regime"] == label].set_index("algorithm")
+    columns[f"among the best, {name}"] = [
+        count_of(r.among_best, r.ranked) if r.ranked else "(as APDP)"
+        for r in part.itertuples()]
+    columns[f"mean rank, {name}"] = part["mean_rank"].to_numpy()
+advice_table = pd.DataFrame({"schedule": [ALGORITHM_LABELS[a] for a in part.index],
+                             **columns})
+table(advice_table, name="ch10-advice")
+
+# %% tags=["remove-cell"]
+SENTENCE_NAMES = {"apdp": "the corrected APDP", "uniform": "uniform shares",
+                  "dichotomy": "halving", "series_sum": "series-sum", "dplloyd": "DPLloyd",
+                  "dplloyd_impr": "DPLloyd-Impr", "dpkccm_stepped": "DP-KCCM's steps",
+                  "silhouette": "the silhouette allocation"}
 for regime, part in advice.groupby("regime", sort=False):
-    tag = "low" if "T = 2" in regime else "high"
+    tag = "low" if regime == low_label else "high"
     top = part[part["ranked"] > 0].sort_values(["among_best", "mean_rank"],
                                                ascending=[False, True])
     glue(f"ch10_regime_{tag}_points", int(part["points"].iloc[0]), display=False)
     glue(f"ch10_regime_{tag}_top", ", ".join(
-        f"{ALGORITHM_LABELS[r.algorithm]} ({r.among_best})" for r in top.head(3).itertuples()),
+        f"{SENTENCE_NAMES[r.algorithm]} ({r.among_best})" for r in top.head(3).itertuples()),
         display=False)
-    glue(f"ch10_regime_{tag}_last", ", ".join(
-        f"{ALGORITHM_LABELS[r.algorithm]} ({r.among_best})" for r in top.tail(2).itertuples()),
+    glue(f"ch10_regime_{tag}_last", " and ".join(
+        f"{SENTENCE_NAMES[r.algorithm]} ({r.among_best})" for r in top.tail(2).itertuples()),
         display=False)
-
+# the low regime's exceptions: points where Su's rule is not among the best
+ratio = claims._ratio(results)
+ranks["ratio"] = [ratio[(c, e)] for c, e in zip(ranks["case"], ranks["epsilon"])]
+su_low = ranks[(ranks["algorithm"] == "dplloyd_impr") & (ranks["ratio"] < 3)]
+misses = su_low[~su_low["among_best"]]
+glue("ch10_su_low", count_of(int(su_low["among_best"].sum()), len(su_low)), display=False)
+phrases = []
+for case, group in misses.groupby("case", sort=False):
+    eps = sorted(group["epsilon"])
+    winners = {best[(case, e)] for e in eps}
+    assert winners == {"dplloyd"}  # the prose names DPLloyd as the winner there
+    alone = [e for e in eps if tied[(case, e)] == 0]
+    text = f"{case_label(case)} at ε = " + " and ".join(f"{e:g}" for e in eps)
+    if alone == eps:
+        text += " (alone)"
+    elif alone:
+        text += " (alone at " + " and ".join(f"ε = {e:g}" for e in alone) + ")"
+    phrases.append(text)
+glue("ch10_su_misses", ", ".join(phrases[:-1]) + (" and " if len(phrases) > 1 else "")
+     + phrases[-1], display=False)
+timing = json.loads(committed_file(TIMING).read_text())
+glue("ch10_sweep_min", f"{timing['wall_s'] / 60:.0f}", display=False)
+glue("ch10_sweep_target", f"{timing['target_s'] / 60:g}", display=False)
+glue("ch10_sweep_jobs", timing["jobs"], display=False)
+glue("ch10_sweep_cores", timing["machine"]["cores"], display=False)
 
 # %% [markdown]
 # Below $3\varepsilon_m$ ({glue:text}`ch10_regime_low_points` points) Su's rule gives $T = 2$,
@@ -950,9 +1164,10 @@ for regime, part in advice.groupby("regime", sort=False):
 # What the numbers say about the note's three claims:
 #
 # - **The progression rarely runs.** As published it needs $\varepsilon > t_m\varepsilon_m$,
-#   which on the book's data at $\varepsilon \le 5$ happens only on the two largest
-#   low-dimensional cases. Everywhere else the published "APDPk-means" is its own base
-#   algorithm with uniform shares below $\varepsilon_m$.
+#   which on the book's data at $\varepsilon \le$ {glue:text}`ch10_eps_max` happens only on
+#   {glue:text}`ch10_published_ap_cases`, the two largest low-dimensional cases. Everywhere
+#   else the published "APDPk-means" is its own base algorithm with uniform shares below
+#   $\varepsilon_m$.
 # - **Where it runs, it does not beat uniform shares.** As published the AP is ahead of
 #   uniform after the first iterations at most comparisons (claim 1 is
 #   {glue:text}`ch10_v1_as_published`, never the reverse), but its final NICV is not
@@ -967,56 +1182,58 @@ for regime, part in advice.groupby("regime", sort=False):
 #   corrected AP is better than halving at some AP points and never significantly worse, and
 #   nearly always indistinguishable from series-sum (the evidence above).
 # - **"The smaller $\varepsilon$, the flatter"** is algebra for the published progression
-#   (fixed $n = t_m$), and a sawtooth for the corrected one, whose $T$ moves with
+#   (fixed $T = t_m$), and a sawtooth for the corrected one, whose $T$ moves with
 #   $\varepsilon$ ({prf:ref}`cor-ap-sawtooth`). Whether the flattening helps could be tested
 #   only on the published method's two cases, where the flat AP beats the steep schedules;
 #   corrected, it makes no significant difference.
 #
 # **Which schedule to pick.** In the low regime the number of iterations matters more than
 # their shape: Su's rule, which stops at $T = 2$ and splits each budget between the count and
-# the sums, is among the best almost everywhere, and the schedules that spread a small budget
-# over many iterations (DP-KCCM's 12 steps, the silhouette allocation's 10) are among the worst.
-# The exceptions sit at the top of that regime, where a few more iterations pay: on electrical
-# at $\varepsilon = 1$ and 2, DPLloyd's five uniform iterations are best, alone at
-# $\varepsilon = 1$ (the table above), so Su's $T = 2$ is a safe choice there rather than the
-# best one.
-# In the high regime most reasonably flat schedules tie (APDP, uniform, DPLloyd, DPLloyd-Impr,
+# the sums, is among the best at {glue:text}`ch10_su_low` points, and the schedules that
+# spread a small budget over many iterations (DP-KCCM's 12 steps, the silhouette allocation's
+# 10) are among the worst. The exceptions sit at the top of that regime, where a few more
+# iterations pay: on {glue:text}`ch10_su_misses`, DPLloyd's five uniform iterations are best
+# (the table above), so Su's $T = 2$ is a safe choice there rather than the best one. In the
+# high regime most reasonably flat schedules tie (APDP, uniform, DPLloyd, DPLloyd-Impr,
 # DP-KCCM's stepped), and halving and the silhouette allocation, which starve the late
-# iterations, fall behind. The progression is never needed: where it differs from uniform it is
-# not significantly better.
+# iterations, fall behind. The progression is never needed: where it differs from uniform it
+# is not significantly better.
 #
 # :::{admonition} The sweep's time
 # :class: note
-# The whole sweep took {glue:text}`ch10_sweep_min` minutes on this book's two-core machine
-# (`benchmarks/apdp_reproduction.json`), against a target of 10. Most of it is the silhouette
-# allocation's second pass per iteration, and the as-published family on adult: its noisy-record
-# starts are clipped to corners of the box, many records then sit at exactly equal distances
-# from two corner centroids, and the exact assignment settles each of those ties in integer
-# arithmetic (`benchmarks/README.md`, issue 13).
+# The whole sweep took {glue:text}`ch10_sweep_min` minutes with
+# {glue:text}`ch10_sweep_jobs` parallel jobs on the machine that made the committed run (an
+# x86-64 machine with {glue:text}`ch10_sweep_cores` cores; `benchmarks/apdp_reproduction.json`),
+# against a target of {glue:text}`ch10_sweep_target` minutes. Most of it is the silhouette
+# allocation's second pass per iteration, and the as-published family on adult: its
+# noisy-record starts are clipped to corners of the box, many records then sit at exactly
+# equal distances from two corner centroids, and the exact assignment settles each of those
+# ties in integer arithmetic (`benchmarks/README.md` says more).
 # :::
 #
 # ## Summary
 #
 # :::{admonition} Summary
 # :class: important
-# - APDPk-means is known only from a secondary study note; the original paper could not be
-#   found, and the note names no data and reports no result. The book tests what it states.
+# - APDPk-means is known only from secondary study notes; the original paper could not be
+#   found, and the notes name no data and report no result. The book tests what they state.
 # - The reversed progression spends exactly $\varepsilon$, and every term is at least
-#   $\varepsilon_m$ exactly when $\varepsilon \ge n\varepsilon_m$ ({prf:ref}`thm-ap-schedule`);
-#   its first/last ratio $2\varepsilon/(n\varepsilon_m) - 1$ grows with $\varepsilon$ for fixed
-#   $n$, and saws when $n$ follows Su's $T$ ({prf:ref}`cor-ap-sawtooth`).
+#   $\varepsilon_m$ exactly when $\varepsilon \ge T\varepsilon_m$ ({prf:ref}`thm-ap-schedule`);
+#   its first/last ratio $2\varepsilon/(T\varepsilon_m) - 1$ grows with $\varepsilon$ for fixed
+#   $T$, and saws when $T$ follows Su's rule ({prf:ref}`cor-ap-sawtooth`).
 # - As published the method is not private: min-max scaling, $\varepsilon_m$ from the exact
 #   count, record-order splits and a stop that reads the partition are leaks, and the noisy
 #   records that start it cost $\varepsilon/t_m$ on top of $\varepsilon$ (the ledger computes
 #   both). Corrected: sphere packing, public bounds, Su's $T$ below the minimum, all $T$
 #   iterations.
 # - On the book's ten cases the published progression ran at {glue:text}`ch10_pub_ap_points`
-#   of 70 points; the corrected one at {glue:text}`ch10_cor_ap_points`. Claims: early
-#   convergence {glue:text}`ch10_v1_as_published` as published, {glue:text}`ch10_v1_corrected`
-#   corrected; beats the three other schedules {glue:text}`ch10_v2_as_published` /
-#   {glue:text}`ch10_v2_corrected`; flatter at small $\varepsilon$
-#   {glue:text}`ch10_v3a_as_published` / {glue:text}`ch10_v3a_corrected`; and that helps
-#   {glue:text}`ch10_v3b_as_published` / {glue:text}`ch10_v3b_corrected`.
+#   of {glue:text}`ch10_grid_total` points; the corrected one at
+#   {glue:text}`ch10_cor_ap_points`. Claims ({numref}`apdp-claims-verdicts`): early
+#   convergence {glue:text}`ch10_v1_as_published` as published,
+#   {glue:text}`ch10_v1_corrected` corrected; beats the three other schedules
+#   {glue:text}`ch10_v2_as_published` / {glue:text}`ch10_v2_corrected`; flatter at small
+#   $\varepsilon$ {glue:text}`ch10_v3a_as_published` / {glue:text}`ch10_v3a_corrected`; and
+#   that helps {glue:text}`ch10_v3b_as_published` / {glue:text}`ch10_v3b_corrected`.
 # - Per-iteration noise is $\propto 1/\varepsilon_t$ ({prf:ref}`prop-schedule-noise`):
 #   halving and the silhouette allocation multiply the last iteration's noise by $2^{T-1}$,
 #   the progression by its first/last ratio, and the stepped schedule divides it by 3.
@@ -1029,6 +1246,7 @@ for regime, part in advice.groupby("regime", sort=False):
 note_dap = float(-np.diff(note_ap)[0])
 assert np.isclose(note_dap, 2 * (NOTE_EPSILON - T_M * NOTE_EPSILON_M) / (T_M * (T_M - 1)))
 glue("ch10_ex_dap", f"{note_dap:.4f}", display=False)
+glue("ch10_ex_max_floor", f"{NOTE_EPSILON / T_M:g}", display=False)
 adult_floor = float(branches.set_index("case").loc["adult", "eps_m"])
 flat = [T * adult_floor for T in range(3, 8)]
 for eps in flat:  # the corrected plan is flat at eps = T eps_m (d_AP = 0)
@@ -1040,32 +1258,34 @@ glue("ch10_ex_top_ratio", f"{2 * T_M / 7 - 1:.3f}", display=False)
 unspent = EPSILON - schedules.halving(EPSILON, T_M, normalise=False).sum()
 assert np.isclose(unspent, EPSILON * 2.0**-T_M)
 glue("ch10_ex_unspent", f"{unspent:.6f}", display=False)
-glue("ch10_ex_power", f"{2**T_M}", display=False)
+glue("ch10_ex_power", number(2**T_M), display=False)
 
 # %% [markdown]
 # ## Exercises
 #
 # ```{exercise}
 # :label: ex-apdp-dap
+# :class: pen-and-paper
 #
-# The note writes the progression as $\varepsilon = (\varepsilon^m + \varepsilon') n / 2$ and
-# $\varepsilon_i = \varepsilon^m + (i - 1) d$ (its eq. 5-6), with first term $\varepsilon^m$
-# and last term $\varepsilon'$. Derive its common difference (eq. 7), and compute it for the
-# note's example ($\varepsilon = 2$, $\varepsilon^m = 0.1$, $t_m = 10$). What is the largest
-# $\varepsilon^m$ for which this example's progression is defined?
+# The note writes the progression with first term $\varepsilon_m$ and last term
+# $\varepsilon'$ as $\varepsilon = (\varepsilon_m + \varepsilon')\, T/2$ and
+# $\varepsilon_i = \varepsilon_m + (i - 1)\, d_{AP}$ (its eq. 5-6). Derive its common
+# difference $d_{AP}$ (eq. 7), and compute it for the note's example ($\varepsilon = 2$,
+# $\varepsilon_m = 0.1$, $t_m = 10$ terms). What is the largest $\varepsilon_m$ for which this
+# example's progression is defined?
 # ```
 #
 # ```{solution} ex-apdp-dap
 # :class: dropdown
 #
-# The last term is $\varepsilon' = \varepsilon^m + (n - 1) d_{AP}$. Substituting in the sum,
-# $\varepsilon = (2\varepsilon^m + (n-1) d_{AP})\, n/2$, so
-# $d_{AP} = 2(\varepsilon - n\varepsilon^m)/(n(n-1))$. For the example,
+# The last term is $\varepsilon' = \varepsilon_m + (T - 1)\, d_{AP}$. Substituting in the sum,
+# $\varepsilon = (2\varepsilon_m + (T-1)\, d_{AP})\, T/2$, so
+# $d_{AP} = 2(\varepsilon - T\varepsilon_m)/(T(T-1))$. For the example,
 # $d_{AP} = 2(2 - 1)/90$ = {glue:text}`ch10_ex_dap`, the step between consecutive shares of
-# the printed schedule. Every term is at least $\varepsilon^m$ exactly when $d_{AP} \ge 0$
-# ({prf:ref}`thm-ap-schedule`), that is $\varepsilon^m \le \varepsilon/n = 0.2$. At
-# $\varepsilon^m = 0.2$ the schedule is flat, and above it the progression would increase:
-# APDP's branch condition sends it to the fallback instead.
+# the printed schedule. Every term is at least $\varepsilon_m$ exactly when $d_{AP} \ge 0$
+# ({prf:ref}`thm-ap-schedule`), that is $\varepsilon_m \le \varepsilon/T$ =
+# {glue:text}`ch10_ex_max_floor`. At that $\varepsilon_m$ the schedule is flat, and above it
+# the progression would increase: APDP's branch condition sends it to the fallback instead.
 # ```
 #
 # ```{exercise}
@@ -1094,10 +1314,12 @@ glue("ch10_ex_power", f"{2**T_M}", display=False)
 #
 # ```{exercise}
 # :label: ex-apdp-halving
+# :class: pen-and-paper
 #
 # Show that the open-ended halving schedule over $T$ iterations leaves $\varepsilon\, 2^{-T}$
 # of the budget unspent, and compute it for $\varepsilon$ = {glue:text}`ch10_eps` and
-# $T = t_m$. How much noisier is its last iteration than the normalised schedule's?
+# $T = t_m$ = {glue:text}`ch10_t_m`. How much noisier is its last iteration than the
+# normalised schedule's?
 # ```
 #
 # ```{solution} ex-apdp-halving

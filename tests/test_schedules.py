@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpkmeans import schedules
@@ -13,6 +13,7 @@ from dpkmeans.accounting import PrivacyLedger
 NORMALISED = [schedules.uniform, schedules.halving, schedules.series_sum]
 
 
+@settings(deadline=None)  # a property test, not a timing one: a loaded machine must not fail it
 @given(eps=st.floats(1e-3, 100), T=st.integers(1, 200))
 def test_schedules_sum_exactly_to_epsilon(eps, T):
     for fn in NORMALISED:

@@ -83,8 +83,9 @@ FLAWS = {
                             "centroid (diffprivlib 0.6.6)"),
     "exact-counts": "cluster sizes are released without noise (Shang et al. 2021, as published)",
     "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
-    "data-derived-bounds": ("the box was read off the private data (min-max scaling, 'paper "
-                            "mode'): a neighbour can move the box, so no sensitivity holds"),
+    "data-derived-bounds": ("the box was read off the private data (min-max scaling of the data, "
+                            "as the papers did): a neighbour can move the box, so no "
+                            "sensitivity holds"),
     "private-record-count": ("T was chosen from the exact number of private records (Su's rule in"
                              " diffprivlib 0.6.6): one record more can change T"),
     "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the "
@@ -116,16 +117,16 @@ FLAWS = {
     "partition-stop": ("a run stops when the partition no longer changes (APDPk-means): the test "
                        "reads the exact partition of the private data, so when a run stops (and "
                        "how much of the budget it spends) is released without noise"),
-    "private-epsilon-m": ("APDPk-means' minimum eps_m (its eq. 4), which picks the branch and "
-                          "every iteration's budget, reads the exact number of private records: "
-                          "one record more can change the schedule"),
+    "private-epsilon-m": ("APDPk-means' minimum per-iteration budget ε_m (its eq. 4), which "
+                          "picks the branch and every iteration's budget, reads the exact "
+                          "number of private records: one record more can change the schedule"),
     "record-order-split": ("the k splits that the initial records are drawn from follow record "
                            "order (APDPk-means): adding a record moves every later record to "
                            "another split, so no per-split sensitivity holds"),
     "record-initialisation": ("the initial centres are k private records with Laplace noise of "
                               "undefined budget (APDPk-means): the ledger charges the most "
-                              "favourable reading, d / b per record in parallel over the k "
-                              "splits, on top of the declared total"),
+                              "favourable reading, ε₀ = d / b per record (b the noise scale) in "
+                              "parallel over the k splits, on top of the declared total"),
     "replace-sensitivity-d": ("Delta f = d under replace adjacency, and Delta sf = 1 per cluster "
                               "(Shang et al. 2021): a replaced record can leave one cluster and "
                               "join another, so two clusters' sums (and category counts) change; "

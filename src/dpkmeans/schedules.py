@@ -3,7 +3,7 @@
 Each schedule returns the per-iteration budgets epsilon_1..epsilon_T and, by default, sums
 exactly to epsilon (sequential composition then spends the whole budget). The classic
 open-ended forms of halving and series-sum, which leave budget unspent, are available with
-``normalise=False``. Su et al.'s rule also fixes T and the count/sum split (reference §3.3).
+``normalise=False``. Su et al.'s rule (2016) also fixes T and the count/sum split.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def series_sum(epsilon: float, iterations: int, *, normalise: bool = True) -> np
 
 
 def dpkccm_stepped(epsilon: float, iterations: int = 12) -> np.ndarray:
-    """DP-KCCM's increasing schedule (seed 000 §3.1): three equal blocks of iterations that
-    receive 1/6, 1/3 and 1/2 of epsilon; with T = 12 that is epsilon/24, /12, /8 each."""
+    """DP-KCCM's increasing schedule (Ni et al. 2021): three equal blocks of iterations
+    that receive 1/6, 1/3 and 1/2 of epsilon; with T = 12, epsilon/24, /12, /8 each."""
     T = check_positive_int(iterations, "iterations")
     if T % 3:
         raise ValueError(f"iterations must be a multiple of 3 for the stepped schedule, got {T}")
@@ -78,26 +78,29 @@ def dpkccm_stepped(epsilon: float, iterations: int = 12) -> np.ndarray:
     return _shaped(epsilon, weights, True)
 
 
-def arithmetic_progression(epsilon: float, iterations: int, epsilon_m: float) -> np.ndarray:
-    """APDP's reversed arithmetic progression (seed 003 eq. 5-7; reference §7.2).
+def arithmetic_progression(epsilon: float, iterations: int,
+                           epsilon_m: float) -> np.ndarray:
+    """APDP's reversed arithmetic progression (the APDPk-means paper's eq. 5-7).
 
-    n = ``iterations`` terms from 2 epsilon / n - epsilon_m down to epsilon_m in equal steps
-    d_AP = 2 (epsilon - n epsilon_m) / (n (n - 1)); they sum to epsilon exactly. Defined only
-    when every term is at least epsilon_m, i.e. epsilon >= n epsilon_m (d_AP >= 0); n = 1 is the
-    single term epsilon. Raises ValueError otherwise (the published branch condition,
-    :func:`apdp_plan`, decides which schedule runs instead).
+    T = ``iterations`` terms from 2 epsilon / T - epsilon_m down to epsilon_m in equal
+    steps d_AP = 2 (epsilon - T epsilon_m) / (T (T - 1)); they sum to epsilon
+    exactly. Defined only when every term is at least epsilon_m, i.e. epsilon >=
+    T epsilon_m (d_AP >= 0); T = 1 is the single term epsilon. Raises ValueError
+    otherwise (the published branch condition, :func:`apdp_plan`, decides which
+    schedule runs instead).
     """
     eps = check_epsilon(epsilon)
-    n = check_positive_int(iterations, "iterations")
+    T = check_positive_int(iterations, "iterations")
     floor = check_epsilon(epsilon_m, "epsilon_m")
-    if eps < n * floor * (1 - 1e-12):
-        raise ValueError(f"the arithmetic progression needs epsilon >= iterations * epsilon_m "
-                         f"(every term at least epsilon_m): {eps:g} < {n} * {floor:g}")
-    if n == 1:
+    if eps < T * floor * (1 - 1e-12):
+        raise ValueError(f"the arithmetic progression needs epsilon >= iterations "
+                         f"* epsilon_m (every term at least epsilon_m): {eps:g} < "
+                         f"{T} * {floor:g}")
+    if T == 1:
         return np.array([eps])
-    step = 2.0 * (eps - n * floor) / (n * (n - 1))
-    terms = floor + step * np.arange(n - 1, -1, -1, dtype=float)
-    return terms * (eps / terms.sum())  # the exact sum (the terms' sum is eps up to rounding)
+    step = 2.0 * (eps - T * floor) / (T * (T - 1))
+    terms = floor + step * np.arange(T - 1, -1, -1, dtype=float)
+    return terms * (eps / terms.sum())  # rescaled: the sum is exactly eps
 
 
 #: Which schedule APDP runs (reported per result row): "ap" = the progression over t_m terms;
@@ -121,14 +124,15 @@ class ApdpPlan:
 
 def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
               corrected: bool) -> ApdpPlan:
-    """APDP's schedule with its branch (reference §7.2 step 3 and §7.3, 3-2).
+    """APDP's schedule and its branch (the paper's step 3, or the book's correction).
 
-    If epsilon / epsilon_m > t_m the progression runs over t_m iterations (both versions).
-    Otherwise, as published, every one of the t_m iterations gets epsilon / t_m (< epsilon_m,
-    the minimum the method is built on); corrected, T = floor(clip(epsilon / epsilon_m, 2, 7))
-    iterations (Su's rule) with the progression when T >= 3 and equal shares when T = 2.
-    epsilon_m must come from public inputs (a public N): it decides the schedule. T is the floor
-    of a floating-point ratio, as in :func:`su_iterations` (and diffprivlib): at an exact
+    If epsilon / epsilon_m > t_m the progression runs over t_m iterations (both
+    versions). Otherwise, as published, every one of the t_m iterations gets
+    epsilon / t_m (below epsilon_m, the minimum the method is built on); corrected,
+    Su's rule gives T = floor(clip(epsilon / epsilon_m, 2, 7)) iterations, with the
+    progression when T >= 3 and equal shares when T = 2. epsilon_m must come from
+    public inputs (a public N): it decides the schedule. T is the floor of a
+    floating-point ratio, as in :func:`su_iterations` (and diffprivlib): at an exact
     multiple such as 0.3 / 0.1 = 2.9999999999999996 it may land one below.
     """
     eps = check_epsilon(epsilon)
@@ -146,7 +150,7 @@ def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
 
 
 def su_epsilon_m(n_records: int, n_clusters: int, d: int, rho: float = SU_RHO["[-1,1]"]) -> float:
-    """Su et al.'s minimum per-iteration budget (reference §3.3b):
+    """Su et al.'s minimum per-iteration budget:
     epsilon_m = sqrt(500 k^3 / N^2 (d + cbrt(4 d rho^2))^3)."""
     N = check_positive_int(n_records, "n_records")
     k = check_positive_int(n_clusters, "n_clusters")
@@ -176,8 +180,9 @@ def su_split(epsilon_t: float, d: int, rho: float = SU_RHO["[-1,1]"]) -> tuple[f
 
     Returns ``(epsilon_count, epsilon_per_dimension)`` with
     epsilon_count : epsilon_per_dimension = cbrt(4 d rho^2) : 1 and
-    epsilon_count + d * epsilon_per_dimension = epsilon_t (reference §3.3c). diffprivlib
-    returns these two the other way round, which overspends for d >= 5.
+    epsilon_count + d * epsilon_per_dimension = epsilon_t (the split that minimises the
+    first-order error of a centroid). diffprivlib returns these two the other way round,
+    which overspends for d >= 5.
     """
     eps = check_epsilon(epsilon_t, "epsilon_t")
     d = check_positive_int(d, "d")

@@ -1,4 +1,5 @@
-"""APDPk-means (seed 003; a Chinese study note, the original paper not found; book chapter 10)
+"""APDPk-means (known only through study notes in Chinese; the original paper could not be
+found; book chapter 10)
 and the budget schedules of every paper, compared on the same data.
 
 - :mod:`.variants`: the note as published and corrected, as engine configurations;

@@ -1,8 +1,8 @@
-"""The claims ledger of seed 003 (APDPk-means) and the schedules' ranking, computed from the
+"""The claims ledger of the APDPk-means paper and the schedules' ranking, computed from the
 committed results (``data/results/apdp.csv``).
 
-The note makes three claims (reference §7.2 "Rationale"), each re-tested for the as-published
-and for the corrected method:
+The study notes that summarise the paper make three claims (the paper's rationale for the
+progression), each re-tested for the as-published and for the corrected method:
 
 1. the decreasing AP **converges faster in early iterations**: after iterations 1-3, its NICV
    is lower than uniform's (the curves in the scaling the run saw);

@@ -1,8 +1,9 @@
-"""Seed 003's experiments and the schedules comparison (book chapter 10; reference §7).
+"""The APDPk-means study and the schedules comparison (book chapter 10).
 
-The note names no dataset, so the study runs the six DP-KCCM datasets and the four of seed 001
-at the k those papers used (``CASES``; blood twice, k = 4 and k = 2). A point is an algorithm
-at (case, epsilon), run 1000 times: 20 sets of initial centroids x 50 runs, as DP-KCCM.
+The study notes name no dataset, so the study runs the six datasets of DP-KCCM (Ni et al.
+2021) and the four of the silhouette paper (Zhang, Liu and Wang 2018) at the k those papers
+used (``CASES``; blood twice, k = 4 and k = 2). A point is an algorithm at (case, epsilon),
+run 1000 times: 20 sets of initial centroids x 50 runs, as DP-KCCM.
 
 Algorithms (``ALGORITHMS``), in three families:
 
@@ -15,7 +16,7 @@ Algorithms (``ALGORITHMS``), in three families:
 - ``other``: the schedules of the other papers: DPLloyd's uniform eps / 5, DPLloyd-Impr (Su's T
   and count/sum split, with rho = 0.225: Su's value for a release centred on the box, where a
   typical |c - m| / (2 r) is 0.225 whatever the box, as in chapters 5 and 8; APDP's eps_m keeps
-  the note's 0.45), DP-KCCM's stepped 1/24, 1/12, 1/8 (T = 12, k clusters) and seed 001's
+  the note's 0.45), DP-KCCM's stepped 1/24, 1/12, 1/8 (T = 12, k clusters) and Zhang et al.'s
   silhouette allocation (corrected).
 
 Every private algorithm starts from the **same** 20 sphere-packing draws of a case (they
@@ -93,7 +94,7 @@ CASES: dict[str, tuple[str, int, str]] = {
     "magic": ("magic", 2, "silhouette"),
     "covtype": ("covtype", 7, "silhouette"),
 }
-#: The note gives no epsilon; the issue's range, 0.05 to 5.
+#: The note gives no epsilon; the book's range, 0.05 to 5.
 EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: The note's four schedules, as published and corrected (variants.SCHEDULE_NAMES order).
 PUBLISHED = ("ap_published", "uniform_published", "dichotomy_published", "series_published")
@@ -103,7 +104,7 @@ OTHERS = ("dplloyd", "dplloyd_impr", "dpkccm_stepped", "silhouette")
 ALGORITHMS = PUBLISHED + CORRECTED + OTHERS
 FAMILIES = {**dict.fromkeys(PUBLISHED, "published"), **dict.fromkeys(CORRECTED, "corrected"),
             **dict.fromkeys(OTHERS, "other")}
-#: 20 initial-centroid sets x 50 runs (seed 000 §4.1).
+#: 20 initial-centroid sets x 50 runs (as Ni et al. 2021).
 PAPER_INITS, PAPER_RUNS = 20, 50
 #: Steps of the non-private reference Lloyd from the shared starts.
 REFERENCE_ITERATIONS = 20

@@ -1,11 +1,12 @@
-"""Seed 003's APDPk-means (a Chinese study note; the original paper could not be found), as
-published and corrected, and the note's base DPk-means with its three comparison schedules.
+"""APDPk-means (known through study notes in Chinese; the original paper could not be
+found), as published and corrected, and the note's base DPk-means with its three comparison
+schedules.
 
 Every configuration runs the one engine (:mod:`dpkmeans.engine`); the budget schedule comes from
 :func:`dpkmeans.schedules.apdp_plan` (the reversed arithmetic progression and its branches).
 
 =====================  ======================================  =====================================
-                       as published (reference §7.1-7.2)       corrected (reference §7.3)
+                       as published (the note's steps)         corrected (this book)
 =====================  ======================================  =====================================
 scaling                min-max on the data to [0, 1]^d (the    public bounds to [0, 1]^d
                        study's "paper" data; a recorded leak)
