@@ -1,10 +1,11 @@
-"""Colored (optimal-covariance) Gaussian noise for a vector query (seed 002; book chapter 9).
+"""Colored (optimal-covariance) Gaussian noise for a vector query (Ravi, Scaglione and
+Peisert 2021; book chapter 9).
 
 A release y = f(X) + w, w ~ N(0, Sigma), of a query whose change between two neighbours is the
-vector Delta has the privacy loss L ~ N(s^2 / 2, s^2) with s^2 = Delta' Sigma^-1 Delta
-(reference §6.4). It is (epsilon, delta)-PDP, hence (epsilon, delta)-DP, exactly when
-s^2 <= gamma*(epsilon, delta) for every possible Delta. The covariance of least error,
-min tr(Sigma) under those constraints (eq. 11), is a convex problem (reference §6.9); it is solved
+vector Delta has the privacy loss L ~ N(s^2 / 2, s^2) with s^2 = Delta' Sigma^-1 Delta. It is
+(epsilon, delta)-PDP, hence (epsilon, delta)-DP, exactly when s^2 <= gamma*(epsilon, delta)
+for every possible Delta. The covariance of least error, min tr(Sigma) under those
+constraints (the paper's eq. 11), is a convex problem, a semidefinite program; it is solved
 here with cvxpy and Clarabel. The paper's closed form (Lemma 5, as coded in CEDS) is kept, as
 published, to be audited: :func:`constraint_check` measures how far any covariance is from its
 constraints.
@@ -54,7 +55,7 @@ MAX_BOX_VERTICES_DIM = 16
 # --- calibration: gamma(epsilon, delta) ------------------------------------------------------
 def pdp_tail(epsilon: float, s2: float) -> float:
     """P[|L| > epsilon] for L ~ N(s^2/2, s^2): the delta a Gaussian release with
-    s^2 = Delta' Sigma^-1 Delta reaches (reference §6.4, eq. 9)."""
+    s^2 = Delta' Sigma^-1 Delta reaches (the paper's eq. 9, as chapter 9 reconstructs it)."""
     if not s2 >= 0:
         raise ValueError(f"s2 must be >= 0, got {s2}")
     if math.isinf(s2):
@@ -71,7 +72,7 @@ def gamma_pdp(epsilon: float, delta: float) -> float:
 
 def gamma_ceds(epsilon: float, delta: float) -> float:
     """CEDS's gamma_c = epsilon^2 / (2 ln(2 / delta)): the Chernoff bound on |N(0, s^2)|, which
-    drops the mean s^2 / 2 of the privacy loss (reference §6.4)."""
+    drops the mean s^2 / 2 of the privacy loss."""
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     return eps * eps / (2.0 * math.log(2.0 / dlt))
 
@@ -104,10 +105,11 @@ def ceds_gamma_fails_from(delta: float, eps_max: float = 1e3) -> float:
 
 # --- Delta sets ------------------------------------------------------------------------------
 def leave_one_out_deltas(X: ArrayLike, labels: ArrayLike, centroids: ArrayLike) -> np.ndarray:
-    """The paper's "possible Delta vectors" (reference §6.5; CEDS): for each record n, the
-    change of the stacked centroids when it is removed with every label frozen,
-    Delta_n = e_k(n) (x) (x_n - c_k(n)) / (|C_k(n)| - 1). Shape (n, K d). Data-dependent: this
-    is the as-published (local) sensitivity. Singleton clusters have no such Delta."""
+    """The paper's "possible Delta vectors", as the authors' code (CEDS) builds them: for
+    each record n, the change of the stacked centroids when it is removed with every label
+    frozen, Delta_n = e_k(n) (x) (x_n - c_k(n)) / (|C_k(n)| - 1). Shape (n, K d).
+    Data-dependent: this is the as-published (local) sensitivity. Singleton clusters have
+    no such Delta."""
     X = np.asarray(X, dtype=float)
     C = np.asarray(centroids, dtype=float)
     labels = np.asarray(labels)
@@ -121,7 +123,7 @@ def leave_one_out_deltas(X: ArrayLike, labels: ArrayLike, centroids: ArrayLike) 
     sizes = np.bincount(labels, minlength=K)
     if np.any(sizes == 1):
         raise ValueError(f"clusters {np.flatnonzero(sizes == 1).tolist()} have one record: the "
-                         "leave-one-out centroid is undefined (seed 002 divides by |C_k| - 1)")
+                         "leave-one-out centroid is undefined (the paper divides by |C_k| - 1)")
     D = np.zeros((X.shape[0], K, d))
     rows = np.arange(X.shape[0])
     D[rows, labels] = (X - C[labels]) / (sizes[labels] - 1.0)[:, None]
@@ -132,7 +134,7 @@ def box_deltas(bounds: tuple[ArrayLike, ArrayLike], *, centred: bool = True) -> 
     """Every change of one cluster's (S_j, n_j) when a record is added or removed, at its
     extremes: (x - m, 1) (``centred``, m the midpoint) or (x, 1), for x on the 2^d vertices of
     the public box. Data-independent. s^2 = Delta' Psi Delta is convex in x, so its maximum over
-    the box is at a vertex (reference §6.9)."""
+    the box is at a vertex."""
     lower, upper = check_box(bounds)
     d = lower.size
     if d > MAX_BOX_VERTICES_DIM:
@@ -186,7 +188,7 @@ def _independent_in_order(D: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
 
 
 def ceds_covariance(D: ArrayLike, gamma: float) -> np.ndarray:
-    """The paper's covariance as the authors coded it (Lemma 5, eq. 22; reference §6.6):
+    """The paper's covariance as the authors coded it (Lemma 5, the paper's eq. 22):
     keep the first r <= K d linearly independent Delta's in increasing norm, take
     M = (U[:r, :r] diag(sqrt s) V)^2 elementwise from the SVD of D_S, lambda = (gamma M^-1 1)^-2,
     R = D_S diag(lambda) D_S', Sigma = R^(1/2). As published; it does not satisfy its own
@@ -238,12 +240,7 @@ START_MULTIPLE = 8
 
 def _solve_working_set(Dw: np.ndarray, gamma: float) -> tuple[np.ndarray, str]:
     """min tr(Psi^-1) s.t. Delta' Psi Delta <= gamma over the rows of Dw, as an SDP:
-    [[Psi, I], [I, Z]] >= 0 makes Z >= Psi^-1; minimise tr Z (cvxpy + Clarabel).
-
-    Clarabel splits that LMI by its chordal decomposition (two cones of about r + r/2 instead
-    of one of 2r: about 30% faster at r = 25). It then sometimes stalls just short of its
-    tolerances (status "optimal_inaccurate", a relative gap of 2e-8 against 1e-8); such a
-    solve is done again without the decomposition, and the better of the two is kept."""
+    [[Psi, I], [I, Z]] >= 0 makes Z >= Psi^-1; minimise tr Z (cvxpy + Clarabel)."""
     import cvxpy as cp
 
     m = Dw.shape[1]
@@ -258,6 +255,10 @@ def _solve_working_set(Dw: np.ndarray, gamma: float) -> tuple[np.ndarray, str]:
         problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS, **settings)
         return (None if psi.value is None else psi.value.copy()), str(problem.status)
 
+    # Clarabel splits the LMI by its chordal decomposition (two cones of about r + r/2
+    # instead of one of 2r: about 30% faster at r = 25). It then sometimes stalls just short
+    # of its tolerances (status "optimal_inaccurate", a relative gap of 2e-8 against 1e-8);
+    # such a solve is done again without the decomposition, and the better one is kept.
     value, status = solve()
     if status != cp.OPTIMAL:
         retry = solve(chordal_decomposition_enable=False)
@@ -321,8 +322,8 @@ def _optimal_precision(D: np.ndarray, gamma: float, max_rounds: int,
 
 def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_rounds: int = 50,
                        tolerance: float = 1e-6) -> CovarianceSolution:
-    """min tr(Sigma) s.t. Delta_n' Sigma^-1 Delta_n <= gamma for every row (eq. 11; reference
-    §6.9), by constraint generation: solve the SDP (cvxpy + Clarabel) on a working set of
+    """min tr(Sigma) s.t. Delta_n' Sigma^-1 Delta_n <= gamma for every row (the paper's
+    eq. 11), by constraint generation: solve the SDP (cvxpy + Clarabel) on a working set of
     Delta's, add the r most violated of the others (r the dimension of their span), repeat
     until none is violated. Then a post-check over *all* rows: if the solver left any s^2
     above gamma, the precision is scaled down by that factor, so every constraint holds.
@@ -332,7 +333,7 @@ def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_round
     tr(Psi^-1) >= sum_k tr(Psi_kk^-1) (Schur complement), so a block-diagonal Psi is optimal
     and the problem splits into K SDPs of size m / K.
 
-    Speed (issue 12; ``python -m benchmarks.colored_sdp``): nearly all the time is Clarabel's
+    Speed (``python -m benchmarks.colored_sdp``): nearly all the time is Clarabel's
     interior-point iterations on the 2r x 2r LMI: at r = 25 about 1 s a solve with 80 rows in
     the working set, 1.2 s with 200, 2.1 s with 677 (cvxpy's canonicalisation is 1-2% of it),
     so the number of solves is what counts. The first working set was the r largest-norm
@@ -375,12 +376,14 @@ def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_round
                               time.perf_counter() - start)
 
 
-def box_covariance(bounds: tuple[ArrayLike, ArrayLike], gamma: float) -> np.ndarray:
-    """The optimal covariance for one cluster's centred (S_j - n_j m, n_j) over the public box
-    (book chapter 9): diagonal, Sigma = diag(r_1, ..., r_d, 1) (sum_i r_i + 1) / gamma with r_i
-    the half-widths. Proof: the Delta set is invariant under each coordinate's sign flip, so
-    averaging an optimum over the flips (convex objective, convex feasible set) gives a diagonal
-    optimum; on a vertex s^2 = sum_i r_i^2 / v_i + 1 / v_0, and Lagrange gives v_i prop. to r_i.
+def box_covariance(bounds: tuple[ArrayLike, ArrayLike],
+                   gamma: float) -> np.ndarray:
+    """The optimal covariance for one cluster's centred (S_j - n_j m, n_j) over the
+    public box (book chapter 9): diagonal, Sigma = diag(r_1, ..., r_d, 1)
+    (sum_i r_i + 1) / gamma with r_i the half-widths. Proof: the Delta set is invariant
+    under each coordinate's sign flip, so averaging an optimum over the flips (convex
+    objective, convex feasible set) gives a diagonal optimum; on a vertex
+    s^2 = sum_i r_i^2 / v_i + 1 / v_0, and Lagrange gives v_i proportional to r_i.
     Every vertex gives the same s^2 = gamma: all constraints are tight."""
     lower, upper = check_box(bounds)
     g = _check_gamma(gamma)

@@ -1,4 +1,4 @@
-"""Hooks of the DP-Lloyd engine for what one fixed loop cannot express (DESIGN.md section 2).
+"""Hooks of the DP-Lloyd engine for what one fixed loop cannot express.
 
 A paper that needs more than a schedule, an initializer and a release plugs one of these into
 its :class:`~dpkmeans.engine.DPLloydConfig`; the engine calls it at a fixed point of the loop,
@@ -7,7 +7,8 @@ and the hook records whatever it releases in the run's ledger before drawing its
 * an :class:`InitialRelease` computes the initial centroids *from the data* (with a budget:
   e.g. the silhouette paper's noisy means of equal splits), before the first iteration;
 * an :class:`OutputRelease` turns the loop's final centroids into the published ones with its
-  own noise (seed 002's one-shot colored noise), after the loop and any final release;
+  own noise (the one-shot colored noise of Ravi, Scaglione and Peisert 2021), after the
+  loop and any final release;
 * an :class:`AllocationRule` gives each cluster a weight w_j > 0 in every iteration, computed
   from released quantities (its own noisy statistics, or, in an as-published variant, exact
   ones recorded as a leak); cluster j's release then gets the budget epsilon_t w_j. Under

@@ -1,7 +1,8 @@
-"""The audit of seed 002 (book chapter 9): a neighbour pair built to expose local sensitivity.
+"""The audit of the colored-noise paper (Ravi, Scaglione and Peisert 2021; book chapter 9):
+a neighbour pair built to expose local sensitivity.
 
 The published release adds N(0, Sigma(X)) to the converged centroids, with Sigma(X) from the
-leave-one-out Delta's of X itself (reference §6.8, 2-1). On D, two tight groups of G records,
+leave-one-out Delta's of X itself: a local sensitivity. On D, two tight groups of G records,
 rings of radius ``JITTER`` around A = (0.2, 0.3) and B = (0.8, 0.7) (so their means are
 exactly A and B), in the public box [0, 1]^2: every Delta has norm JITTER / (G - 1), so the
 noise is of that order. (Rings, not repeated points: with all of a cluster's Delta's zero the

@@ -1,6 +1,7 @@
-"""The claims ledger of seed 002 (colored Gaussian noise), computed from committed results.
+"""The claims ledger of the colored-noise paper (Ravi, Scaglione and Peisert 2021), computed
+from committed results.
 
-Claims re-tested (reference §6.7; the paper's Fig. 2 and Theorem 4):
+Claims re-tested (the paper's Fig. 2 and Theorem 4):
 
 1. colored noise has a **lower error than white noise** at the same (eps, delta). Judged in
    three settings, each on every dataset of the study and every (eps, delta) of its grid:
@@ -18,8 +19,8 @@ Claims re-tested (reference §6.7; the paper's Fig. 2 and Theorem 4):
    audit of :mod:`.audit` (``data/results/colored_audit.csv``). A point supports the claim when
    the worst Pr(|L| > eps) is at most delta (the audit: when its lower bound on epsilon stays
    at most the claimed epsilon), and opposes it otherwise. The constraint check is exact, not a
-   sample: even a check that held would not make the mechanism private (its Delta's are local;
-   reference §6.8, 2-1), so it can refute the claim but never confirm it.
+   sample: even a check that held would not make the mechanism private (its Delta's are
+   local, computed from the private data), so it can refute the claim but never confirm it.
 
 Points of claim 1 are compared with Welch's t test over the independent draws of each point
 (:func:`dpkmeans.claims.compare_means`) and the four verdicts of
@@ -38,9 +39,9 @@ __all__ = ["CLAIMS", "SETTINGS", "PDP_CHECKS", "NOT_TESTED", "claims_ledger", "c
            "error_ratios", "write_claims"]
 
 CLAIMS = {
-    1: "colored noise has lower error than white noise at the same (eps, delta)",
+    1: "colored noise has lower error than white noise at the same (ε, δ)",
     2: "colored noise has lower error than Balcan et al. (2017)",
-    3: "the published mechanism is (eps, delta)-PDP, hence (eps, delta)-DP",
+    3: "the published mechanism is (ε, δ)-PDP, hence (ε, δ)-DP",
 }
 #: Claim 1's settings: (colored algorithm, white algorithm) of the study.
 SETTINGS = {

@@ -1,4 +1,4 @@
-"""Seed 002's experiment (Fig. 2 of Ravi, Scaglione, Peisert; reference §6.7), at ``DRAWS``
+"""The experiment of Ravi, Scaglione and Peisert (2021; their Fig. 2), at ``DRAWS``
 independent draws a point, and the corrected mechanism beside it (book chapter 9).
 
 A point is an algorithm on a dataset at (epsilon, delta), K = 4. Two families:
@@ -7,7 +7,7 @@ A point is an algorithm on a dataset at (epsilon, delta), K = 4. Two families:
 clustered once without privacy (scikit-learn's KMeans, as CEDS), and noise is added to those
 K centroids ``DRAWS`` times. The covariances come from the leave-one-out Delta's of this
 clustering (:func:`.variants.local_deltas`), the paper's local sensitivity, so *none* of these
-is private, whatever its constraints say (reference §6.8, 2-1); the ledger of the engine's
+is private, whatever its constraints say (a local sensitivity); the ledger of the engine's
 as-published configuration says so, and the rows carry ``is_private = False``.
 
 - ``ceds``: the published closed form (Lemma 5 as CEDS codes it) at gamma_c(eps K d, delta);

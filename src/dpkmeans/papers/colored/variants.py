@@ -1,7 +1,8 @@
-"""Seed 002 as engine configurations (reference §6; book chapter 9).
+"""The colored-noise paper (Ravi, Scaglione and Peisert 2021) as engine configurations
+(book chapter 9).
 
 =====================  ==========================================  ================================
-                       as published (CEDSKMeans, reference §6.6)   corrected (reference §6.9)
+                       as published (CEDSKMeans)                   corrected
 =====================  ==========================================  ================================
 initial centres        k-means++ on the private records (a leak)   sphere packing (public)
 iterations             Lloyd without noise to convergence (a        T DP-Lloyd iterations, eps / T
@@ -43,7 +44,7 @@ CONVERGED = 1e-8
 
 
 def local_deltas(X: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's "possible Delta's" of a clustering (reference §6.5): the labels of the
+    """The paper's "possible Delta's" of a clustering (as CEDS builds them): the labels of the
     nearest of ``centroids`` (K, d), and the leave-one-out shifts of the cluster means with
     the labels frozen, shape (N, K d). An empty cluster keeps its centroid."""
     k = centroids.shape[0]
