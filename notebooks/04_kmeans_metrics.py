@@ -22,25 +22,30 @@
 # After this chapter you can
 # - state the k-means objective and Lloyd's algorithm, and prove that a Lloyd step never
 #   increases the sum of squared errors;
-# - define SSE, NICV (squared, the book's primary metric), seed 000's unsquared NICV and the
-#   relative NICV, and say why the unsquared form measures a different objective;
+# - define SSE, NICV (squared, the book's primary metric), the unsquared NICV printed by
+#   Ni et al. (2021) and the relative NICV, and say why the unsquared form measures a
+#   different objective;
 # - compute the F-measure of a clustering against a reference, name the two choices the
 #   papers leave open (which side supplies the weights, how clusters are matched), and show
 #   how much they change the number;
 # - explain why only data-independent initial centroids can be used in a private run, and
 #   what they cost even without noise.
+#
+# **Prerequisites:** the DP-Lloyd query and its sensitivity ({doc}`01_dp_laplace`) and
+# sequential composition ({doc}`03_composition`); the rest needs only vectors, means and
+# squared distances.
 # :::
 #
 # Part I built the privacy tools. Before any noise is added, this chapter fixes the
 # non-private algorithm and the yardsticks every later chapter uses to score a private run.
 # The code runs from the fast defaults in the next cell (tagged `parameters`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
 N_POINTS = 2000  # rows of the synthetic Gaussian mixture
 N_CLUSTERS = 5  # k: components of the mixture and clusters fitted
 DIM = 4  # d: dimension of the mixture
-SEPARATION = 4.0  # distance between neighbouring true centres, in standard deviations
+SEPARATION = 4.0  # distance of neighbouring true centres, in standard deviations
 N_STARTS = 40  # initial centroid sets per initialiser in the experiment
 ITERATIONS = 30  # Lloyd iterations per run
 TRACE_STARTS = 6  # starts whose SSE is traced iteration by iteration
@@ -62,7 +67,8 @@ from dpkmeans.init import kmeans_plusplus, sphere_packing, uniform_box
 from dpkmeans.lloyd import batched_stats, lloyd_reference
 from dpkmeans.metrics import (adjusted_rand_index, f_measure, nicv, nicv_unsquared,
                               relative_nicv, sse)
-from dpkmeans.plotting import PALETTE, new_figure, use_book_style
+from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import count_of, number, percent, share, table
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -102,25 +108,26 @@ rng = np.random.default_rng(SEED)
 #
 # Steps 1 and 2 are exactly the query that DP-Lloyd releases with noise
 # ({prf:ref}`alg-dp-lloyd-iteration`); step 3 is post-processing. The papers stop in different
-# ways: seed 000 runs a fixed number of iterations, seeds 001 and 004 stop when the centroids
-# move less than a threshold or after an iteration cap, seed 003 when the partition stops
+# ways: {cite:t}`ni_dpkccm` run a fixed number of iterations; {cite:t}`zhang2018contour` and
+# {cite:t}`shang2021di` stop when the centroids move less than a threshold or after an
+# iteration cap; the APDPk-means paper {cite}`apdpkmeans` stops when the partition stops
 # changing. The library's non-private reference runs a fixed number of iterations, since a
 # private run must fix (and pay for) its iterations in advance.
 #
 # ```{prf:lemma} The mean minimises the squared distance
 # :label: lem-mean-minimises
 #
-# For a finite non-empty set $A \subset \R^d$ with mean $\mu = \frac{1}{|A|}\sum_{x \in A} x$
+# For a finite non-empty set $G \subset \R^d$ with mean $\mu = \frac{1}{|G|}\sum_{x \in G} x$
 # and any $c \in \R^d$,
-# $\sum_{x \in A} \lVert x - c \rVert_2^2 = \sum_{x \in A} \lVert x - \mu \rVert_2^2 +
-# |A|\, \lVert \mu - c \rVert_2^2 .$
+# $\sum_{x \in G} \lVert x - c \rVert_2^2 = \sum_{x \in G} \lVert x - \mu \rVert_2^2 +
+# |G|\, \lVert \mu - c \rVert_2^2 .$
 # ```
 #
 # ```{prf:proof}
 # Write $x - c = (x - \mu) + (\mu - c)$ and expand the square:
 # $\lVert x - c \rVert^2 = \lVert x - \mu \rVert^2 + 2 (x - \mu)\cdot(\mu - c) +
-# \lVert \mu - c \rVert^2$. Summed over $A$, the middle term vanishes because
-# $\sum_{x \in A} (x - \mu) = 0$.
+# \lVert \mu - c \rVert^2$. Summed over $G$, the middle term vanishes because
+# $\sum_{x \in G} (x - \mu) = 0$.
 # ```
 #
 # ```{prf:theorem} A Lloyd step never increases the SSE
@@ -132,22 +139,22 @@ rng = np.random.default_rng(SEED)
 # ```
 #
 # ```{prf:proof}
-# For a labelling $a: D \to \{1, \dots, k\}$ write
-# $\Phi(C, a) = \sum_{x} \lVert x - c_{a(x)} \rVert^2$, so that
-# $\operatorname{SSE}(C) = \min_a \Phi(C, a) = \Phi(C, a_C)$ where $a_C$ is the
+# For a labelling $\sigma: D \to \{1, \dots, k\}$ write
+# $\Phi(C, \sigma) = \sum_{x} \lVert x - c_{\sigma(x)} \rVert^2$, so that
+# $\operatorname{SSE}(C) = \min_\sigma \Phi(C, \sigma) = \Phi(C, \sigma_C)$ where $\sigma_C$ is the
 # nearest-centroid labelling. The update changes only the centroids: for each non-empty
-# cluster $A_j = a_C^{-1}(j)$, {prf:ref}`lem-mean-minimises` gives
-# $\sum_{x \in A_j} \lVert x - c'_j \rVert^2 \le \sum_{x \in A_j} \lVert x - c_j \rVert^2$
-# because $c'_j$ is the mean of $A_j$; an empty cluster contributes nothing to either side.
-# Summing, $\Phi(C', a_C) \le \Phi(C, a_C) = \operatorname{SSE}(C)$. The next assignment can
-# only help: $\operatorname{SSE}(C') = \min_a \Phi(C', a) \le \Phi(C', a_C)$. A
+# cluster $G_j = \sigma_C^{-1}(j)$, {prf:ref}`lem-mean-minimises` gives
+# $\sum_{x \in G_j} \lVert x - c'_j \rVert^2 \le \sum_{x \in G_j} \lVert x - c_j \rVert^2$
+# because $c'_j$ is the mean of $G_j$; an empty cluster contributes nothing to either side.
+# Summing, $\Phi(C', \sigma_C) \le \Phi(C, \sigma_C) = \operatorname{SSE}(C)$. The next assignment can
+# only help: $\operatorname{SSE}(C') = \min_\sigma \Phi(C', \sigma) \le \Phi(C', \sigma_C)$. A
 # non-increasing sequence bounded below by $0$ converges.
 # ```
 #
 # The theorem says nothing about *which* value the SSE converges to: Lloyd stops at a local
 # optimum that depends on the initial centroids, which is why the last section of this chapter
 # compares initialisers. It also depends on the square. For
-# $\sum_{x \in A} \lVert x - c \rVert_2$ (no square) the minimiser is the geometric median,
+# $\sum_{x \in G} \lVert x - c \rVert_2$ (no square) the minimiser is the geometric median,
 # not the mean, so the update step can *increase* the unsquared cost; we will see it happen.
 #
 # The library computes steps 1 and 2 for many centroid sets at once (one matrix product and
@@ -177,7 +184,7 @@ mixture = gaussian_mixture_dataset(N_POINTS, N_CLUSTERS, DIM, rng=rng,
                                    separation=SEPARATION).scaled((-1, 1))
 X, truth = mixture.X, mixture.target
 bounds = (-np.ones(DIM), np.ones(DIM))
-print(f"{X.shape[0]} points in [-1, 1]^{DIM}, {N_CLUSTERS} components, "
+print(f"{X.shape[0]:,} points in [-1, 1]^{DIM}, {N_CLUSTERS} components, "
       f"{mixture.n_clipped} coordinates clipped to the box")
 
 trace_sse, trace_unsq = {}, {}
@@ -191,17 +198,26 @@ for s in range(TRACE_STARTS):
     trace_sse[f"start {s + 1}"] = values
     trace_unsq[f"start {s + 1}"] = unsquared
 trace = pd.DataFrame(trace_sse).rename_axis("iteration")
-print("SSE after each iteration:")
-print(trace.round(2).to_string())
 
+# %% [markdown]
+# The SSE of each start after each iteration (iteration 0 is the start itself):
+
+# %%
+two_decimals = {column: "{:.2f}".format for column in trace.columns}
+table(trace.reset_index(), formats=two_decimals, name="ch4-trace")
+
+# %%
 steps = np.diff(trace.to_numpy(), axis=0)
 assert (steps <= 1e-9 * trace.to_numpy()[:-1]).all(), "a Lloyd step increased the SSE"
 unsq_steps = np.diff(pd.DataFrame(trace_unsq).to_numpy(), axis=0)
 rising = int((unsq_steps > 1e-12).any(axis=0).sum())
 worst = pd.DataFrame(trace_unsq).iloc[:, int(np.argmax(unsq_steps.max(axis=0)))]
 worst = worst.rename_axis("iteration").rename(f"unsquared NICV, {worst.name}")
-print(f"largest SSE increase over all steps: {max(steps.max(), 0.0):.2f}")
-print(f"starts in which the unsquared cost rose at some step: {rising} of {TRACE_STARTS}")
+print(f"largest SSE increase over all steps: {number(max(steps.max(), 0.0))}")
+print(f"starts in which the unsquared cost rose at some step: "
+      f"{count_of(rising, TRACE_STARTS)}")
+
+# %% tags=["remove-cell"]
 glue("ch4_trace_starts", TRACE_STARTS, display=False)
 glue("ch4_unsq_rising", rising, display=False)
 
@@ -213,7 +229,8 @@ glue("ch4_unsq_rising", rising, display=False)
 # per iteration:
 
 # %%
-print(worst.round(4).to_frame().to_string())
+table(worst.reset_index(), formats={worst.name: "{:.4f}".format},
+      name="ch4-unsquared-rise")
 
 # %% [markdown]
 # ## Measuring a clustering
@@ -230,22 +247,22 @@ print(worst.round(4).to_frame().to_string())
 # With every record assigned to its nearest *output* centroid,
 #
 # $$\operatorname{NICV}(C) = \frac{1}{N} \sum_{j=1}^k \sum_{x \in C_j}
-#   \lVert x - c_j \rVert_2^2 = \frac{\operatorname{SSE}(C)}{N},
-# \qquad
-# \operatorname{NICV}_{1}(C) = \frac{1}{N} \sum_{j=1}^k \sum_{x \in C_j}
+#   \lVert x - c_j \rVert_2^2 = \frac{\operatorname{SSE}(C)}{N},$$
+#
+# $$\operatorname{NICV}_{1}(C) = \frac{1}{N} \sum_{j=1}^k \sum_{x \in C_j}
 #   \lVert x - c_j \rVert_2 .$$
 #
-# $\operatorname{NICV}$ is Su et al.'s normalised intra-cluster variance
-# {cite}`su2016differentially`, the book's primary metric. $\operatorname{NICV}_1$ is what
-# seed 000's eq. 5 prints {cite}`ni_dpkccm`.
+# $\operatorname{NICV}$ is the normalised intra-cluster variance of
+# {cite:t}`su2016differentially`, the book's primary metric. $\operatorname{NICV}_1$ is what
+# eq. 5 of {cite:t}`ni_dpkccm` prints.
 # ```
 #
-# Seed 000 cites Su et al. for NICV and calls it "the objective function", so the missing
+# Ni et al. cite Su et al. for NICV and call it "the objective function", so the missing
 # square is almost surely a typesetting slip. It matters all the same: $\operatorname{NICV}_1$
 # is the **k-median** objective, which Lloyd's algorithm does not minimise (its update is the
 # mean, not the geometric median), so it scores a k-means run against the wrong target. The
-# book reports NICV, computes $\operatorname{NICV}_1$ only to compare with seed 000's curves, and
-# computes both on the data scaled to $[-1, 1]^d$, as seed 000 does: rescaling the data by $s$
+# book reports NICV, computes $\operatorname{NICV}_1$ only to compare with Ni et al.'s curves,
+# and computes both on the data scaled to $[-1, 1]^d$, as Ni et al. do: rescaling the data by $s$
 # multiplies NICV by $s^2$ and $\operatorname{NICV}_1$ by $s$, so neither is comparable across
 # scalings.
 #
@@ -266,23 +283,26 @@ toy = np.vstack([small_rng.normal([-0.6, 0.0], 0.1, size=(300, 2)),
                  small_rng.normal([0.6, 0.0], 0.1, size=(300, 2)),
                  small_rng.normal([0.6, 0.9], 0.05, size=(30, 2))])
 group = np.repeat([0, 1, 2], [300, 300, 30])
+first = toy[group == 0].mean(0)
 candidates = {
-    "A (mean of groups 2 and 3)": np.array([toy[group == 0].mean(0), toy[group >= 1].mean(0)]),
-    "B (mean of group 2 only)": np.array([toy[group == 0].mean(0), toy[group == 1].mean(0)]),
+    "A (mean of groups 2 and 3)": np.array([first, toy[group >= 1].mean(0)]),
+    "B (mean of group 2 only)": np.array([first, toy[group == 1].mean(0)]),
 }
-toy_table = pd.DataFrame({"NICV (squared)": {n: nicv(toy, c) for n, c in candidates.items()},
-                          "NICV_1 (unsquared)": {n: nicv_unsquared(toy, c)
-                                                 for n, c in candidates.items()}})
-print(toy_table.round(4).to_string())
-better_sq = toy_table["NICV (squared)"].idxmin()
-better_unsq = toy_table["NICV_1 (unsquared)"].idxmin()
-print(f"better by NICV: {better_sq[0]}; better by NICV_1: {better_unsq[0]}")
+toy_table = pd.DataFrame({
+    "centroids": list(candidates),
+    "NICV (squared)": [nicv(toy, c) for c in candidates.values()],
+    "NICV₁ (unsquared)": [nicv_unsquared(toy, c) for c in candidates.values()],
+})
+better_sq = toy_table["centroids"][toy_table["NICV (squared)"].idxmin()]
+better_unsq = toy_table["centroids"][toy_table["NICV₁ (unsquared)"].idxmin()]
+print(f"better by NICV: {better_sq[0]}; better by NICV₁: {better_unsq[0]}")
 assert better_sq != better_unsq
+table(toy_table, digits=3, name="ch4-squared-unsquared")
 
 # %% [markdown]
 # The squared NICV prefers A, the unsquared one prefers B: the far group pulls the k-means
 # centroid, and the unsquared cost, which weighs far points less, would rather leave it alone.
-# A method can therefore look better under seed 000's metric and worse under Su et al.'s, or
+# A method can therefore look better under Ni et al.'s metric and worse under Su et al.'s, or
 # the other way round. The values also differ in scale by a factor of about three here, so
 # numbers from the two are never comparable.
 #
@@ -308,15 +328,15 @@ reference = lloyd_reference(X, start, ITERATIONS)
 rel_rows = []
 for sigma in (0.01, 0.03, 0.1, 0.3):
     perturbed = reference + sigma * rng.standard_normal(reference.shape)
-    rel_rows.append({"noise std": sigma, "NICV": nicv(X, perturbed),
+    rel_rows.append({"noise std. dev.": sigma, "NICV": nicv(X, perturbed),
                      "relative NICV": relative_nicv(X, perturbed, reference)})
-print(f"non-private NICV from this start: {nicv(X, reference):.4f}")
-print(pd.DataFrame(rel_rows).round(4).to_string(index=False))
+print(f"non-private NICV from this start: {number(nicv(X, reference))}")
+table(pd.DataFrame(rel_rows), name="ch4-relative-nicv")
 
 # %% [markdown]
 # ### The F-measure, its weights, and the missing matching step
 #
-# Seeds 001 {cite}`zhang2018contour` and 004 {cite}`shang2021di` compare the private
+# {cite:t}`zhang2018contour` and {cite:t}`shang2021di` compare the private
 # clustering $\{V_j\}$ with a reference clustering $\{U_i\}$, the non-private run, with an
 # F-measure. Each pairs a reference cluster with a private one, computes precision
 # $P = |U \cap V| / |V|$ and recall $R = |U \cap V| / |U|$, and averages the harmonic means
@@ -330,19 +350,20 @@ print(pd.DataFrame(rel_rows).round(4).to_string(index=False))
 # \rvert}$, the Dice coefficient. It is 1 exactly when $U = V$ and 0 when they are disjoint.
 # ```
 #
-# The papers then take $F = \sum_i w_i F(U_i, V_i)$, and differ in the weights: seed 001 uses
-# the reference sizes, $w_i = |U_i| / N$, seed 004 the sizes of its own clusters,
-# $w_i = |V_i| / N$. Neither says how $V_i$ is chosen for $U_i$; both simply use "the $i$-th
-# cluster" of each. But cluster labels are arbitrary: a private run's centroids can cross each
-# other, an empty cluster can be re-seeded, and seed 000 merges $nk$ clusters down to $k$, so the
-# $i$-th private cluster need not correspond to the $i$-th reference cluster at all. An
+# The papers then take $F = \sum_i w_i F(U_i, V_i)$, and differ in the weights: Zhang, Liu and
+# Wang use the reference sizes, $w_i = |U_i| / N$, Shang et al. the sizes of their own
+# clusters, $w_i = |V_i| / N$. Neither says how $V_i$ is chosen for $U_i$; both simply use
+# "the $i$-th cluster" of each. But cluster labels are arbitrary: a private run's centroids can
+# cross each other, an empty cluster can be re-seeded, and Ni et al.'s DP-KCCM merges $nk$
+# clusters down to $k$, so the $i$-th private cluster need not correspond to the $i$-th reference cluster at all. An
 # explicit matching is needed, and there are two standard ones.
 #
 # ```{prf:definition} Matched F-measures
 # :label: def-f-matched
 #
-# Let the weighted side be $\{A_i\}$ (the reference clusters for seed 001's weights, the
-# private clusters for seed 004's) and the other side $\{B_j\}$, with $w_i = |A_i| / N$.
+# Let the weighted side be $\{A_i\}$ (the reference clusters for Zhang, Liu and Wang's
+# weights, the private clusters for Shang et al.'s) and the other side $\{B_j\}$, with
+# $w_i = |A_i| / N$.
 # - **Hungarian matching**: choose the one-to-one matching $\pi$ that maximises the total
 #   overlap $\sum_i |A_i \cap B_{\pi(i)}|$; then $F = \sum_i w_i F(A_i, B_{\pi(i)})$, an
 #   unmatched cluster scoring 0.
@@ -352,11 +373,13 @@ print(pd.DataFrame(rel_rows).round(4).to_string(index=False))
 #
 # Both give $F = 1$ exactly when the two partitions coincide up to relabelling. They differ
 # when clusters are split or merged, which is what noise does. The library implements both,
-# with both weightings:
+# with both weightings (`dpkmeans.metrics.f_measure`; its docstring and argument checks are
+# left out here):
 #
 # ```{literalinclude} ../src/dpkmeans/metrics.py
 # :language: python
 # :pyobject: f_measure
+# :lines: 1-7,40-63
 # ```
 #
 # Take $N = 10$ records and a reference $U_1 = \{0, 1, 2, 3\}$, $U_2 = \{4, 5, 6\}$,
@@ -365,21 +388,27 @@ print(pd.DataFrame(rel_rows).round(4).to_string(index=False))
 
 # %%
 reference_labels = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2])  # U1, U2, U3
-merged_split = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 2])  # V1 = U1 u U2, V2 = {7, 8}, V3 = {9}
+# V1 = U1 u U2, V2 = {7, 8}, V3 = {9}
+merged_split = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 2])
 expected = {("reference", "hungarian"): Fraction(146, 275),
             ("reference", "larsen-aone"): Fraction(391, 550),
             ("predicted", "hungarian"): Fraction(184, 275),
             ("predicted", "larsen-aone"): Fraction(791, 1100)}
+WEIGHTS = {"reference": "reference sizes", "predicted": "own sizes"}
+MATCHINGS = {"hungarian": "Hungarian", "larsen-aone": "Larsen–Aone"}
 f_rows = []
 for (weights, matching), exact in expected.items():
-    value = f_measure(reference_labels, merged_split, matching=matching, weights=weights)
+    value = f_measure(reference_labels, merged_split, matching=matching,
+                      weights=weights)
     assert abs(value - float(exact)) < 1e-12, (weights, matching, value)
-    f_rows.append({"weights": weights, "matching": matching, "F": round(value, 4),
+    f_rows.append({"weights": WEIGHTS[weights], "matching": MATCHINGS[matching],
+                   "F": value,
                    "as a fraction": str(Fraction(value).limit_denominator(2000))})
-f_table = pd.DataFrame(f_rows)
-print(f_table.to_string(index=False))
 ari_merge_split = adjusted_rand_index(reference_labels, merged_split)
-print(f"adjusted Rand index: {ari_merge_split:.4f}")
+print(f"adjusted Rand index: {number(ari_merge_split, 4)}")
+table(pd.DataFrame(f_rows), digits=4, name="ch4-f-measures")
+
+# %% tags=["remove-cell"]
 for (weights, matching), exact in expected.items():
     glue(f"ch4_f_{weights}_{matching.replace('-', '_')}", round(float(exact), 4), display=False)
 glue("ch4_ari_merge_split", round(ari_merge_split, 4), display=False)
@@ -391,7 +420,7 @@ glue("ch4_f_spread", round(float(max(expected.values()) - min(expected.values())
 # weights, Hungarian) to {glue}`ch4_f_predicted_larsen_aone` (own weights, Larsen–Aone). With
 # reference weights and Hungarian matching, $U_2$ has no partner left, because $V_1$ is taken
 # by the larger $U_1$ and scores 0: the merge is penalised in full. Larsen–Aone lets $U_1$ and
-# $U_2$ both claim $V_1$, so the merge costs less. Seed 004's own-size weights make the
+# $U_2$ both claim $V_1$, so the merge costs less. Shang et al.'s own-size weights make the
 # large merged cluster $V_1$ count for 70% of the score, and the split-off singleton $V_3$ for
 # only 10%: a private run that merges clusters looks better under them. The four forms span
 # {glue}`ch4_f_spread` on this ten-record example, so a reproduction must say which one it
@@ -408,19 +437,22 @@ relabel_rows = []
 for perm in permutations(range(3)):
     relabelled = np.array(perm)[reference_labels]  # the same partition, other names
     relabel_rows.append({
-        "labels (U1, U2, U3) ->": str(perm),
+        "labels of U₁, U₂, U₃": ", ".join(map(str, perm)),
         "unmatched": f1_score(reference_labels, relabelled, average="weighted"),
-        "Hungarian": f_measure(reference_labels, relabelled, matching="hungarian"),
-        "Larsen-Aone": f_measure(reference_labels, relabelled, matching="larsen-aone"),
+        "Hungarian": f_measure(reference_labels, relabelled),  # the default matching
+        "Larsen–Aone": f_measure(reference_labels, relabelled,
+                                 matching="larsen-aone"),
         "ARI": adjusted_rand_index(reference_labels, relabelled),
     })
 relabel_table = pd.DataFrame(relabel_rows)
-print(relabel_table.round(4).to_string(index=False))
-assert (relabel_table[["Hungarian", "Larsen-Aone", "ARI"]] == 1.0).all().all()
-glue("ch4_unmatched_min", round(float(relabel_table["unmatched"].min()), 4), display=False)
+assert (relabel_table[["Hungarian", "Larsen–Aone", "ARI"]] == 1.0).all().all()
+table(relabel_table, digits=4, name="ch4-relabelled")
+
+# %% tags=["remove-cell"]
+glue("ch4_unmatched_min", number(relabel_table["unmatched"].min(), 4), display=False)
 
 # %% [markdown]
-# A perfect clustering, merely renamed, drops to as little as {glue}`ch4_unmatched_min`
+# A perfect clustering, merely renamed, drops to as little as {glue:text}`ch4_unmatched_min`
 # without matching, while both matched forms (and the ARI) stay at 1.
 #
 # A label-free alternative avoids matching altogether: the **adjusted Rand index** (ARI,
@@ -438,13 +470,16 @@ glue("ch4_unmatched_min", round(float(relabel_table["unmatched"].min()), 4), dis
 # records, so it cannot be used in a private run without paying for it. A private run must
 # start from centroids that depend only on the public bounds:
 # - **uniform**: $k$ points drawn uniformly in the box;
-# - **sphere packing** (Su et al. {cite}`su2016differentially`, used by seed 000): points
+# - **sphere packing** ({cite:t}`su2016differentially`, used by Ni et al.): points
 #   drawn in the box shrunk by a radius $a$ and accepted only if they are at least $2a$ from
 #   the ones already accepted, with $a$ halved after repeated failures.
+#
+# The library's `dpkmeans.init.sphere_packing`, without its docstring and argument checks:
 #
 # ```{literalinclude} ../src/dpkmeans/init.py
 # :language: python
 # :pyobject: sphere_packing
+# :lines: 1-8,23-24,28-40
 # ```
 #
 # How much does the choice cost before any noise is added? We run non-private Lloyd
@@ -452,9 +487,11 @@ glue("ch4_unmatched_min", round(float(relabel_table["unmatched"].min()), 4), dis
 # mixture, and compare the final NICV with the NICV of Lloyd started at the true component
 # means (an oracle no real run has).
 
-# %%
+# %% tags=["remove-cell"]
 glue("ch4_iterations", ITERATIONS, display=False)
 glue("ch4_n_starts", N_STARTS, display=False)
+
+# %%
 initialisers = {
     "k-means++ (not private)": lambda: kmeans_plusplus(X, N_CLUSTERS, rng),
     "sphere packing": lambda: sphere_packing(bounds, N_CLUSTERS, rng),
@@ -476,39 +513,51 @@ init_table = runs.groupby("initialiser", sort=False).agg(
     p90=("NICV", lambda v: v.quantile(0.9)),
     within_1pct=("NICV", lambda v: (v <= 1.01 * oracle_nicv).mean()),
     empty_cluster=("empty cluster", "mean"))
-print(f"oracle NICV (Lloyd from the true component means): {oracle_nicv:.4f}")
-print(init_table.round(4).to_string())
-glue("ch4_oracle_nicv", round(oracle_nicv, 4), display=False)
+print(f"oracle NICV (Lloyd from the true component means): {number(oracle_nicv)}")
+shown = init_table.reset_index().rename(columns={
+    "median": "median NICV", "mean": "mean NICV", "p90": "NICV, upper decile",
+    "within_1pct": "runs within 1% of the oracle",
+    "empty_cluster": "runs with an empty cluster"})
+
+
+
+table(shown, name="ch4-initialisers", formats={"runs within 1% of the oracle": share,
+                                               "runs with an empty cluster": share})
+
+# %% tags=["remove-cell"]
+glue("ch4_oracle_nicv", number(oracle_nicv), display=False)
 for key, name in (("kpp", "k-means++ (not private)"), ("sp", "sphere packing"),
                   ("unif", "uniform")):
-    glue(f"ch4_within_{key}", round(100 * float(init_table.loc[name, "within_1pct"]), 1),
-         display=False)
-    glue(f"ch4_mean_{key}", round(float(init_table.loc[name, "mean"]), 4), display=False)
+    glue(f"ch4_within_{key}", share(init_table.loc[name, "within_1pct"]), display=False)
+    glue(f"ch4_mean_{key}", number(init_table.loc[name, "mean"]), display=False)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Final NICV of non-private Lloyd from three kinds of initial centroids, one dot per start, on a Gaussian mixture scaled to $[-1, 1]^d$. The dashed line is the NICV reached from the true component means. Only sphere packing and uniform starts can be used in a private run.", "name": "fig-ch4-init-nicv"}}
-fig, ax = new_figure(width=6.4)
+fig, ax = new_figure()
 order = list(initialisers)
 sns.boxplot(data=runs, x="initialiser", y="NICV", order=order, ax=ax, color="0.92",
             showfliers=False, width=0.5)
-sns.stripplot(data=runs, x="initialiser", y="NICV", order=order, ax=ax, hue="initialiser",
-              palette=PALETTE[:3], size=4, jitter=0.15, alpha=0.8, legend=False)
+for i, name in enumerate(order):
+    values = np.sort(runs.loc[runs["initialiser"] == name, "NICV"].to_numpy())
+    spread = np.linspace(-0.15, 0.15, len(values))  # spread the dots sideways
+    style = {**series_style(i), "linestyle": "none"}
+    ax.plot(i + spread, values, alpha=0.8, **style)
 ax.axhline(oracle_nicv, ls="--", color="0.4", lw=1)
-ax.text(2.45, oracle_nicv, "oracle", va="bottom", ha="right", fontsize="small", color="0.3")
+ax.text(-0.45, oracle_nicv, "oracle", va="bottom", ha="left", color="0.3")
 ax.set_xlabel("")
 ax.set_ylabel("final NICV (squared)")
 plt.show()
 
 # %% [markdown]
-# With k-means++, {glue}`ch4_within_kpp`% of the runs end within 1% of the oracle NICV
-# ({glue}`ch4_oracle_nicv`); with sphere packing {glue}`ch4_within_sp`%, with uniform starts
-# {glue}`ch4_within_unif`%. The mean final NICV is {glue}`ch4_mean_kpp`, {glue}`ch4_mean_sp`
-# and {glue}`ch4_mean_unif` respectively. The runs that miss the oracle are stuck in a local
+# With k-means++, {glue:text}`ch4_within_kpp` of the runs end within 1% of the oracle NICV
+# ({glue:text}`ch4_oracle_nicv`); with sphere packing {glue:text}`ch4_within_sp`, with uniform
+# starts {glue:text}`ch4_within_unif`. The mean final NICV is {glue:text}`ch4_mean_kpp`,
+# {glue:text}`ch4_mean_sp` and {glue:text}`ch4_mean_unif` respectively. The runs that miss the oracle are stuck in a local
 # optimum in which one centroid covers two components while another splits a component in two
 # or holds only a handful of stray points; uniform starts, drawn in a box that is mostly empty
 # space, most often leave a cluster with no points at all. So the private algorithms start at
-# a disadvantage that has nothing to do with noise, and it shows up in their absolute NICV. This is one reason the book reports the
-# relative NICV against non-private Lloyd *from the same start*: it separates the cost of
-# privacy from the luck of the start.
+# a disadvantage that has nothing to do with noise, and it shows up in their absolute NICV.
+# This is one reason the book reports the relative NICV against non-private Lloyd *from the
+# same start*: it separates the cost of privacy from the luck of the start.
 #
 # ## Summary
 #
@@ -518,13 +567,13 @@ plt.show()
 #   alternates nearest-centroid assignment with the mean update; each step never increases the
 #   SSE (the mean minimises the squared distance), so it converges, but only to a local
 #   optimum that depends on the start. The check above confirms it on every traced start.
-# - NICV $=$ SSE$/N$ (squared) is the primary metric. Seed 000's unsquared form is the
+# - NICV $=$ SSE$/N$ (squared) is the primary metric. Ni et al.'s unsquared form is the
 #   k-median objective: Lloyd can increase it, it has a different scale, and it can rank two
 #   centroid sets the other way round.
 # - Relative NICV compares a private run with non-private Lloyd from the same initial
 #   centroids, so it isolates the cost of the noise.
-# - The papers' F-measure is a weighted Dice coefficient. Seed 001 weights by the reference
-#   clusters, seed 004 by its own; neither matches labels, and without matching a mere
+# - The papers' F-measure is a weighted Dice coefficient. Zhang, Liu and Wang weight by the
+#   reference clusters, Shang et al. by their own; neither matches labels, and without matching a mere
 #   relabelling ruins a perfect score. With Hungarian or Larsen–Aone matching the four
 #   variants still differ when clusters merge or split, so a reproduction must name its choice.
 #   The ARI needs no matching.
@@ -554,6 +603,7 @@ plt.show()
 #
 # ```{exercise}
 # :label: ex-ch4-collapse
+# :class: pen-and-paper
 #
 # A badly noised private run puts all $N$ records in one cluster (the other $k - 1$ centroids
 # receive no records). The reference has $k$ clusters of $N/k$ records each. Compute the
@@ -569,8 +619,8 @@ plt.show()
 # others score 0, so $F = \frac{1}{k}\cdot\frac{2}{k+1}$. Reference weights, Larsen–Aone:
 # every $U_i$ picks $V$, so $F = 2/(k + 1)$. Predicted weights (either matching): the only
 # private cluster has weight 1 and $F = 2/(k + 1)$. For $k = 3$: $1/6$ against $1/2$. The ARI
-# is 0, since one cluster carries no information about the partition. Larsen–Aone and seed
-# 004's weights hide the collapse best. Check with
+# is 0, since one cluster carries no information about the partition. Larsen–Aone and
+# Shang et al.'s weights hide the collapse best. Check with
 # `f_measure(np.repeat(np.arange(3), 10), np.zeros(30, dtype=int), ...)`.
 # ```
 #
@@ -592,6 +642,6 @@ plt.show()
 # trivially) they cost nothing. A data-dependent start must itself be a DP release, for
 # example a few DP-Lloyd iterations on a coarse grid, or a DP estimate of dense regions, and
 # its $\varepsilon$ must be added to the run's total by sequential composition, as in
-# {prf:ref}`thm-sequential`. Seed 003's noised-record initialisation is an example that forgets
-# to do so.
+# {prf:ref}`thm-sequential`. The APDPk-means paper's initialisation, which adds noise to
+# records drawn from the data ({doc}`10_schedules`), is an example that forgets to do so.
 # ```

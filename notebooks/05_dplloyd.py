@@ -26,6 +26,11 @@
 # - explain, and quantify, how diffprivlib's implementation of that split overspends;
 # - read the book's reproduction of "DPLloyd-Impr beats DPLloyd" on synthetic data and on
 #   three UCI datasets, with 95% confidence intervals.
+#
+# **Prerequisites:** the Laplace mechanism and the sensitivity of the DP-Lloyd query
+# ({doc}`01_dp_laplace`), sequential and parallel composition and post-processing
+# ({doc}`03_composition`), and Lloyd's algorithm, NICV and sphere packing
+# ({doc}`04_kmeans_metrics`).
 # :::
 #
 # Every algorithm in this book is a configuration of one loop, `dpkmeans.engine.run`. This
@@ -33,16 +38,15 @@
 # from it: DPLloyd, the textbook private Lloyd {cite}`blum2005sulq,mcsherry2009pinq`, and
 # DPLloyd-Impr, its improved version.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
-RESULTS = "../data/results/dplloyd_baselines.csv"  # written by the sweep, see below
-BENCHMARKS = "../benchmarks/results.json"  # written by `python -m benchmarks.run`
-CENTRING_REPLICAS = 100  # runs per point of the centring comparison (same seeds both ways)
+RESULTS = "data/results/dplloyd_baselines.csv"  # written by the sweep, see below
+BENCHMARKS = "benchmarks/results.json"  # written by `python -m benchmarks.run`
+CENTRING_REPLICAS = 100  # runs per point of the centring comparison (same seeds)
 CENTRING_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0)
 
 # %%
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -51,13 +55,15 @@ from myst_nb import glue
 
 from dpkmeans import schedules
 from dpkmeans.algorithms import dplloyd, dplloyd_impr
+from dpkmeans.committed import committed_file
 from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.engine import run
 from dpkmeans.estimators import DPKMeans
 from dpkmeans.experiments import centring_comparison, diffprivlib_epsilon_factor
 from dpkmeans.init import sphere_packing
 from dpkmeans.sensitivity import lloyd_query_sensitivity
-from dpkmeans.plotting import PALETTE, new_figure, use_book_style
+from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import machine as machine_text, number, percent, table, yes_no
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -79,26 +85,34 @@ rng = np.random.default_rng(SEED)
 # ```{prf:proof}
 # Iteration $t$ assigns records with the centroids of iteration $t - 1$, which are already
 # public (or data-independent when $t = 1$), so the clusters are a partition chosen by a
-# data-independent rule. Each cluster's $(S_j, n_j)$ has $L_1$ sensitivity $M + 1$
-# ({prf:ref}`thm-lloyd-sensitivity`) and gets $\Lap((M+1)/\varepsilon_t)$ noise, which is
+# data-independent rule. Each cluster's $(S_j, n_j)$ has $L_1$ sensitivity $H + 1$, with $H$
+# the largest $L_1$ norm of a record in the box ({prf:ref}`thm-lloyd-sensitivity`), and gets
+# $\Lap((H+1)/\varepsilon_t)$ noise, which is
 # $\varepsilon_t$-DP ({prf:ref}`thm-laplace`); by parallel composition
 # ({prf:ref}`thm-parallel`) the iteration is $\varepsilon_t$-DP. The new centroids are
 # post-processing ({prf:ref}`thm-post-processing`), and sequential composition over the
 # iterations ({prf:ref}`thm-sequential`) gives $\sum_t \varepsilon_t = \varepsilon$.
 # ```
 #
-# The engine implements the iteration in two functions. The noise step draws for *every*
-# cluster, empty ones included (skipping an empty cluster would release an un-noised "unchanged"
-# centroid, one of diffprivlib's bugs), and charges the ledger before adding noise:
-#
-# ```{literalinclude} ../src/dpkmeans/engine.py
-# :language: python
-# :pyobject: _noisy_iteration
-# ```
+# The engine implements the iteration in two functions. The noise step
+# (`dpkmeans.engine._noisy_iteration`) draws for *every* cluster, empty ones included
+# (skipping an empty cluster would release an un-noised "unchanged" centroid, one of
+# diffprivlib's bugs), and the ledger is charged before any noise is added.
 #
 # The update is post-processing: a cluster whose noisy count is below 1 keeps its previous
 # centroid, every other centroid is the noisy mean, and all are clipped to the box. No run can
-# produce a NaN or an infinite centroid.
+# produce a NaN or an infinite centroid. The body of `dpkmeans.engine._update`, in which
+# `noisy` holds each cluster's released sums and count, `previous` the centroids of the last
+# iteration, and `centre` the point the sums are measured from (the midpoint of the box, or
+# 0; see {ref}`centring`):
+#
+# ```{literalinclude} ../src/dpkmeans/engine.py
+# :language: python
+# :pyobject: _update
+# :start-at: sums, counts = noisy
+# :end-at: return np.clip(
+# :dedent: 4
+# ```
 #
 # The proof also needs the partition to be a rule applied to each record on its own: a record
 # joins its nearest centroid, whatever the other records. Computed naively that is not quite
@@ -110,20 +124,29 @@ rng = np.random.default_rng(SEED)
 # ties are decided again in float64 and, if needed, in exact integer arithmetic
 # (`dpkmeans.lloyd`; a test checks it bit for bit as records are added).
 #
-# ```{literalinclude} ../src/dpkmeans/engine.py
-# :language: python
-# :pyobject: _update
-# ```
-#
 # Here is one run on a synthetic mixture, and the first rows of its ledger:
 
 # %%
-mixture = gaussian_mixture_dataset(3000, 4, 2, rng=rng, separation=4.0).scaled((-1, 1))
+mixture = gaussian_mixture_dataset(3000, 4, 2, rng=rng, separation=4.0)
+mixture = mixture.scaled((-1, 1))
 box = (-np.ones(2), np.ones(2))
 result = run(mixture.X, dplloyd(4, 1.0, box, iterations=5), seed=SEED)
 ledger = result.ledger.to_frame()
-print(ledger[["scope", "mechanism", "epsilon", "sensitivity", "scale"]].head(5).to_string(index=False))
-print(f"... {len(ledger)} entries; composed total: {result.ledger.total()}")
+print(f"{len(ledger)} entries; composed total: "
+      f"ε = {number(result.ledger.total().epsilon)}")
+
+
+def ledger_table(frame: pd.DataFrame, columns: list[str], name: str):
+    """Ledger rows to read: short scopes and headers."""
+    shown = frame[columns].copy()
+    shown["scope"] = shown["scope"].str.replace(" > clusters[parallel] > ", ", ",
+                                                regex=False)
+    return table(shown.rename(columns={"epsilon": "ε", "sensitivity": "Δ",
+                                       "scale": "noise scale"}), name=name)
+
+
+ledger_table(ledger.head(5),
+             ["scope", "mechanism", "epsilon", "sensitivity", "scale"], "ch5-ledger")
 
 # %% [markdown]
 # ## DPLloyd-Impr
@@ -135,22 +158,19 @@ print(f"... {len(ledger)} entries; composed total: {result.ledger.total()}")
 # Random initial centroids can land close together or near the boundary. Sphere packing draws
 # the $k$ centres one by one, uniformly in the box shrunk by $a$, and accepts a centre only if
 # it is at least $2a$ from every accepted one; after 100 consecutive rejections it restarts
-# with $a/2$. It only uses the public box, so it costs no budget.
-#
-# ```{literalinclude} ../src/dpkmeans/init.py
-# :language: python
-# :pyobject: sphere_packing
-# ```
+# with $a/2$. It only uses the public box, so it costs no budget. The library's
+# `dpkmeans.init.sphere_packing` is listed in {doc}`04_kmeans_metrics`.
 
 # %% mystnb={"figure": {"caption": "Sphere-packing initial centroids in $[-1, 1]^2$ for $k = 5$ (four independent draws). Each centre sits at least $a$ inside the box and the discs of radius $a$ do not overlap; the default $a = 0.5$ was halved when the centres did not fit.", "name": "fig-sphere-packing"}} tags=["hide-input"]
-fig, axes = new_figure(ncols=4, width=10.0, height=2.8)
+fig, axes = new_figure(ncols=4, height=3.1)
 for ax, gen in zip(axes, np.random.default_rng(SEED).spawn(4)):
     centres = sphere_packing(box, 5, gen)
     gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2) + 9 * np.eye(5)
     a = min(gaps.min() / 2, 0.5)
-    for c, colour in zip(centres, PALETTE):
-        ax.add_patch(plt.Circle(c, a, color=colour, alpha=0.3))
-        ax.plot(*c, "o", color=colour, ms=4)
+    for i, c in enumerate(centres):
+        style = series_style(i)
+        ax.add_patch(plt.Circle(c, a, color=style["color"], alpha=0.3))
+        ax.plot(*c, marker=style["marker"], color=style["color"])
     ax.set_xlim(-1, 1)
     ax.set_ylim(-1, 1)
     ax.set_aspect("equal")
@@ -185,9 +205,15 @@ plt.show()
 # $\varepsilon_C^3 / \varepsilon_S^3 = 4 d \rho^2$.
 # ```
 #
+# The library's `dpkmeans.schedules.su_split(epsilon_t, d)` returns the two budgets; its
+# last three lines (`c` is $\sqrt[3]{4d\rho^2}$):
+#
 # ```{literalinclude} ../src/dpkmeans/schedules.py
 # :language: python
 # :pyobject: su_split
+# :start-at: c = (4.0
+# :end-at: return eps - d
+# :dedent: 4
 # ```
 #
 # A numerical check of the proposition: minimise the MSE over a fine grid of splits and compare
@@ -201,25 +227,37 @@ for d in (2, 5, 10, 24):
     eps_s = (1 - eps_c) / d
     mse = d / eps_s**2 + 4 * d * rho**2 / eps_c**2
     closed_count, closed_dim = schedules.su_split(1.0, d)
-    rows.append({"d": d, "grid optimum eps_C": eps_c[np.argmin(mse)], "closed form eps_C": closed_count,
-                 "cbrt(4 d rho^2)": closed_count / closed_dim})
+    rows.append({"d": d, "count's ε, grid optimum": eps_c[np.argmin(mse)],
+                 "count's ε, closed form": closed_count,
+                 "ratio ∛(4dρ²)": closed_count / closed_dim})
 split_table = pd.DataFrame(rows)
-print(split_table.round(4).to_string(index=False))
-assert np.allclose(split_table["grid optimum eps_C"], split_table["closed form eps_C"], atol=1e-4)
+assert np.allclose(split_table["count's ε, grid optimum"],
+                   split_table["count's ε, closed form"], atol=1e-4)
+table(split_table, digits=4, name="ch5-split")
 
 # %% [markdown]
 # ### (c) How many iterations
 #
 # The total error over the $k$ centroids, with $n \approx N/k$, is
-# $2 r^2 k^3 (d + c)^3 / (N^2 \varepsilon_t^2)$ with $c = \sqrt[3]{4d\rho^2}$. Su et al. pick the
+# $2 r^2 k^3 (d + \kappa)^3 / (N^2 \varepsilon_t^2)$ with $\kappa = \sqrt[3]{4d\rho^2}$. Su et al. pick the
 # smallest per-iteration budget that keeps it at $2r^2/500$:
-# $\varepsilon_m = \sqrt{500 k^3 (d + c)^3 / N^2}$, and run $T = \lfloor \varepsilon/\varepsilon_m \rfloor$
+# $\varepsilon_m = \sqrt{500 k^3 (d + \kappa)^3 / N^2}$, and run $T = \lfloor \varepsilon/\varepsilon_m \rfloor$
 # iterations, clipped to $2 \le T \le 7$.
+#
+# The library's `dpkmeans.schedules.su_iterations(epsilon, n_records, n_clusters, d)`
+# computes it:
 #
 # ```{literalinclude} ../src/dpkmeans/schedules.py
 # :language: python
 # :pyobject: su_iterations
+# :start-at: eps = check_epsilon(
+# :end-at: return su_rule(
+# :dedent: 4
 # ```
+#
+# For three of the datasets and the synthetic mixture of the reproduction below,
+# $\varepsilon_m$ and the number of iterations $T$ the rule gives at six budgets
+# $\varepsilon$:
 
 # %%
 cases = {"blood": (748, 5, 4), "adult": (32561, 6, 5), "magic": (19020, 10, 2),
@@ -227,10 +265,11 @@ cases = {"blood": (748, 5, 4), "adult": (32561, 6, 5), "magic": (19020, 10, 2),
 eps_grid = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
 rows = []
 for name, (N, d, k) in cases.items():
-    row = {"dataset": name, "N": N, "d": d, "k": k, "eps_m": schedules.su_epsilon_m(N, k, d)}
-    row.update({f"T at {e:g}": schedules.su_iterations(e, N, k, d) for e in eps_grid})
+    row = {"dataset": name, "N": N, "d": d, "k": k,
+           "εₘ": schedules.su_epsilon_m(N, k, d)}
+    row.update({f"ε = {e:g}": schedules.su_iterations(e, N, k, d) for e in eps_grid})
     rows.append(row)
-print(pd.DataFrame(rows).round(3).to_string(index=False))
+table(pd.DataFrame(rows), name="ch5-iterations")
 
 # %% [markdown]
 # On small datasets $\varepsilon_m$ exceeds every budget in the grid, so the rule falls back to
@@ -244,11 +283,19 @@ print(pd.DataFrame(rows).round(3).to_string(index=False))
 # so the release tells $D$ from $D$ plus one record *with certainty*. Su et al.'s rule in
 # diffprivlib does this, and so did this library until an independent review found it.
 # The smallest example:
+
 # %%
-n_edge = next(n for n in range(1000, 3000) if schedules.su_iterations(1.0, n + 1, 3, 2) == 3)
-print(f"k = 3, d = 2, epsilon = 1: N = {n_edge} gives T = {schedules.su_iterations(1.0, n_edge, 3, 2)}, "
-      f"N = {n_edge + 1} gives T = {schedules.su_iterations(1.0, n_edge + 1, 3, 2)}")
-glue("ch5_n_edge", n_edge, display=False)
+def t_at(epsilon: float, n: int) -> int:
+    """Su's T for k = 3 clusters in d = 2 dimensions."""
+    return schedules.su_iterations(epsilon, n, 3, 2)
+
+
+n_edge = next(n for n in range(1000, 3000) if t_at(1.0, n + 1) == 3)
+print(f"k = 3, d = 2, ε = 1: N = {n_edge:,} gives T = {t_at(1.0, n_edge)}, "
+      f"N = {n_edge + 1:,} gives T = {t_at(1.0, n_edge + 1)}")
+
+# %% tags=["remove-cell"]
+glue("ch5_n_edge", f"{n_edge:,}", display=False)
 
 # %% [markdown]
 # The library therefore never reads `len(X)` for the rule. `dplloyd_impr` takes `n_records`, a
@@ -263,32 +310,43 @@ glue("ch5_n_edge", n_edge, display=False)
 # :pyobject: noisy_record_count
 # ```
 #
-# At the boundary above ({glue}`ch5_n_edge` records against one more), the noisy count makes
+# At the boundary above ({glue:text}`ch5_n_edge` records against one more), the noisy count makes
 # both datasets produce both values of $T$ with nearly the same frequencies:
 
 # %%
-n_run = next(n for n in range(1000, 3000) if schedules.su_iterations(0.95, n + 1, 3, 2) == 3)
+n_run = next(n for n in range(1000, 3000) if t_at(0.95, n + 1) == 3)
 X_edge = np.random.default_rng(SEED).uniform(-1, 1, size=(n_run + 1, 2))
-t_share = {n: np.mean([DPKMeans(3, epsilon=1.0, bounds=(-1, 1), random_state=s).fit(X_edge[:n])
-                       .n_iter_ == 3 for s in range(200)]) for n in (n_run, n_run + 1)}
+
+
+def share_of_three(n: int) -> float:
+    """The share of 200 fits on the first n records whose noisy count gives T = 3."""
+    return np.mean([DPKMeans(3, epsilon=1.0, bounds=(-1, 1), random_state=s)
+                    .fit(X_edge[:n]).n_iter_ == 3 for s in range(200)])
+
+
+t_share = {n: share_of_three(n) for n in (n_run, n_run + 1)}
 for n, share in t_share.items():
-    print(f"N = {n}: T = 3 in {share:.0%} of 200 fits (T = 2 otherwise)")
+    print(f"N = {n:,}: T = 3 in {percent(share)} of 200 fits (T = 2 otherwise)")
 stated = [DPKMeans(3, epsilon=1.0, bounds=(-1, 1), n_records=n_run, random_state=0)
           .fit(X_edge[:n]).n_iter_ for n in (n_run, n_run + 1)]
-print(f"with n_records={n_run} stated as public: T = {stated} on both datasets")
-glue("ch5_n_run", n_run, display=False)
+print(f"with n_records={n_run} stated as public: T = {stated[0]} and {stated[1]} "
+      "on the two datasets")
+
+# %% tags=["remove-cell"]
+glue("ch5_n_run", f"{n_run:,}", display=False)
 
 # %% [markdown]
-# The iterations get 95% of $\varepsilon$, which moves the boundary to {glue}`ch5_n_run`
+# The iterations get 95% of $\varepsilon$, which moves the boundary to {glue:text}`ch5_n_run`
 # records; there the exact count would separate the two datasets in every fit, while the
 # noisy one leaves them two similar coin flips.
 #
 # ## diffprivlib's split is the wrong way round
 #
-# diffprivlib's `KMeans` (version 0.6.6) implements DPLloyd-Impr, but hands the count the
-# per-dimension share and every dimension the count's share
-# (reference/dp-libraries.md §3.1). Its true spend per iteration is then
-# $\varepsilon_S + d\,\varepsilon_C = \varepsilon_t \frac{1 + dc}{d + c}$ instead of
+# diffprivlib's `KMeans` (version 0.6.6) implements DPLloyd-Impr, but its helper that splits
+# the budget returns the two shares in the opposite order to the one its caller unpacks them
+# in. So it hands the count the per-dimension share and every dimension the count's share,
+# and has done so since 2019. Its true spend per iteration is then
+# $\varepsilon_S + d\,\varepsilon_C = \varepsilon_t \frac{1 + d\kappa}{d + \kappa}$ instead of
 # $\varepsilon_t$, while it reports $\varepsilon_t$ to its accountant. The library computes the
 # factor from the same split function:
 #
@@ -298,42 +356,45 @@ glue("ch5_n_run", n_run, display=False)
 # ```
 
 # %%
-factor_rows = [{"d": d, "c": (4 * d * rho**2) ** (1 / 3),
+factor_rows = [{"d": d, "κ = ∛(4dρ²)": (4 * d * rho**2) ** (1 / 3),
                 "true spend / declared": diffprivlib_epsilon_factor(d)}
                for d in (1, 2, 4, 5, 6, 10, 24, 54)]
 factors = pd.DataFrame(factor_rows)
-print(factors.round(3).to_string(index=False))
-glue("ch5_dpl_factor_d10", round(diffprivlib_epsilon_factor(10), 2), display=False)
-glue("ch5_dpl_factor_d24", round(diffprivlib_epsilon_factor(24), 2), display=False)
+table(factors, name="ch5-diffprivlib-factor")
+
+# %% tags=["remove-cell"]
+glue("ch5_dpl_factor_d10", number(diffprivlib_epsilon_factor(10)), display=False)
+glue("ch5_dpl_factor_d24", number(diffprivlib_epsilon_factor(24)), display=False)
 
 # %% [markdown]
 # For $d \le 4$ diffprivlib spends slightly *less* than it declares; from $d = 5$ on it spends
-# more: {glue}`ch5_dpl_factor_d10` times the declared budget on magic's 10 features, and
-# {glue}`ch5_dpl_factor_d24` times on the 24 of the credit-card and review-ratings data. Our
+# more: {glue:text}`ch5_dpl_factor_d10` times the declared budget on magic's 10 features, and
+# {glue:text}`ch5_dpl_factor_d24` times on the 24 of the credit-card and review-ratings data. Our
 # engine records both shares in its ledger, and a test checks the ratio.
 #
+# (centring)=
 # ## Less noise for free: centring the release
 #
 # Both algorithms bound a record's contribution to a cluster's sum by its largest $L_1$ norm,
-# measured from the origin: $M = \sum_i \max(|l_i|, |u_i|)$. That is the papers' $d r + 1$ on
+# measured from the origin: $H = \sum_i \max(|\ell_i|, |u_i|)$. That is the papers' $d r + 1$ on
 # $[-r, r]^d$, but on a box that does not sit symmetrically around 0 it is wasteful: on
 # $[0, 1]^d$, the box three of the papers scale to, the origin is a corner.
 #
 # ```{prf:proposition} Centred release
 # :label: prop-centred-release
 #
-# Let records lie in the box $[l, u]$ with midpoint $m = (l + u)/2$. Under add/remove adjacency
+# Let records lie in the box $[\ell, u]$ with midpoint $m = (\ell + u)/2$. Under add/remove adjacency
 # the centred query $f_c(D) = (S_j - n_j m,\ n_j)_{j}$ has $L_1$ sensitivity
-# $\sum_i (u_i - l_i)/2 + 1$, at most that of $f$ (equal when $m = 0$). Releasing $f_c$ with
+# $\sum_i (u_i - \ell_i)/2 + 1$, at most that of $f$ (equal when $m = 0$). Releasing $f_c$ with
 # Laplace noise of that sensitivity and returning $c_j = S'_j / n'_j + m$ is $\varepsilon_t$-DP
 # per iteration, and without noise it returns the same centroids $S_j / n_j$.
 # ```
 #
 # ```{prf:proof}
 # Adding or removing a record $x$ of cluster $j$ changes $(S_j - n_j m, n_j)$ by
-# $\pm(x - m, 1)$ and no other cluster, and $\lVert x - m \rVert_1 \le \sum_i (u_i - l_i)/2$
+# $\pm(x - m, 1)$ and no other cluster, and $\lVert x - m \rVert_1 \le \sum_i (u_i - \ell_i)/2$
 # because each coordinate of $x$ is within half the width of the box from $m_i$. Since
-# $\max(|l_i|, |u_i|) \ge (u_i - l_i)/2$, the bound is never larger than $M$. The Laplace
+# $\max(|\ell_i|, |u_i|) \ge (u_i - \ell_i)/2$, the bound is never larger than $H$. The Laplace
 # mechanism ({prf:ref}`thm-laplace`) makes the release $\varepsilon_t$-DP, parallel composition
 # covers the clusters, and adding $m$ back uses only the public box: post-processing
 # ({prf:ref}`thm-post-processing`). Without noise,
@@ -346,34 +407,48 @@ glue("ch5_dpl_factor_d24", round(diffprivlib_epsilon_factor(24), 2), display=Fal
 
 # %%
 sens_rows = []
-for label, lo, hi in [("[0, 1]^6", 0.0, 1.0), ("[17, 90]^6 (ages)", 17.0, 90.0),
-                      ("[-1, 1]^6", -1.0, 1.0)]:
+for label, lo, hi in [("[0, 1]⁶", 0.0, 1.0), ("[17, 90]⁶ (ages)", 17.0, 90.0),
+                      ("[−1, 1]⁶", -1.0, 1.0)]:
     b6 = (np.full(6, lo), np.full(6, hi))
     plain = lloyd_query_sensitivity(b6).joint
     centred = lloyd_query_sensitivity(b6, centred=True).joint
-    sens_rows.append({"box": label, "Delta (from 0)": plain, "Delta (from the midpoint)": centred,
+    sens_rows.append({"box": label, "Δ from 0": plain, "Δ from the midpoint": centred,
                       "noise ratio": plain / centred})
-print(pd.DataFrame(sens_rows).round(2).to_string(index=False))
+table(pd.DataFrame(sens_rows), name="ch5-centred-sensitivity")
 
 # %% [markdown]
 # On the book's own experiments, which scale every dataset to $[-1, 1]^d$, centring changes
 # nothing. On $[0, 1]^d$ it does. Here are DPLloyd and DPLloyd-Impr on blood and adult scaled
 # to $[0, 1]^d$ by their public bounds, each configuration run both ways from the *same seed*
-# (same initial centroids, same noise draws at two scales), {glue}`ch5_centring_runs` runs per
-# point:
+# (same initial centroids, same noise draws at two scales), {glue}`ch5_centring_runs` runs
+# per point:
 
 # %%
-centring = pd.concat([centring_comparison(name, paper="dp-kccm", k=k, epsilons=CENTRING_EPSILONS,
+NAMES = {"dplloyd": "DPLloyd", "dplloyd-impr": "DPLloyd-Impr",
+         "diffprivlib": "diffprivlib KMeans"}
+centring = pd.concat([centring_comparison(name, paper="dp-kccm", k=k,
+                                          epsilons=CENTRING_EPSILONS,
                                           replicas=CENTRING_REPLICAS, seed=SEED)
                       for name, k in (("blood", 4), ("adult", 5))], ignore_index=True)
-wide = centring.pivot_table(index=["dataset", "algorithm", "epsilon"], columns="centred",
-                            values="nicv_mean")
-wide.columns = ["from 0", "centred"]
-wide["NICV ratio (from 0 / centred)"] = wide["from 0"] / wide["centred"]
-print(wide.round(4).to_string())
+CELL = ["dataset", "algorithm", "epsilon"]
+wide = centring.pivot_table(index=CELL, columns="centred", values="nicv_mean")
+wide.columns = ["NICV from 0", "NICV centred"]
+wide["ratio (from 0 / centred)"] = wide["NICV from 0"] / wide["NICV centred"]
+
+
+def cells_table(frame: pd.DataFrame, name: str):
+    """A table of (dataset, algorithm, epsilon) rows, for reading."""
+    shown = frame.reset_index().rename(columns={"epsilon": "ε"})
+    shown["algorithm"] = shown["algorithm"].map(NAMES)
+    return table(shown, name=name)
+
+
+cells_table(wide, "ch5-centring")
+
+# %% tags=["remove-cell"]
 glue("ch5_centring_runs", CENTRING_REPLICAS, display=False)
 for name in ("blood", "adult"):
-    part = wide.loc[name, "NICV ratio (from 0 / centred)"]
+    part = wide.loc[name, "ratio (from 0 / centred)"]
     glue(f"ch5_centring_{name}_min", round(float(part.min()), 2), display=False)
     glue(f"ch5_centring_{name}_max", round(float(part.max()), 2), display=False)
     delta = centring[centring.dataset == name].groupby("centred")["delta_1"].first()
@@ -381,20 +456,26 @@ for name in ("blood", "adult"):
          display=False)
 
 # %% mystnb={"figure": {"caption": "Squared NICV against $\\varepsilon$ on blood and adult scaled to $[0, 1]^d$, with the sensitivity measured from the origin (dashed, the papers' $dr + 1$) and from the box's midpoint (solid), same seeds; mean of the runs with $\\pm 1.96$ standard errors.", "name": "fig-centring"}} tags=["hide-input"]
-fig, axes = new_figure(ncols=2, width=9.0, height=3.4)
+fig, axes = new_figure(ncols=2, height=3.4)
 for ax, name in zip(axes, ("blood", "adult")):
-    for colour, algorithm in zip(PALETTE, ("dplloyd", "dplloyd-impr")):
-        for centred, style in ((False, "--"), (True, "-")):
-            part = centring[(centring.dataset == name) & (centring.algorithm == algorithm)
+    for i, algorithm in enumerate(("dplloyd", "dplloyd-impr")):
+        for centred in (False, True):  # from 0: dashed, open markers; centred: solid
+            part = centring[(centring.dataset == name)
+                            & (centring.algorithm == algorithm)
                             & (centring.centred == centred)]
-            ax.errorbar(part["epsilon"], part["nicv_mean"], yerr=1.96 * part["nicv_se"],
-                        fmt="o" + style, color=colour, ms=3, capsize=2,
-                        label=f"{algorithm}, {'centred' if centred else 'from 0'}")
+            style = {**series_style(i), "linestyle": "-" if centred else "--"}
+            if not centred:
+                style["markerfacecolor"] = "white"
+            where = "centred" if centred else "from 0"
+            ax.errorbar(part["epsilon"], part["nicv_mean"],
+                        yerr=1.96 * part["nicv_se"], capsize=2, **style,
+                        label=f"{NAMES[algorithm]}, {where}")
     ax.set_xscale("log")
     ax.set_title(name)
     ax.set_xlabel(r"$\varepsilon$")
-axes[0].set_ylabel("NICV (squared), data in $[0, 1]^d$")
-axes[0].legend(fontsize="x-small")
+axes[0].set_ylabel("NICV (squared)")
+handles, labels = axes[0].get_legend_handles_labels()
+fig.legend(handles, labels, loc="outside lower center", ncols=2)
 plt.show()
 
 # %% [markdown]
@@ -410,15 +491,15 @@ plt.show()
 # features are counts and amounts with long right tails). Sphere packing starts every centroid
 # at least $a = 1/4$ inside the box, so many of them start with no record. An empty
 # cluster's released centroid is pure noise around the point the sums are measured from:
-# $\eta / e$ from the origin, next to the data, without centring, and $\eta / e + m$ near the
-# middle of the box, far from them, with it. The uncentred release therefore recaptures more
+# $\eta / e$ (the sums' noise $\eta$ over the count's noise $e$) from the origin, next to the
+# data, without centring, and $\eta / e + m$ near the middle of the box, far from them, with
+# it. The uncentred release therefore recaptures more
 # empty clusters. The count of clusters left empty at the end shows it:
 
 # %%
-empty = centring.pivot_table(index=["dataset", "algorithm", "epsilon"], columns="centred",
-                             values="empty_clusters")
-empty.columns = ["empty, from 0", "empty, centred"]
-print(empty.round(2).to_string())
+empty = centring.pivot_table(index=CELL, columns="centred", values="empty_clusters")
+empty.columns = ["empty clusters, from 0", "empty clusters, centred"]
+cells_table(empty, "ch5-empty-clusters")
 
 # %% [markdown]
 # The library keeps centring as its default: it lowers the sensitivity on every box, costs
@@ -439,36 +520,42 @@ print(empty.round(2).to_string())
 # interval (mean $\pm 1.96$ standard errors).
 
 # %%
-results = pd.read_csv(RESULTS)
+results = pd.read_csv(committed_file(RESULTS))
 summary = (results.groupby(["case", "algorithm", "epsilon"])["nicv"]
            .agg(["mean", "std", "count"]).reset_index())
 summary["half_width"] = 1.96 * summary["std"] / np.sqrt(summary["count"])
 reference = results[results["algorithm"] != "diffprivlib"].groupby("case")[
     "nicv_nonprivate_same_init"].mean()
-print(f"{len(results)} rows, {results['cell'].nunique()} cells, "
-      f"replicas per cell: {sorted(results.groupby('cell').size().unique())}")
+replicas = sorted(int(r) for r in results.groupby("cell").size().unique())
+print(f"{len(results):,} rows, {results['cell'].nunique()} cells, "
+      f"replicas per cell: {', '.join(map(str, replicas))}")
 ours = results.algorithm != "diffprivlib"
-print("spent epsilon equals declared for our algorithms:",
-      bool(np.allclose(results.loc[ours, "epsilon_spent"], results.loc[ours, "epsilon"])))
-print("private (no leak in the ledger):", results.groupby("algorithm")["is_private"].all().to_dict())
+spent_as_declared = np.allclose(results.loc[ours, "epsilon_spent"],
+                                results.loc[ours, "epsilon"])
+print("spent epsilon equals declared for our algorithms:", yes_no(spent_as_declared))
+private = results.groupby("algorithm")["is_private"].all()
+print("private (no leak in the ledger): "
+      + ", ".join(f"{NAMES[a]} {yes_no(bool(p))}" for a, p in private.items()))
 
-# %% mystnb={"figure": {"caption": "Squared NICV (lower is better) against $\\varepsilon$ for DPLloyd, DPLloyd-Impr and diffprivlib's KMeans, with 95% confidence intervals over 200 replicas per point. The dashed line is non-private Lloyd from the same initial centroids, averaged over replicas. diffprivlib's points are plotted at its declared $\\varepsilon$, although it spends more for $d \\ge 5$.", "name": "fig-dplloyd-nicv"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Squared NICV (lower is better) against $\\varepsilon$ for DPLloyd, DPLloyd-Impr and diffprivlib's KMeans, with 95% confidence intervals over 200 replicas per point. The dotted black line is non-private Lloyd from the same initial centroids, averaged over replicas. diffprivlib's points are plotted at its declared $\\varepsilon$, although it spends more for $d \\ge 5$.", "name": "fig-dplloyd-nicv"}} tags=["hide-input"]
 order = ["synthetic", "blood", "adult", "magic"]
-styles = {"dplloyd": ("o-", PALETTE[0], "DPLloyd (T = 5)"),
-          "dplloyd-impr": ("s-", PALETTE[1], "DPLloyd-Impr"),
-          "diffprivlib": ("^--", PALETTE[2], "diffprivlib KMeans")}
-fig, axes = new_figure(ncols=4, width=12.0, height=3.4)
+labels = {"dplloyd": "DPLloyd ($T = 5$)", "dplloyd-impr": "DPLloyd-Impr",
+          "diffprivlib": "diffprivlib KMeans"}
+fig, axes = new_figure(ncols=4, height=3.0)
 for ax, case in zip(axes, order):
-    for algorithm, (marker, colour, label) in styles.items():
+    for i, (algorithm, label) in enumerate(labels.items()):
         part = summary[(summary.case == case) & (summary.algorithm == algorithm)]
-        ax.errorbar(part["epsilon"], part["mean"], yerr=part["half_width"], fmt=marker,
-                    color=colour, ms=4, capsize=2, label=label)
-    ax.axhline(reference[case], ls=":", color="0.4", label="non-private (same init)")
+        ax.errorbar(part["epsilon"], part["mean"], yerr=part["half_width"], capsize=2,
+                    label=label, **series_style(i))
+    ax.axhline(reference[case], color="black", linestyle=":",
+               label="non-private (same start)")
     ax.set_xscale("log")
     ax.set_title(case)
     ax.set_xlabel(r"$\varepsilon$")
-axes[0].set_ylabel("NICV (squared)")
-axes[0].legend(fontsize="x-small")
+for ax in axes[::2]:
+    ax.set_ylabel("NICV (squared)")
+handles, legend_labels = axes[0].get_legend_handles_labels()
+fig.legend(handles, legend_labels, loc="outside lower center", ncols=2)
 plt.show()
 
 # %% [markdown]
@@ -478,44 +565,56 @@ plt.show()
 
 # %%
 def compare(case: str, epsilon: float) -> dict:
-    """Mean NICV difference DPLloyd - DPLloyd-Impr with a 95% interval, and the verdict."""
+    """Mean NICV difference DPLloyd - DPLloyd-Impr, its 95% interval, the verdict."""
     a = results[(results.case == case) & (results.epsilon == epsilon) &
                 (results.algorithm == "dplloyd")]["nicv"]
     b = results[(results.case == case) & (results.epsilon == epsilon) &
                 (results.algorithm == "dplloyd-impr")]["nicv"]
     diff = a.mean() - b.mean()
     half = 1.96 * np.sqrt(a.var() / len(a) + b.var() / len(b))
-    verdict = ("Impr better" if diff - half > 0 else "DPLloyd better" if diff + half < 0
+    verdict = ("Impr better" if diff - half > 0
+               else "DPLloyd better" if diff + half < 0
                else "no significant difference")
     return {"case": case, "epsilon": epsilon, "DPLloyd": a.mean(), "Impr": b.mean(),
             "difference": diff, "95% half-width": half, "verdict": verdict}
 
 
-verdicts = pd.DataFrame([compare(c, e) for c in order for e in sorted(results.epsilon.unique())])
-print(verdicts.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+epsilons = sorted(results.epsilon.unique())
+verdicts = pd.DataFrame([compare(c, e) for c in order for e in epsilons])
+shown = pd.DataFrame({
+    "dataset": verdicts["case"], "ε": verdicts["epsilon"],
+    "DPLloyd NICV": verdicts["DPLloyd"], "Impr NICV": verdicts["Impr"],
+    "difference ± 95%": [f"{number(d)} ± {number(h, 2)}" for d, h
+                         in zip(verdicts["difference"], verdicts["95% half-width"])],
+    "verdict": verdicts["verdict"].replace("no significant difference",
+                                           "not significant")})
+table(shown, name="ch5-verdicts")
+
+# %% tags=["remove-cell"]
 counts = verdicts["verdict"].value_counts()
 glue("ch5_impr_wins", int(counts.get("Impr better", 0)), display=False)
 glue("ch5_cells", int(len(verdicts)), display=False)
 glue("ch5_dplloyd_wins", int(counts.get("DPLloyd better", 0)), display=False)
-worst = summary.loc[summary.groupby(["case", "epsilon"])["mean"].idxmax(), "algorithm"]
+worst = summary.loc[summary.groupby(["case", "epsilon"])["mean"].idxmax(),
+                    "algorithm"]
 glue("ch5_dpl_worst", int((worst == "diffprivlib").sum()), display=False)
 wins = verdicts[verdicts.verdict == "Impr better"].groupby("case")["epsilon"].apply(
     lambda e: ", ".join(f"{v:g}" for v in sorted(e)))
-glue("ch5_where_impr", "; ".join(f"{c} at epsilon = {wins[c]}" for c in order if c in wins),
+glue("ch5_where_impr", "; ".join(f"{c} at ε = {wins[c]}" for c in order if c in wins),
      display=False)
 
 # %% [markdown]
 # DPLloyd-Impr is significantly better in {glue}`ch5_impr_wins` of the {glue}`ch5_cells`
 # (dataset, $\varepsilon$) cells, significantly worse in {glue}`ch5_dplloyd_wins`, and
-# indistinguishable in the rest. Where it wins, by dataset: {glue}`ch5_where_impr`. So the claim
+# indistinguishable in the rest. Where it wins, by dataset: {glue:text}`ch5_where_impr`. So the
+# claim
 # "DPLloyd-Impr beats DPLloyd at every $\varepsilon$" reproduces at small budgets, where each of
 # DPLloyd's five iterations gets too little budget, but not at large ones: there Su's rule runs
 # few iterations (two on blood at every budget) and DPLloyd's extra iterations catch up or pass.
 # diffprivlib's `KMeans` has the highest mean NICV of the three in {glue}`ch5_dpl_worst` of the
-# {glue}`ch5_cells` cells, although on magic it spends {glue}`ch5_dpl_factor_d10` times its
+# {glue}`ch5_cells` cells, although on magic it spends {glue:text}`ch5_dpl_factor_d10` times its
 # declared budget. Besides the swapped split it skips empty clusters and noises counts with a
-# geometric mechanism (reference/dp-libraries.md §2.1 and §3.1), so the gap is not the split's
-# alone.
+# (folded) geometric mechanism, so the gap is not the split's alone.
 #
 # ## Using it: the estimator
 #
@@ -533,12 +632,16 @@ glue("ch5_where_impr", "; ".join(f"{c} at epsilon = {wins[c]}" for c in order if
 #   records the leak, so `ledger_.is_private` is False.
 
 # %%
-model = DPKMeans(n_clusters=4, epsilon=1.0, bounds=(-1, 1), random_state=SEED).fit(mixture.X)
-print("centres:", np.round(model.cluster_centers_, 2).tolist())
-print(f"iterations: {model.n_iter_} (from a noisy N of {model.n_records_used_}), "
-      f"privacy spent: {model.privacy_spent_}, private: {model.ledger_.is_private}")
-print(model.ledger_.to_frame()[["scope", "mechanism", "label", "epsilon", "sensitivity"]]
-      .head(3).to_string(index=False))
+model = DPKMeans(n_clusters=4, epsilon=1.0, bounds=(-1, 1), random_state=SEED)
+model.fit(mixture.X)
+print("centres:")
+print(np.round(model.cluster_centers_, 2))
+print(f"iterations: {model.n_iter_} (from a noisy N of {model.n_records_used_:,})")
+print(f"privacy spent: ε = {number(model.privacy_spent_.epsilon)}; "
+      f"private: {yes_no(model.ledger_.is_private)}")
+ledger_table(model.ledger_.to_frame().head(3),
+             ["scope", "mechanism", "label", "epsilon", "sensitivity"],
+             "ch5-estimator-ledger")
 
 # %% [markdown]
 # ## Speed
@@ -546,30 +649,40 @@ print(model.ledger_.to_frame()[["scope", "mechanism", "label", "epsilon", "sensi
 # The engine computes all replicas of a configuration in one pass over the data. A compiled
 # kernel (`dpkmeans.kernels`, numba) reads each tile of 256 rows once for every replica,
 # assigns each row to its exact nearest centroid and adds it to its cluster's sums, block by
-# block of the public plan on both cores; each replica's noise is drawn from its own seed.
+# block of the public plan on every core; each replica's noise is drawn from its own seed.
 # `benchmarks/` measures this against scikit-learn and diffprivlib in the same run
-# (`python -m benchmarks.run`); the table below is read from its last committed output.
+# (`python -m benchmarks.run`); the table below is read from its last committed output,
+# `benchmarks/results.json`.
 
 # %%
-bench_path = Path(BENCHMARKS)
-bench = json.loads(bench_path.read_text()) if bench_path.exists() else None
-if bench is None:
-    print("benchmarks/results.json not found: run `python -m benchmarks.run`")
-else:
-    missed = [r["name"] for r in bench["results"] if not r["met"]]
-    glue("ch5_bench_missed", "; ".join(missed) if missed else "none", display=False)
-    lloyd = next(r for r in bench["results"] if r["benchmark"] == 1)
-    glue("ch5_bench_lloyd", f"{lloyd['ratio']:.2f}x", display=False)
-    print(f"{bench['machine']['cpu_count']} cores, numpy {bench['machine']['versions']['numpy']}, "
-          f"scikit-learn {bench['machine']['versions']['scikit-learn']}")
-    print(bench["table"])
+bench = json.loads(committed_file(BENCHMARKS).read_text())
+rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in bench["table"].splitlines()]
+bench_table = pd.DataFrame(rows[2:], columns=rows[0]).drop(columns=["repeats"])
+for column in ("ratio", "target"):  # "<= 1.0x" -> "≤ 1.0x"
+    bench_table[column] = (bench_table[column].str.replace("<=", "≤")
+                           .str.replace(">=", "≥"))
+table(bench_table, name="ch5-benchmarks")
+
+# %% tags=["remove-cell"]
+missed = [r["name"] for r in bench["results"] if not r["met"]]
+glue("ch5_bench_missed", "Targets missed in the committed run: " + "; ".join(missed) + "."
+     if missed else "The committed run met every target.", display=False)
+lloyd = next(r for r in bench["results"] if r["benchmark"] == 1)
+glue("ch5_bench_lloyd", f"{lloyd['ratio']:.2f}", display=False)
+machine = bench["machine"]
+glue("ch5_bench_machine",
+     f"a virtual machine ({machine_text(machine)}; Python {machine['versions']['python']}, "
+     f"numpy {machine['versions']['numpy']}, scikit-learn "
+     f"{machine['versions']['scikit-learn']})", display=False)
 
 # %% [markdown]
-# Targets missed in the committed run: {glue}`ch5_bench_missed`. One exact Lloyd iteration
-# at $N = 10^6$ took {glue}`ch5_bench_lloyd` of scikit-learn's time (target: at most 1.0x;
-# scikit-learn, too, runs one fused compiled loop on both cores). These are ratios measured
-# in one run on a shared virtual machine, whose speed moves by 20-40% within minutes:
-# `benchmarks/README.md` describes how each number is measured and how far it moved.
+# {glue:text}`ch5_bench_missed` One exact Lloyd iteration at $N = 10^6$ took
+# {glue:text}`ch5_bench_lloyd` times scikit-learn's time (target: at most 1; scikit-learn,
+# too, runs one fused compiled loop on every core). The committed run was made on
+# {glue:text}`ch5_bench_machine`, shared with other work, whose speed moves by 20-40% within
+# minutes; these are ratios measured in one run, and `benchmarks/README.md` describes how each
+# number is measured and how far it moved.
 
 # %% [markdown]
 # ## Summary
@@ -588,7 +701,7 @@ else:
 #   default. It lowers NICV at small $\varepsilon$ on blood and adult, but these data crowd a
 #   corner of their box, and at larger budgets the uncentred release recaptures more empty
 #   clusters and wins.
-# - diffprivlib swaps the split and spends $(1 + dc)/(d + c)$ times what it declares: more than
+# - diffprivlib swaps the split and spends $(1 + d\kappa)/(d + \kappa)$ times what it declares: more than
 #   declared from $d = 5$ on.
 # - Whether DPLloyd-Impr beats DPLloyd depends on the dataset and the budget; the committed sweep
 #   and its per-cell verdicts say where.
@@ -624,13 +737,14 @@ else:
 # :class: dropdown
 #
 # `schedules.su_split(0.2, 10)` gives $\varepsilon_C \approx 0.0225$ and
-# $\varepsilon_S \approx 0.0178$ (with $c \approx 1.265$). diffprivlib uses
+# $\varepsilon_S \approx 0.0178$ (with $\kappa \approx 1.265$). diffprivlib uses
 # $\varepsilon_C' = 0.0178$ and $\varepsilon_S' = 0.0225$ per dimension, spending
 # $0.0178 + 10 \times 0.0225 \approx 0.242 = 1.21 \times 0.2$.
 # ```
 #
 # ```{exercise}
 # :label: ex-ch5-empty
+# :class: pen-and-paper
 #
 # Suppose an implementation skips empty clusters ("nothing to release"). Construct two
 # neighbouring datasets and an output event whose probability is 1 under one and 0 under the

@@ -29,7 +29,13 @@
 # - say what it took to expose four broken variants, and why one of them (diffprivlib's swapped
 #   budget split) escapes a black-box audit of feasible size while the ledger records it exactly;
 # - measure the floating-point weakness of textbook Laplace sampling, and check that the
-#   library's exact discrete sampler, its default since issue 10, closes it.
+#   library's default sampler, which draws exact discrete noise, closes it.
+#
+# **Prerequisites:** the Laplace and exponential mechanisms ({doc}`01_dp_laplace`),
+# $(\varepsilon, \delta)$-DP and the Gaussian mechanism ({doc}`02_gaussian_pdp`),
+# composition and post-processing ({doc}`03_composition`), DPLloyd, DPLloyd-Impr and
+# diffprivlib's swapped budget split ({doc}`05_dplloyd`); binomial proportions and the idea of
+# a confidence interval.
 # :::
 #
 # A proof on paper can be wrong, and so can the code that implements it. Chapter 5 showed that a
@@ -38,7 +44,7 @@
 # neighbouring datasets and ask whether the outputs differ more than the claimed $\varepsilon$
 # allows. The chapter's code runs from the fast defaults in the next cell (tagged `parameters`).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
 EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0)  # the claimed budgets of the audits
 DELTA = 1e-3  # the delta of the Gaussian mechanisms
@@ -46,36 +52,46 @@ CONFIDENCE = 0.99  # confidence level of every lower bound
 MECHANISM_TRIALS = 400_000  # trials per dataset for the single mechanisms
 KMEANS_TRIALS = 20_000  # batched DP-Lloyd replicas per dataset
 SWAP_TRIALS = 40_000  # replicas per dataset for the swapped-split attempt
-SWAP_D = 24  # dimension of the swapped-split audit (diffprivlib overspends 1.62x here)
-FLOAT_OUTPUTS = 10_000  # Laplace outputs per dataset in the floating-point measurement
-SAMPLER_BENCHMARK = "../benchmarks/sampler.json"  # python -m benchmarks.sampler
-REPRODUCTION_BENCHMARK = "../benchmarks/dpkccm_reproduction.json"  # chapter 7's full sweep
+SWAP_D = 24  # dimension of the swapped-split audit (diffprivlib overspends 1.62x)
+FLOAT_OUTPUTS = 10_000  # Laplace outputs per dataset, floating-point measurement
+SAMPLER_BENCHMARK = "benchmarks/sampler.json"  # python -m benchmarks.sampler
+# chapter 7's full sweep, timed:
+REPRODUCTION_BENCHMARK = "benchmarks/dpkccm_reproduction.json"
 
 # %%
 import dataclasses
 import json
 import math
+import re
 import time
 from itertools import count
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from IPython.display import display
 from myst_nb import glue
 
 from dpkmeans import audit, noise, schedules
 from dpkmeans import mechanisms as mech
 from dpkmeans.algorithms import dplloyd, dplloyd_impr
+from dpkmeans.committed import committed_file
 from dpkmeans.engine import DPLloydConfig, iteration_releases, run
 from dpkmeans.experiments import diffprivlib_epsilon_factor
 from dpkmeans.floating_point import grid_output_possible, laplace_output_possible
 from dpkmeans.privacy_loss import laplace_loss_tails, laplace_privacy_loss
-from dpkmeans.plotting import PALETTE, new_figure, use_book_style
+from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import number, percent, share, table
 
 use_book_style()
+
+# %% tags=["hide-input"]
 next_seed = count(SEED).__next__  # every audit gets its own seed: SEED, SEED + 1, ...
 REPORTS = []  # every AuditReport of the chapter, for the closing table
+#: The columns of an audit report a reader reads, and their headers.
+COLUMNS = {"name": "audited", "claimed_epsilon": "claimed ε",
+           "lower_bound": "lower bound", "estimate": "estimate", "trials": "trials",
+           "verdict": "verdict"}
 
 
 def record(group: str, report: audit.AuditReport, **extra) -> audit.AuditReport:
@@ -84,11 +100,11 @@ def record(group: str, report: audit.AuditReport, **extra) -> audit.AuditReport:
     return report
 
 
-def show(reports, columns=("name", "claimed_epsilon", "lower_bound", "estimate", "trials",
-                           "verdict")) -> None:
-    """Print audit reports as a table, rounded (no timings: they differ from run to run)."""
-    frame = pd.DataFrame([r.as_row() for r in reports])[list(columns)]
-    print(frame.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+def show(reports, name: str):
+    """Audit reports as a table to read (no timings: they differ from run to run)."""
+    frame = pd.DataFrame([r.as_row() for r in reports])[list(COLUMNS)]
+    return table(frame.rename(columns=COLUMNS), name=name)
+
 
 
 # %% [markdown]
@@ -137,10 +153,10 @@ def show(reports, columns=("name", "claimed_epsilon", "lower_bound", "estimate",
 # ```{prf:definition} Clopper–Pearson bounds
 # :label: def-clopper-pearson
 #
-# For $k$ successes in $n$ independent Bernoulli($p$) trials and a level $\gamma \in (0, 1)$,
-# the lower bound is $\underline{p} = \operatorname{Beta}^{-1}(\gamma;\, k, n - k + 1)$ ($0$ if
-# $k = 0$) and the upper bound is $\overline{p} = \operatorname{Beta}^{-1}(1 - \gamma;\, k + 1,
-# n - k)$ ($1$ if $k = n$). For every $p$, $\Pr[\underline{p} > p] \le \gamma$ and
+# For $h$ successes in $n$ independent Bernoulli($p$) trials and a level $\gamma \in (0, 1)$,
+# the lower bound is $\underline{p} = \operatorname{Beta}^{-1}(\gamma;\, h, n - h + 1)$ ($0$ if
+# $h = 0$) and the upper bound is $\overline{p} = \operatorname{Beta}^{-1}(1 - \gamma;\, h + 1,
+# n - h)$ ($1$ if $h = n$). For every $p$, $\Pr[\underline{p} > p] \le \gamma$ and
 # $\Pr[\overline{p} < p] \le \gamma$.
 # ```
 #
@@ -148,8 +164,8 @@ def show(reports, columns=("name", "claimed_epsilon", "lower_bound", "estimate",
 # :label: thm-audit-bound
 #
 # Fix an event $E$ before the evaluation trials are drawn. Run $M$ $n_0$ times on $D$ and $n_1$
-# times on $D'$ and count the outputs in $E$: $k_0$ and $k_1$. Let $\underline{b}$ be the
-# Clopper–Pearson lower bound of $k_0/n_0$ and $\overline{a}$ the upper bound of $k_1/n_1$, each
+# times on $D'$ and count the outputs in $E$: $h_0$ and $h_1$. Let $\underline{b}$ be the
+# Clopper–Pearson lower bound of $h_0/n_0$ and $\overline{a}$ the upper bound of $h_1/n_1$, each
 # at level $\gamma/2$, and report
 # $\hat\varepsilon = \ln\big((\underline{b} - \delta)/\overline{a}\big)$ (or $0$ when $\underline{b} \le \delta$). If $M$ is $(\varepsilon, \delta)$-DP, then
 # $\Pr[\hat\varepsilon > \varepsilon] \le \gamma$: with confidence $1 - \gamma$, an audit never
@@ -169,7 +185,7 @@ def show(reports, columns=("name", "claimed_epsilon", "lower_bound", "estimate",
 # tries a thousand thresholds and keeps the one with the most extreme counts on the same trials
 # picks, among other things, the luckiest noise: the winner's curse. `dpkmeans.audit` therefore
 # splits each sample at random in two: the event is chosen on the first halves and judged on
-# the second. The candidate events are thresholds $s \le t$ or $s > t$ on each statistic of the
+# the second. The candidate events are thresholds $s \le \tau$ or $s > \tau$ on each statistic of the
 # output (at 256 quantiles of the pooled sample), in both directions ($D$ versus $D'$ and back);
 # the chosen one is the candidate with the best bound on the selection half:
 #
@@ -185,7 +201,7 @@ def show(reports, columns=("name", "claimed_epsilon", "lower_bound", "estimate",
 #
 # `audit_mechanism(name, release, claimed_epsilon, trials=...)` calls `release(which, n, rng)`
 # for $D$ (`which = 0`) and $D'$ (`which = 1`), each with its own generator, and returns an
-# `AuditReport`: the lower bound, the point estimate $\ln\frac{k_0/n_0 - \delta}{k_1/n_1}$ on
+# `AuditReport`: the lower bound, the point estimate $\ln\frac{h_0/n_0 - \delta}{h_1/n_1}$ on
 # the held-out half, the event, and the verdict `consistent` or `violation detected`.
 #
 # **A numerical check of {prf:ref}`thm-audit-bound`.** Audit the Laplace mechanism with
@@ -198,22 +214,26 @@ check_rng = np.random.default_rng(next_seed())
 repetitions, small_n = 400, 4_000
 bounds = []
 for _ in range(repetitions):
-    on_d = mech.laplace_mechanism(0.0, 1.0, 1.0, check_rng, ledger=None, repeats=small_n)
-    on_d_prime = mech.laplace_mechanism(1.0, 1.0, 1.0, check_rng, ledger=None, repeats=small_n)
+    on_d = mech.laplace_mechanism(0.0, 1.0, 1.0, check_rng, ledger=None,
+                                  repeats=small_n)
+    on_d_prime = mech.laplace_mechanism(1.0, 1.0, 1.0, check_rng, ledger=None,
+                                        repeats=small_n)
     bounds.append(audit.epsilon_lower_bound(on_d, on_d_prime, confidence=CONFIDENCE,
                                             rng=check_rng)[0])
 bounds = np.array(bounds)
-print(f"{repetitions} audits of {small_n} trials per dataset: false alarms (bound > 1): "
-      f"{np.mean(bounds > 1.0):.4f}; median bound {np.median(bounds):.3f}; "
-      f"largest {bounds.max():.3f}")
+print(f"{repetitions} audits of {small_n:,} trials per dataset")
+print(f"false alarms (bound > 1): {percent(np.mean(bounds > 1.0), 2)}; median bound "
+      f"{number(np.median(bounds))}; largest {number(bounds.max())}")
 assert np.mean(bounds > 1.0) <= 1.0 - CONFIDENCE
+
+# %% tags=["remove-cell"]
 glue("ch6_check_reps", repetitions, display=False)
-glue("ch6_check_n", small_n, display=False)
-glue("ch6_check_alarms", round(float(np.mean(bounds > 1.0)), 4), display=False)
-glue("ch6_check_median", round(float(np.median(bounds)), 2), display=False)
+glue("ch6_check_n", f"{small_n:,}", display=False)
+glue("ch6_check_alarms", percent(np.mean(bounds > 1.0), 2), display=False)
+glue("ch6_check_median", number(np.median(bounds), 2), display=False)
 
 # %% [markdown]
-# In {glue:text}`ch6_check_reps` audits of {glue:text}`ch6_check_n:,d` trials per dataset, the
+# In {glue:text}`ch6_check_reps` audits of {glue:text}`ch6_check_n` trials per dataset, the
 # fraction of false alarms is {glue:text}`ch6_check_alarms`, within the allowed $1\%$; the
 # typical bound, {glue:text}`ch6_check_median`, shows what the price of soundness is at this
 # sample size: the bound sits below the true $\varepsilon = 1$ by the width of the confidence
@@ -248,28 +268,33 @@ glue("ch6_check_median", round(float(np.median(bounds)), 2), display=False)
 # small helper turns a configuration into the `release` function that `audit_mechanism` calls.
 
 # %%
-def gaussian_release(epsilon: float, calibration: str | None, sampler: str = "continuous"):
+def gaussian_release(epsilon: float, calibration: str | None,
+                     sampler: str = "continuous"):
     def release(which, n, rng):
-        return mech.gaussian_mechanism(float(which), 1.0, epsilon, DELTA, rng, ledger=None,
-                                       calibration=calibration, repeats=n, sampler=sampler)
+        return mech.gaussian_mechanism(float(which), 1.0, epsilon, DELTA, rng,
+                                       ledger=None, calibration=calibration,
+                                       repeats=n, sampler=sampler)
     return release
 
 
 N_OPTIONS = 101
 UTILITY_D = np.zeros(N_OPTIONS)
-UTILITY_D_PRIME = np.r_[1.0, -np.ones(N_OPTIONS - 1)]  # option 0 gains 1, all others lose 1
+# option 0 gains 1, all others lose 1:
+UTILITY_D_PRIME = np.r_[1.0, -np.ones(N_OPTIONS - 1)]
 
 
 def exponential_release(epsilon: float):
     def release(which, n, rng):
         utility = UTILITY_D if which == 0 else UTILITY_D_PRIME
-        return mech.exponential_mechanism(utility, 1.0, epsilon, rng, ledger=None, repeats=n)
+        return mech.exponential_mechanism(utility, 1.0, epsilon, rng, ledger=None,
+                                          repeats=n)
     return release
 
 
 N_RECORDS = 100
 BOX1 = (-np.ones(1), np.ones(1))
-KM_D, KM_D_PRIME = audit.corner_pair(-np.ones((N_RECORDS, 1)), BOX1)  # adds a record at +1
+# D' adds a record at +1:
+KM_D, KM_D_PRIME = audit.corner_pair(-np.ones((N_RECORDS, 1)), BOX1)
 
 
 def fixed_origin(bounds, k, rng):
@@ -278,73 +303,85 @@ def fixed_origin(bounds, k, rng):
 
 
 def transcript_release(config: DPLloydConfig, X0: np.ndarray, X1: np.ndarray):
-    """Run the configuration on X0 (D) or X1 (D') in one batch; return, per replica, the sum
-    over iterations of the (k = 1, d = 1) centroid: the transcript the proof covers."""
+    """Run the configuration on X0 (D) or X1 (D') in one batch; return, per replica,
+    the sum over iterations of the (k = 1, d = 1) centroid: the transcript the proof
+    covers."""
     def release(which, n, rng):
         seed = np.random.SeedSequence(int(rng.integers(2**63 - 1)))
-        result = run(X0 if which == 0 else X1, config, seed, replicas=n, record_history=True)
+        result = run(X0 if which == 0 else X1, config, seed, replicas=n,
+                     record_history=True)
         return np.stack(result.history, axis=1)[:, :, 0, 0].sum(axis=1)
     return release
 
 
+def audit_one(name: str, release, eps: float, **options) -> audit.AuditReport:
+    """One audit with the chapter's next seed."""
+    return audit.audit_mechanism(name, release, eps, seed=next_seed(), **options)
+
+
+gaussian = {"delta": DELTA, "trials": MECHANISM_TRIALS}
 correct = []
 for eps in EPSILONS:
-    correct.append(audit.audit_mechanism("Laplace", audit.laplace_count_release(eps), eps,
-                                         trials=MECHANISM_TRIALS, seed=next_seed()))
+    correct.append(audit_one("Laplace", audit.laplace_count_release(eps), eps,
+                             trials=MECHANISM_TRIALS))
     if eps < 1:
-        correct.append(audit.audit_mechanism("Gaussian (classic)", gaussian_release(eps, "classic"),
-                                             eps, delta=DELTA, trials=MECHANISM_TRIALS,
-                                             seed=next_seed()))
-    correct.append(audit.audit_mechanism("Gaussian (analytic)", gaussian_release(eps, "analytic"),
-                                         eps, delta=DELTA, trials=MECHANISM_TRIALS,
-                                         seed=next_seed()))
-    correct.append(audit.audit_mechanism("Gaussian (discrete)",
-                                         gaussian_release(eps, None, sampler="discrete"),
-                                         eps, delta=DELTA, trials=MECHANISM_TRIALS,
-                                         seed=next_seed()))
-    correct.append(audit.audit_mechanism("exponential", exponential_release(eps), eps,
-                                         trials=MECHANISM_TRIALS, seed=next_seed()))
+        correct.append(audit_one("Gaussian (classic)",
+                                 gaussian_release(eps, "classic"), eps, **gaussian))
+    correct.append(audit_one("Gaussian (analytic)", gaussian_release(eps, "analytic"),
+                             eps, **gaussian))
+    correct.append(audit_one("Gaussian (discrete)",
+                             gaussian_release(eps, None, sampler="discrete"),
+                             eps, **gaussian))
+    correct.append(audit_one("exponential", exponential_release(eps), eps,
+                             trials=MECHANISM_TRIALS))
     for label, config in [("DPLloyd (T = 5)", dplloyd(1, eps, BOX1, iterations=5)),
-                          ("DPLloyd-Impr", dplloyd_impr(1, eps, BOX1, n_records=N_RECORDS))]:
+                          ("DPLloyd-Impr",
+                           dplloyd_impr(1, eps, BOX1, n_records=N_RECORDS))]:
         config = dataclasses.replace(config, initializer=fixed_origin)
-        name = f"{label}, T = {config.iterations}" if label == "DPLloyd-Impr" else label
-        correct.append(audit.audit_mechanism(name, transcript_release(config, KM_D, KM_D_PRIME),
-                                             eps, trials=KMEANS_TRIALS, seed=next_seed()))
+        name = (f"{label}, T = {config.iterations}" if label == "DPLloyd-Impr"
+                else label)
+        correct.append(audit_one(name, transcript_release(config, KM_D, KM_D_PRIME),
+                                 eps, trials=KMEANS_TRIALS))
 for report in correct:
     record("correct", report)
-show(correct)
 assert all(r.verdict == "consistent" for r in correct)
+show(correct, "ch6-correct")
 
 # %%
 frame = pd.DataFrame([r.as_row() for r in correct])
 frame["family"] = frame["name"].str.replace(r", T = \d+", "", regex=True)
 frame["ratio"] = frame["lower_bound"] / frame["claimed_epsilon"]
 tightness = frame.groupby("family", sort=False)["ratio"].agg(["min", "max"])
-print("lower bound / claimed epsilon, by mechanism:")
-print(tightness.round(2).to_string())
+print("lower bound / claimed ε, by mechanism:")
+table(tightness.reset_index().rename(columns={"family": "mechanism",
+                                              "min": "lowest", "max": "highest"}),
+      digits=2, name="ch6-tightness")
+
+# %% tags=["remove-cell"]
 glue("ch6_n_correct", len(correct), display=False)
-glue("ch6_laplace_tight", round(float(tightness.loc["Laplace", "min"]), 2), display=False)
-glue("ch6_expo_tight", round(float(tightness.loc["exponential", "min"]), 2), display=False)
-glue("ch6_gauss_tight", round(float(tightness.loc["Gaussian (analytic)", "max"]), 2),
-     display=False)
-glue("ch6_dgauss_tight", round(float(tightness.loc["Gaussian (discrete)", "max"]), 2),
-     display=False)
-glue("ch6_dplloyd_tight", round(float(tightness.loc["DPLloyd (T = 5)", "max"]), 2),
-     display=False)
-glue("ch6_impr_tight", round(float(tightness.loc["DPLloyd-Impr", "max"]), 2), display=False)
+for key, family, which in (("laplace", "Laplace", "min"), ("expo", "exponential", "min"),
+                           ("gauss", "Gaussian (analytic)", "max"),
+                           ("dgauss", "Gaussian (discrete)", "max"),
+                           ("dplloyd", "DPLloyd (T = 5)", "max"),
+                           ("impr", "DPLloyd-Impr", "max")):
+    glue(f"ch6_{key}_tight", number(tightness.loc[family, which], 2), display=False)
 
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Audits of correct mechanisms: the 99% lower bound on $\\varepsilon$ (filled) and the point estimate (open) against the claimed $\\varepsilon$, both axes logarithmic. A point above the diagonal would be a violation; the shaded area is where the claim is false. Gaussian audits are at $\\delta = 10^{-3}$; the k-means audits see the whole transcript of a $k = 1$ run. A bound of 0 is drawn at the bottom edge.", "name": "fig-audit-correct"}}
 def plot_audits(ax, frame, families, floor=0.02):
     """Lower bound (filled) and point estimate (open) per family, dodged along x."""
     offsets = np.linspace(-0.12, 0.12, len(families))
-    for (family, marker), offset, colour in zip(families.items(), offsets, PALETTE):
+    styles = [0, 1, 2, 3, 4, 5, 7]  # skip the palette's yellow: too pale for markers
+    for i, (family, offset) in zip(styles, zip(families, offsets)):
+        style = series_style(i)
+        colour, marker = style["color"], style["marker"]
         part = frame[frame["family"] == family]
         x = part["claimed_epsilon"] * 2.0**offset
         low = np.maximum(part["lower_bound"], floor)
-        ax.vlines(x, low, np.maximum(part["estimate"], floor), color=colour, lw=1)
+        estimate = np.maximum(part["estimate"], floor)
+        ax.vlines(x, low, estimate, color=colour, lw=1)
         ax.plot(x, low, marker, color=colour, ms=6, label=family)
-        ax.plot(x, np.maximum(part["estimate"], floor), marker, mfc="none", color=colour, ms=6)
+        ax.plot(x, estimate, marker, mfc="none", color=colour, ms=6)
     grid = np.array([0.15, 12.0])
     ax.plot(grid, grid, ls="--", color="0.3", lw=1, label="lower bound = claim")
     ax.fill_between(grid, grid, 40, color="tab:red", alpha=0.07, lw=0)
@@ -359,11 +396,11 @@ def plot_audits(ax, frame, families, floor=0.02):
     ax.set_ylabel(r"audited $\varepsilon$")
 
 
-fig, ax = new_figure(width=7.0, height=4.2)
-plot_audits(ax, frame, {"Laplace": "o", "Gaussian (classic)": "v", "Gaussian (analytic)": "^",
-                        "Gaussian (discrete)": "<", "exponential": "D", "DPLloyd (T = 5)": "s",
-                        "DPLloyd-Impr": "P"})
-ax.legend(fontsize="x-small", loc="upper left")
+fig, ax = new_figure(height=4.2)
+plot_audits(ax, frame, ["Laplace", "Gaussian (classic)", "Gaussian (analytic)",
+                        "Gaussian (discrete)", "exponential", "DPLloyd (T = 5)",
+                        "DPLloyd-Impr"])
+fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
 plt.show()
 
 # %% [markdown]
@@ -392,7 +429,8 @@ plt.show()
 # 1. a Laplace mechanism with half the correct scale;
 # 2. DPLloyd that skips the noise on empty clusters (diffprivlib 0.6.6);
 # 3. DPLloyd-Impr with the count and per-dimension budget shares swapped (diffprivlib 0.6.6);
-# 4. DPLloyd that releases exact cluster sizes (one of the book's papers, as published).
+# 4. DPLloyd that releases exact cluster sizes (the differential-identifiability k-means of
+#    Shang et al., as published; {doc}`11_identifiability`).
 #
 # For the k-means variants `audit_configuration` audits a configuration in one call: it runs
 # `trials` replicas of it on each dataset in one batched pass and applies a statistic of the
@@ -401,14 +439,20 @@ plt.show()
 # ```{literalinclude} ../src/dpkmeans/audit.py
 # :language: python
 # :pyobject: audit_configuration
+# :lines: 1-13,24-34
 # ```
+#
+# (The docstring, left out here, says that the claimed $\varepsilon$ defaults to the
+# configuration's declared budget and the claimed $\delta$ to $T$ times its per-iteration
+# $\delta$.)
 #
 # Besides the book-size audit we record, for each variant, the smallest number of trials in the
 # ladder $250, 500, 1000, \dots$ at which the (seeded) audit already reports the violation.
 
 # %%
 def first_detection(make_report, largest: int) -> int | None:
-    """The smallest n in 250, 500, 1000, ... (up to largest) whose audit detects a violation."""
+    """The smallest n in 250, 500, 1000, ... (up to largest) whose audit detects a
+    violation."""
     n = 250
     while n <= largest:
         if make_report(n).verdict == "violation detected":
@@ -419,19 +463,20 @@ def first_detection(make_report, largest: int) -> int | None:
 
 broken, took = [], {}
 
-# (1) Laplace with half the scale, at every claimed epsilon (first detection: at epsilon = 1)
+# (1) Laplace with half the scale, at every claimed epsilon (first detection at 1)
 took["Laplace, half scale"] = first_detection(
-    lambda n: audit.audit_mechanism("", audit.laplace_count_release(1.0, noise_factor=0.5), 1.0,
-                                    trials=n, seed=SEED),
+    lambda n: audit.audit_mechanism(
+        "", audit.laplace_count_release(1.0, noise_factor=0.5), 1.0, trials=n,
+        seed=SEED),
     MECHANISM_TRIALS)
 for eps in EPSILONS:
     half = audit.laplace_count_release(eps, noise_factor=0.5)
-    report = audit.audit_mechanism("Laplace, half scale", half, eps, trials=MECHANISM_TRIALS,
-                                   seed=next_seed())
+    report = audit.audit_mechanism("Laplace, half scale", half, eps,
+                                   trials=MECHANISM_TRIALS, seed=next_seed())
     first = took["Laplace, half scale"] if eps == 1.0 else None
     broken.append(record("broken", report, first_detection=first))
 
-# (2) skipping the noise on empty clusters: a point moved into an otherwise empty cluster
+# (2) skipping the noise on empty clusters: D' adds a point to an empty cluster
 BOX2 = (-np.ones(2), np.ones(2))
 INIT2 = np.array([[-0.5, -0.5], [0.5, 0.5]])
 
@@ -443,20 +488,22 @@ def fixed_two(bounds, k, rng):
 
 def second_centroid_moved(result):
     """How far the second centroid moved from its initial position."""
-    return np.linalg.norm(result.centroids[:, 1] - result.initial_centroids[:, 1], axis=1)
+    moved = result.centroids[:, 1] - result.initial_centroids[:, 1]
+    return np.linalg.norm(moved, axis=1)
 
 
 near = np.clip(np.random.default_rng(next_seed()).normal(-0.5, 0.05, (20, 2)), -1, 1)
 EMPTY_D, EMPTY_D_PRIME = audit.empty_cluster_pair(near, [0.6, 0.6])
-skip_config = DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=schedules.uniform(1.0, 3),
-                            initializer=fixed_two, flaws=("skip-empty-clusters",))
+skip_config = DPLloydConfig(n_clusters=2, bounds=BOX2,
+                            schedule=schedules.uniform(1.0, 3), initializer=fixed_two,
+                            flaws=("skip-empty-clusters",))
 took["DPLloyd, skips empty clusters"] = first_detection(
     lambda n: audit.audit_configuration("", skip_config, EMPTY_D, EMPTY_D_PRIME,
                                         second_centroid_moved, trials=n, seed=SEED),
     KMEANS_TRIALS)
-report = audit.audit_configuration("DPLloyd, skips empty clusters", skip_config, EMPTY_D,
-                                   EMPTY_D_PRIME, second_centroid_moved, trials=KMEANS_TRIALS,
-                                   seed=next_seed())
+report = audit.audit_configuration("DPLloyd, skips empty clusters", skip_config,
+                                   EMPTY_D, EMPTY_D_PRIME, second_centroid_moved,
+                                   trials=KMEANS_TRIALS, seed=next_seed())
 broken.append(record("broken", report, first_detection=took[report.name]))
 
 # (4) exact counts: one record vs two at the origin, k = 1, d = 3
@@ -472,29 +519,31 @@ def largest_coordinate(result):
 
 
 took["DPLloyd, exact counts"] = first_detection(
-    lambda n: audit.audit_configuration("", exact_config, ONE, TWO, largest_coordinate,
-                                        trials=n, seed=SEED),
+    lambda n: audit.audit_configuration("", exact_config, ONE, TWO,
+                                        largest_coordinate, trials=n, seed=SEED),
     KMEANS_TRIALS)
 report = audit.audit_configuration("DPLloyd, exact counts", exact_config, ONE, TWO,
-                                   largest_coordinate, trials=KMEANS_TRIALS, seed=next_seed())
+                                   largest_coordinate, trials=KMEANS_TRIALS,
+                                   seed=next_seed())
 broken.append(record("broken", report, first_detection=took[report.name]))
-show(broken)
-print("smallest detecting trials (ladder 250, 500, ...):")
-for name, n in took.items():
-    print(f"  {name}: {n:,}" if n else f"  {name}: not within the ladder")
+assert all(r.verdict == "violation detected" for r in broken)
+display(show(broken, "ch6-broken"))
 designs = pd.DataFrame([
-    {"variant": "Laplace, half scale", "pair": "value 0 vs 1", "statistic": "the output"},
+    {"variant": "Laplace, half scale", "pair": "value 0 vs 1",
+     "statistic": "the output"},
     {"variant": "DPLloyd, skips empty clusters",
-     "pair": "20 records near c1 vs + 1 record near c2", "statistic": "distance c2 moved"},
+     "pair": "20 records near c₁ vs the same plus 1 near c₂",
+     "statistic": "distance c₂ moved"},
     {"variant": "DPLloyd, exact counts", "pair": "1 vs 2 records at the origin",
      "statistic": "largest |coordinate|"},
 ])
-designs["first detection"] = designs["variant"].map(took)
-print(designs.to_string(index=False))
-assert all(r.verdict == "violation detected" for r in broken)
+designs["smallest detecting trials"] = designs["variant"].map(
+    lambda v: f"{took[v]:,}" if took[v] else "not within the ladder")
+table(designs, name="ch6-designs")
 
 # %% [markdown]
-# Three of the four variants fall easily; what each took is in the closing table. The designs:
+# Three of the four variants fall easily. The second table gives the smallest number of trials
+# in the ladder at which each audit already reports the violation. The designs:
 #
 # - **Half-scale Laplace.** The same pair and statistic as for the correct mechanism. The bound
 #   is about twice the claim at every $\varepsilon$, as it must be: half the scale is twice the
@@ -521,37 +570,43 @@ assert all(r.verdict == "violation detected" for r in broken)
 BOX_SWAP = (-np.ones(SWAP_D), np.ones(SWAP_D))
 EPS_SWAP = max(EPSILONS)
 swap_configs = {
-    flawed: DPLloydConfig(n_clusters=1, bounds=BOX_SWAP, schedule=[EPS_SWAP], split="su",
-                          initializer=fixed_origin, flaws=("swapped-split",) if flawed else ())
+    flawed: DPLloydConfig(n_clusters=1, bounds=BOX_SWAP, schedule=[EPS_SWAP],
+                          split="su", initializer=fixed_origin,
+                          flaws=("swapped-split",) if flawed else ())
     for flawed in (False, True)
 }
 ledger_total = run(np.zeros((1, SWAP_D)), swap_configs[True], 0).ledger.total()
 factor = diffprivlib_epsilon_factor(SWAP_D)
 eps_count, eps_dim = schedules.su_split(EPS_SWAP, SWAP_D)
-print(f"d = {SWAP_D}, declared epsilon {EPS_SWAP:g}: Su's split gives the count {eps_count:.4f} "
-      f"and each dimension {eps_dim:.4f}; swapped, each dimension gets {eps_count:.4f}")
-print(f"ledger of the swapped run: {ledger_total}; declared x factor = {EPS_SWAP * factor:.4f}")
+print(f"d = {SWAP_D}, declared ε = {EPS_SWAP:g}: Su's split gives the count "
+      f"{number(eps_count, 4)}")
+print(f"and each dimension {number(eps_dim, 4)}; swapped, each dimension gets "
+      f"{number(eps_count, 4)}")
+print(f"ledger of the swapped run: ε = {number(ledger_total.epsilon, 4)}; "
+      f"declared ε × factor = {number(EPS_SWAP * factor, 4)}")
 assert math.isclose(ledger_total.epsilon, EPS_SWAP * factor)
-glue("ch6_swap_factor", round(factor, 2), display=False)
-glue("ch6_swap_factor54", round(diffprivlib_epsilon_factor(54), 2), display=False)
-glue("ch6_swap_true", round(ledger_total.epsilon, 2), display=False)
-glue("ch6_swap_eps", EPS_SWAP, display=False)
+
+# %% tags=["remove-cell"]
+glue("ch6_swap_factor", number(factor), display=False)
+glue("ch6_swap_factor54", number(diffprivlib_epsilon_factor(54)), display=False)
+glue("ch6_swap_true", number(ledger_total.epsilon), display=False)
+glue("ch6_swap_eps", number(EPS_SWAP), display=False)
 glue("ch6_swap_d", SWAP_D, display=False)
 
 # %% [markdown]
 # Can an auditor who sees only the released centroids catch it? We give it every advantage:
-# the largest claimed budget in our grid, $\varepsilon = ${glue:text}`ch6_swap_eps:g` (the true
+# the largest claimed budget in our grid, $\varepsilon = ${glue:text}`ch6_swap_eps` (the true
 # spend is {glue:text}`ch6_swap_true`), one cluster, one iteration, a fixed initialisation,
 # $N = 1000$ records at the origin, and $D'$ adds the corner $(1, \dots, 1)$. Then the sums move
 # by $1$ in every coordinate, the released centroid is $S'/n' \approx S'/N$, and $N$ times the
 # centroid is, up to the small relative noise of the count, the vector of noisy sums, each a
-# Laplace release with budget $a = \varepsilon_C$ (the count's share, which the flaw hands to
+# Laplace release with budget $\beta = \varepsilon_C$ (the count's share, which the flaw hands to
 # every dimension). We try three statistics on the same replicas:
 #
 # - the *family* of all $d$ coordinates (the event is a threshold on the best one);
 # - the *projection* onto the diagonal, the sum of the coordinates;
 # - the *likelihood-ratio* statistic $\sum_i (|y_i - 1| - |y_i|)$ with $y = N \times$ centroid:
-#   the privacy loss of $d$ Laplace coordinates ({prf:ref}`thm-laplace`) up to the factor $a$,
+#   the privacy loss of $d$ Laplace coordinates ({prf:ref}`thm-laplace`) up to the factor $\beta$,
 #   which by the Neyman–Pearson lemma orders the outputs the way the most powerful tests do. It
 #   does not depend on the noise scale, so the auditor need not know it.
 #
@@ -575,23 +630,26 @@ for flawed, config in swap_configs.items():
     swap_samples[flawed] = outputs
     label = "DPLloyd-Impr, swapped split" if flawed else "DPLloyd-Impr, correct split"
     for stat_name, stat in statistics.items():
-        report = audit.audit_samples(f"{label} [{stat_name}]", stat(outputs[0]), stat(outputs[1]),
-                                     EPS_SWAP, confidence=CONFIDENCE, seed=next_seed(),
+        report = audit.audit_samples(f"{label} [{stat_name}]", stat(outputs[0]),
+                                     stat(outputs[1]), EPS_SWAP,
+                                     confidence=CONFIDENCE, seed=next_seed(),
                                      seconds=seconds)
         swap_reports.append(record("broken" if flawed else "correct", report,
                                    shares_run=stat_name != "all coordinates"))
-show(swap_reports)
 lr_report = swap_reports[-1]
-glue("ch6_swap_trials", SWAP_TRIALS, display=False)
-glue("ch6_swap_lb_family", round(swap_reports[3].lower_bound, 2), display=False)
-glue("ch6_swap_lb_sum", round(swap_reports[4].lower_bound, 2), display=False)
-glue("ch6_swap_lb_lr", round(lr_report.lower_bound, 2), display=False)
-glue("ch6_swap_lb_lr_ok", round(swap_reports[2].lower_bound, 2), display=False)
+show(swap_reports, "ch6-swapped")
+
+# %% tags=["remove-cell"]
+glue("ch6_swap_trials", f"{SWAP_TRIALS:,}", display=False)
+glue("ch6_swap_lb_family", number(swap_reports[3].lower_bound, 2), display=False)
+glue("ch6_swap_lb_sum", number(swap_reports[4].lower_bound, 2), display=False)
+glue("ch6_swap_lb_lr", number(lr_report.lower_bound, 2), display=False)
+glue("ch6_swap_lb_lr_ok", number(swap_reports[2].lower_bound, 2), display=False)
 
 # %% [markdown]
-# With {glue:text}`ch6_swap_trials:,d` replicas per dataset, none of the three statistics
+# With {glue:text}`ch6_swap_trials` replicas per dataset, none of the three statistics
 # exposes the flaw: the best lower bound is {glue:text}`ch6_swap_lb_lr` (likelihood ratio),
-# against a claim of {glue:text}`ch6_swap_eps:g`. It is larger than the
+# against a claim of {glue:text}`ch6_swap_eps`. It is larger than the
 # {glue:text}`ch6_swap_lb_lr_ok` of the correct split, a hint that the flawed variant leaks
 # more, but a hint is not a violation: the claim survives. A single coordinate can never show
 # more than its own budget plus the count's ({ref}`ex-ch6-one-coordinate`):
@@ -600,13 +658,13 @@ glue("ch6_swap_lb_lr_ok", round(swap_reports[2].lower_bound, 2), display=False)
 # which *many* coordinates are pushed the same way reveal it.
 #
 # **What would it take?** For the likelihood-ratio statistic we can compute the answer
-# exactly. Write $\ell(y) = a(|y - 1| - |y|)$ for one coordinate's privacy loss between means
-# $0$ ($D$) and $1$ ($D'$) with Laplace scale $1/a$. Under $D$ it has an atom $\tfrac12$ at $+a$
-# ($y \le 0$), an atom $\tfrac12 e^{-a}$ at $-a$ ($y \ge 1$), and density
-# $\tfrac14 e^{-(a - \ell)/2}$ on $(-a, a)$; under $D'$ the atoms swap and the density is
-# $\tfrac14 e^{-(a + \ell)/2}$. Rounding each coordinate's loss to a fine grid (step $a/50$)
+# exactly. Write $\ell(y) = \beta(|y - 1| - |y|)$ for one coordinate's privacy loss between means
+# $0$ ($D$) and $1$ ($D'$) with Laplace scale $1/\beta$. Under $D$ it has an atom $\tfrac12$ at $+\beta$
+# ($y \le 0$), an atom $\tfrac12 e^{-\beta}$ at $-\beta$ ($y \ge 1$), and density
+# $\tfrac14 e^{-(\beta - \ell)/2}$ on $(-\beta, \beta)$; under $D'$ the atoms swap and the density is
+# $\tfrac14 e^{-(\beta + \ell)/2}$. Rounding each coordinate's loss to a fine grid (step $\beta/50$)
 # gives a statistic whose distribution under $D$ and $D'$ is the $d$-fold convolution of these
-# two, computed exactly. We add the count's release too (budget $\varepsilon/(d + c)$ after the
+# two, computed exactly. We add the count's release too (budget $\varepsilon/(d + \kappa)$, $\kappa = \sqrt[3]{4d\rho^2}$, after the
 # swap), as if the auditor saw the noisy sums and the count themselves, which can only help it.
 # For each event $\{L \ge \tau\}$ we then find the number of held-out trials $n$ per dataset at
 # which its Clopper–Pearson bound (the library's own) exceeds the claim, and take the best
@@ -617,48 +675,56 @@ glue("ch6_swap_lb_lr_ok", round(swap_reports[2].lower_bound, 2), display=False)
 # as many.
 
 # %%
-
 rows = []
 for d in (SWAP_D, 54):
     c = (4 * d * schedules.SU_RHO["[-1,1]"] ** 2) ** (1 / 3)
     for eps in EPSILONS:
-        a_dim, _ = schedules.su_split(eps, d)  # swapped: every dimension gets the count's share,
-        budgets = [a_dim] * d + [eps / (d + c)]  # and the count gets eps / (d + c)
+        # swapped: every dimension gets the count's share, the count eps / (d + c)
+        a_dim, _ = schedules.su_split(eps, d)
+        budgets = [a_dim] * d + [eps / (d + c)]
         tau, tail_d, tail_d_prime = laplace_loss_tails(budgets, a_dim / 50)
         coin_flip = audit.trials_to_expose(tail_d, tail_d_prime, eps, CONFIDENCE)
-        reliable = audit.trials_to_expose(tail_d, tail_d_prime, eps, CONFIDENCE, power=0.9)
-        rows.append({"d": d, "claimed eps": eps, "true eps": eps * diffprivlib_epsilon_factor(d),
-                     "P[E | D]": coin_flip["P[E | D]"], "P[E | D']": coin_flip["P[E | D']"],
-                     "n, expected counts": coin_flip["n"], "n, 90% power": reliable["n"]})
+        reliable = audit.trials_to_expose(tail_d, tail_d_prime, eps, CONFIDENCE,
+                                          power=0.9)
+        rows.append({"d": d, "claimed ε": eps,
+                     "true ε": eps * diffprivlib_epsilon_factor(d),
+                     "P[E | D]": coin_flip["P[E | D]"],
+                     "P[E | D′]": coin_flip["P[E | D']"],
+                     "n, expected counts": coin_flip["n"],
+                     "n, 90% power": reliable["n"]})
 needed = pd.DataFrame(rows)
-needed["audit_samples, 90% power"] = 2 * needed["n, 90% power"]  # plus the selection half
-print(needed.to_string(index=False, formatters={
-    "claimed eps": "{:g}".format, "true eps": "{:.3f}".format,
-    "P[E | D]": "{:.2e}".format, "P[E | D']": "{:.2e}".format,
-    "n, expected counts": "{:.1e}".format, "n, 90% power": "{:.1e}".format,
-    "audit_samples, 90% power": "{:.1e}".format}))
+# plus the selection half:
+needed["audit_samples, 90% power"] = 2 * needed["n, 90% power"]
 best_row = needed[needed.d == SWAP_D].sort_values("n, 90% power").iloc[0]
-at_swap = needed[(needed.d == SWAP_D) & (needed["claimed eps"] == EPS_SWAP)].iloc[0]
+at_swap = needed[(needed.d == SWAP_D) & (needed["claimed ε"] == EPS_SWAP)].iloc[0]
+def probability(p: float) -> str:
+    """A small probability in decimals: 0.00049."""
+    return np.format_float_positional(p, precision=2, unique=False, fractional=False,
+                                      trim="-")
 
 
+table(needed, digits=2, name="ch6-trials-needed",
+      formats={"P[E | D]": probability, "P[E | D′]": probability})
+
+# %% tags=["remove-cell"]
 def millions(v: float) -> str:
     return f"{v / 1e6:.1f} million"
 
 
 glue("ch6_need_best", millions(best_row["n, 90% power"]), display=False)
-glue("ch6_need_best_eps", float(best_row["claimed eps"]), display=False)
+glue("ch6_need_best_eps", number(best_row["claimed ε"]), display=False)
 glue("ch6_need_coin", millions(at_swap["n, expected counts"]), display=False)
 glue("ch6_need_90", millions(at_swap["n, 90% power"]), display=False)
 glue("ch6_need_samples", millions(at_swap["audit_samples, 90% power"]), display=False)
-p_on_d, p_on_d_prime = at_swap["P[E | D]"], at_swap["P[E | D']"]
-glue("ch6_need_pd", f"{p_on_d:.1e}", display=False)
-glue("ch6_need_pdp", f"{p_on_d_prime:.1e}", display=False)
+p_on_d, p_on_d_prime = at_swap["P[E | D]"], at_swap["P[E | D′]"]
+glue("ch6_need_pd", number(p_on_d, 2), display=False)
+glue("ch6_need_pdp", number(p_on_d_prime, 2), display=False)
 glue("ch6_need_ratio", int(round(at_swap["audit_samples, 90% power"] / SWAP_TRIALS)),
      display=False)
 
 # %% [markdown]
 # Is the exact model the engine? A check: the mean of the likelihood-ratio statistic (times
-# $a$, so in units of privacy loss) over the engine's replicas, against the model's mean under
+# $\beta$, so in units of privacy loss) over the engine's replicas, against the model's mean under
 # each dataset.
 
 # %%
@@ -666,17 +732,18 @@ a_swap = schedules.su_split(EPS_SWAP, SWAP_D)[0]
 tau, tail_d, tail_d_prime = laplace_loss_tails([a_swap] * SWAP_D, a_swap / 50)
 pmf_d = -np.diff(np.r_[tail_d, 0.0])
 pmf_d_prime = -np.diff(np.r_[tail_d_prime, 0.0])
-for which, name in ((0, "D"), (1, "D'")):
+for which, name in ((0, "D"), (1, "D′")):
     loss = a_swap * statistics["likelihood ratio"](swap_samples[True][which])
     model = float(tau @ (pmf_d if which == 0 else pmf_d_prime))
+    error = loss.std() / np.sqrt(loss.size)
     print(f"mean loss under {name}: engine {loss.mean():.3f} "
-          f"(standard error {loss.std() / np.sqrt(loss.size):.3f}), exact model {model:.3f}")
+          f"(standard error {error:.3f}), exact model {model:.3f}")
 
 # %% [markdown]
 # The engine and the model agree to within the Monte-Carlo error (the model ignores only the
 # count noise in $S'/n'$, which is below one percent here). So the answer is: to expose the
 # swapped split at $d = ${glue:text}`ch6_swap_d` and a claimed $\varepsilon = $
-# {glue:text}`ch6_swap_eps:g` with this pair and the optimal statistic, an auditor who fixes the
+# {glue:text}`ch6_swap_eps` with this pair and the optimal statistic, an auditor who fixes the
 # threshold in advance needs {glue:text}`ch6_need_90` trials per dataset to succeed with
 # probability 90% (with {glue:text}`ch6_need_coin` it is a coin flip), and `audit_samples`
 # at least {glue:text}`ch6_need_samples`, some {glue:text}`ch6_need_ratio` times what we ran.
@@ -694,16 +761,17 @@ for which, name in ((0, "D"), (1, "D'")):
 # release is charged at the budget it really spends. A black-box audit tests the mechanism
 # against the claim; the ledger tests the code against the proof. The book needs both.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Audits of the broken variants: lower bound (filled) and point estimate (open) against the claimed $\\varepsilon$. The half-scale Laplace, the skipped empty clusters and the exact counts lie above the diagonal: violations. The swapped split (three statistics at $\\varepsilon = 4$, $d = 24$) stays below it although its ledger records a true spend of 6.48 (star).", "name": "fig-audit-broken"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Audits of the broken variants: lower bound (filled) and point estimate (open) against the claimed $\\varepsilon$. The half-scale Laplace, the skipped empty clusters and the exact counts lie above the diagonal: violations. The swapped split (three statistics at the largest claimed $\\varepsilon$, $d = 24$) stays below it although its ledger records a true spend above the claim (star).", "name": "fig-audit-broken"}}
 broken_frame = pd.DataFrame([r.as_row() for r in broken + swap_reports[3:]])
 broken_frame["family"] = broken_frame["name"].str.replace(r" \[.*\]", "", regex=True)
-fig, ax = new_figure(width=7.0, height=4.2)
-plot_audits(ax, broken_frame, {"Laplace, half scale": "o", "DPLloyd, skips empty clusters": "s",
-                               "DPLloyd, exact counts": "D",
-                               "DPLloyd-Impr, swapped split": "^"}, floor=0.1)
-ax.plot([EPS_SWAP * 2**0.12], [ledger_total.epsilon], "*", color=PALETTE[3], ms=12,
+fig, ax = new_figure(height=4.2)
+plot_audits(ax, broken_frame, ["Laplace, half scale", "DPLloyd, skips empty clusters",
+                               "DPLloyd, exact counts",
+                               "DPLloyd-Impr, swapped split"], floor=0.1)
+ax.plot([EPS_SWAP * 2**0.12], [ledger_total.epsilon], "*",
+        color=series_style(3)["color"], ms=12,
         label="swapped split: true spend (ledger)")
-ax.legend(fontsize="x-small", loc="upper left")
+fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2)
 plt.show()
 
 # %% [markdown]
@@ -729,15 +797,15 @@ plt.show()
 # point is not differentially private at all: the set of doubles that $x + \text{noise}$ can
 # produce depends on $x$, so some outputs are *impossible* under the neighbouring input and
 # reveal it with certainty. The textbook sampler is numpy's `Generator.laplace`, which draws
-# $U = k/2^{53}$ with $k$ a uniform 53-bit integer and returns $\mu - b\log(2 - 2U)$ if
-# $U \ge \tfrac12$ and $\mu + b \log(2U)$ otherwise.
-# Until issue 10 the library added exactly that; it remains available as
-# `sampler="continuous"` (the papers used it), and the ledger now records every such draw as a
-# leak.
+# $U = j/2^{53}$ with $j$ a uniform 53-bit integer and returns $\mu - \lambda\log(2 - 2U)$ if
+# $U \ge \tfrac12$ and $\mu + \lambda \log(2U)$ otherwise.
+# Until its exact sampler became the default, the library added exactly that; it remains
+# available as `sampler="continuous"` (the papers used it), and the ledger records every such
+# draw as a leak.
 #
 # We measure the exposure directly. For each output $y$ drawn with value $0$ we decide, exactly
-# in float64, whether *any* 53-bit $k$ makes the sampler with value $1$ return $y$: invert the
-# formula to find the candidate $k$, search a window of 129 integers around it in both
+# in float64, whether *any* 53-bit $j$ makes the sampler with value $1$ return $y$: invert the
+# formula to find the candidate $j$, search a window of 129 integers around it in both
 # branches, and recompute each candidate with the same floating-point operations
 # (`floating_point.laplace_output_possible`). numpy's vectorised `np.log` differs from the C
 # library's `log` (which the sampler uses) in the last bit for a fraction of inputs, so
@@ -748,10 +816,10 @@ plt.show()
 # ### The remedy: exact noise on a public grid
 #
 # The library's default sampler (`sampler="discrete"`, module `dpkmeans.noise`) never forms a
-# floating-point noise value. A release of a $c$-vector $v$ with $L_1$ sensitivity $\Delta$:
+# floating-point noise value. A release of a $q$-vector $v$ with $L_1$ sensitivity $\Delta$:
 #
 # 1. fixes a public grid $g = 2^{\lfloor \log_2 \Delta \rfloor - 30}$ (from $\Delta$ alone);
-# 2. rounds the value to it, $z = \operatorname{round}(v / g) \in \mathbb Z^c$ (exact: $g$ is a
+# 2. rounds the value to it, $z = \operatorname{round}(v / g) \in \mathbb Z^q$ (exact: $g$ is a
 #    power of two);
 # 3. draws integer noise $Y_i$ from the discrete Laplace distribution,
 #    $\Pr[Y = y] \propto e^{-|y|/t}$, exactly, by Canonne, Kamath and Steinke's algorithms
@@ -762,7 +830,7 @@ plt.show()
 # ```{prf:proposition} The grid release is $\varepsilon$-DP
 # :label: prop-grid-release
 #
-# Let $\Delta_g = \lceil \Delta / g \rceil + c$ and $t = \lceil \Delta_g / \varepsilon \rceil$ (an
+# Let $\Delta_g = \lceil \Delta / g \rceil + q$ and $t = \lceil \Delta_g / \varepsilon \rceil$ (an
 # integer, computed in exact rational arithmetic). For neighbours with
 # $\lVert v - v' \rVert_1 \le \Delta$, the release $(\operatorname{round}(v/g) + Y)\,g$ with
 # $Y_i$ i.i.d. discrete Laplace of scale $t$ is $\varepsilon$-DP, and every multiple of $g$ has
@@ -772,8 +840,8 @@ plt.show()
 # ```{prf:proof}
 # Rounding moves each coordinate by at most $g/2$, so
 # $|\operatorname{round}(v_i/g) - \operatorname{round}(v'_i/g)| \le |v_i - v'_i|/g + 1$ and the
-# integer vectors $z, z'$ differ by at most $\Delta/g + c \le \Delta_g$ in $L_1$. For any output
-# $w \in \mathbb Z^c$,
+# integer vectors $z, z'$ differ by at most $\Delta/g + q \le \Delta_g$ in $L_1$. For any output
+# $w \in \mathbb Z^q$,
 # $\frac{\Pr[z + Y = w]}{\Pr[z' + Y = w]} = \exp\big(\sum_i (|w_i - z'_i| - |w_i - z_i|)/t\big)
 # \le e^{\lVert z - z' \rVert_1 / t} \le e^{\Delta_g / t} \le e^{\varepsilon}$ by the triangle
 # inequality. Multiplying by $g$ is a bijection onto the grid (post-processing,
@@ -781,10 +849,10 @@ plt.show()
 # ```
 #
 # The rounding only ever adds noise: the effective scale $t g$ exceeds $\Delta/\varepsilon$ by
-# about $(c + 1)/2^{30}$ of itself, and the ledger records the grid, the rounded sensitivity
+# about $(q + 1)/2^{30}$ of itself, and the ledger records the grid, the rounded sensitivity
 # and that excess with every draw. The discrete Gaussian is the same construction with
 # Algorithm 3 of the same paper and a $\sigma$ calibrated through zero-concentrated DP
-# (CKS20 Thm. 14 and Cor. 13, valid in every dimension). The calibration of the Laplace case:
+# (Theorem 14 and Corollary 13 of Canonne, Kamath and Steinke, valid in every dimension). The calibration of the Laplace case:
 #
 # ```{literalinclude} ../src/dpkmeans/noise.py
 # :language: python
@@ -796,11 +864,19 @@ plt.show()
 # with $N + 1$; the engine's grid comes from its own calibration).
 
 # %%
-def possible_under(sampler: str, y: np.ndarray, value: float, cal: noise.NoiseCalibration):
-    """Is each output reachable from ``value``? Exactly, for the sampler that produced it."""
+def possible_under(sampler: str, y: np.ndarray, value: float,
+                   cal: noise.NoiseCalibration):
+    """Is each output reachable from ``value``? Exactly, for the sampler that
+    produced it."""
     if sampler == "continuous":
         return laplace_output_possible(y, value, cal.scale)
     return grid_output_possible(y, value, cal.grid)
+
+
+def laplace_outputs(value: float, eps: float, sampler: str) -> np.ndarray:
+    """FLOAT_OUTPUTS outputs of the Laplace mechanism (sensitivity 1) on ``value``."""
+    return mech.laplace_mechanism(value, 1.0, eps, float_rng, ledger=None,
+                                  repeats=FLOAT_OUTPUTS, sampler=sampler)
 
 
 float_rows, float_reports = [], []
@@ -809,49 +885,54 @@ for sampler in ("continuous", "discrete"):
     for eps in EPSILONS:
         cal = noise.calibrate("laplace", 1.0, eps, sampler=sampler)
         started = time.perf_counter()
-        y0 = mech.laplace_mechanism(0.0, 1.0, eps, float_rng, ledger=None, repeats=FLOAT_OUTPUTS,
-                                    sampler=sampler)
-        y1 = mech.laplace_mechanism(1.0, 1.0, eps, float_rng, ledger=None, repeats=FLOAT_OUTPUTS,
-                                    sampler=sampler)
+        y0 = laplace_outputs(0.0, eps, sampler)
+        y1 = laplace_outputs(1.0, eps, sampler)
         own = min(possible_under(sampler, y0, 0.0, cal).mean(),
                   possible_under(sampler, y1, 1.0, cal).mean())
-        exposed0 = ~possible_under(sampler, y0, 1.0, cal)  # impossible if the value were 1
-        exposed1 = ~possible_under(sampler, y1, 1.0, cal)  # always False: y1 came from value 1
+        # impossible if the value were 1:
+        exposed0 = ~possible_under(sampler, y0, 1.0, cal)
+        # always False, since y1 came from value 1:
+        exposed1 = ~possible_under(sampler, y1, 1.0, cal)
         seconds = time.perf_counter() - started
-        float_rows.append({"sampler": sampler, "path": "laplace_mechanism", "claimed eps": eps,
+        float_rows.append({"sampler": sampler, "path": "mechanism", "claimed ε": eps,
                            "possible under own value": own,
                            "impossible under neighbour": exposed0.mean()})
-        report = audit.audit_samples(f"Laplace, {sampler} sampler, exposure event", exposed0,
-                                     exposed1, eps, confidence=CONFIDENCE, seed=next_seed(),
-                                     seconds=seconds)
+        report = audit.audit_samples(f"Laplace, {sampler} sampler, exposure event",
+                                     exposed0, exposed1, eps, confidence=CONFIDENCE,
+                                     seed=next_seed(), seconds=seconds)
         float_reports.append(record("floating point", report))
-    # the engine's path: a released count of 50 (one cluster, one iteration, epsilon = 0.5)
-    config = dataclasses.replace(dplloyd(1, 0.5, BOX1, iterations=1), initializer=fixed_origin,
-                                 sampler=sampler)
+    # the engine's path: a released count of 50 (one cluster and iteration, eps 0.5)
+    config = dataclasses.replace(dplloyd(1, 0.5, BOX1, iterations=1),
+                                 initializer=fixed_origin, sampler=sampler)
     engine_cal = iteration_releases(config, 0.5)[0].calibration
-    counts = run(-np.ones((50, 1)), config, next_seed(), replicas=FLOAT_OUTPUTS).noisy_counts[:, 0]
-    float_rows.append({"sampler": sampler, "path": "engine (DPLloyd run)", "claimed eps": 0.5,
-                       "possible under own value": possible_under(sampler, counts, 50.0,
-                                                                  engine_cal).mean(),
-                       "impossible under neighbour": (~possible_under(sampler, counts, 51.0,
-                                                                      engine_cal)).mean()})
+    engine_run = run(-np.ones((50, 1)), config, next_seed(), replicas=FLOAT_OUTPUTS)
+    counts = engine_run.noisy_counts[:, 0]
+    float_rows.append({
+        "sampler": sampler, "path": "engine (DPLloyd run)", "claimed ε": 0.5,
+        "possible under own value":
+            possible_under(sampler, counts, 50.0, engine_cal).mean(),
+        "impossible under neighbour":
+            (~possible_under(sampler, counts, 51.0, engine_cal)).mean()})
 floats = pd.DataFrame(float_rows)
-print(floats.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-show(float_reports)
 assert (floats["possible under own value"] == 1.0).all()
+display(table(floats, name="ch6-float-exposure",
+              formats={"possible under own value": share,
+                       "impossible under neighbour": share}))
+show(float_reports, "ch6-float-audits")
+
+# %% tags=["remove-cell"]
 continuous = floats[floats["sampler"] == "continuous"]
 discrete = floats[floats["sampler"] == "discrete"]
-glue("ch6_float_min", round(100 * float(continuous["impossible under neighbour"].min())),
-     display=False)
-glue("ch6_float_lf_min", round(100 * float(continuous.loc[
-    continuous["path"] == "laplace_mechanism", "impossible under neighbour"].min())), display=False)
-glue("ch6_float_max", round(100 * float(continuous["impossible under neighbour"].max())),
-     display=False)
+exposure = continuous["impossible under neighbour"]
+glue("ch6_float_min", round(100 * float(exposure.min())), display=False)
+glue("ch6_float_lf_min", round(100 * float(
+    exposure[continuous["path"] == "mechanism"].min())), display=False)
+glue("ch6_float_max", round(100 * float(exposure.max())), display=False)
 glue("ch6_float_lb", round(min(r.lower_bound for r in float_reports
                                if "continuous" in r.name), 1), display=False)
-glue("ch6_float_n", FLOAT_OUTPUTS, display=False)
-glue("ch6_discrete_impossible", int((discrete["impossible under neighbour"] > 0).sum()),
-     display=False)
+glue("ch6_float_n", f"{FLOAT_OUTPUTS:,}", display=False)
+glue("ch6_discrete_impossible",
+     int((discrete["impossible under neighbour"] > 0).sum()), display=False)
 
 # %% [markdown]
 # **numpy's sampler is exposed.** Between {glue:text}`ch6_float_lf_min`% and
@@ -862,7 +943,7 @@ glue("ch6_discrete_impossible", int((discrete["impossible under neighbour"] > 0)
 # not zero. An attacker who knows the sampler and sees
 # such an output knows the input with certainty: the privacy loss is infinite, and no
 # $\varepsilon$ holds. An audit that uses "impossible under the neighbour" as its event turns
-# this into a verdict: with {glue:text}`ch6_float_n:,d` outputs per dataset the lower bound is
+# this into a verdict: with {glue:text}`ch6_float_n` outputs per dataset the lower bound is
 # at least {glue:text}`ch6_float_lb`, far above every claim, and grows without limit with more
 # trials.
 #
@@ -879,24 +960,42 @@ glue("ch6_discrete_impossible", int((discrete["impossible under neighbour"] > 0)
 # `python -m benchmarks.dpkccm_reproduction`):
 
 # %%
-sampler_bench = json.loads(Path(SAMPLER_BENCHMARK).read_text())
-rows = [{"case": r["name"], "ms per 10^6 draws": r["ms_per_million_draws"]["dpkmeans"],
-         "numpy (ms per 10^6)": r["ms_per_million_draws"]["numpy_per_replica"],
-         "ratio": r["ratios"]["dpkmeans / numpy_per_replica"]} for r in sampler_bench["results"]]
-print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-reproduction = json.loads(Path(REPRODUCTION_BENCHMARK).read_text())
+sampler_bench = json.loads(committed_file(SAMPLER_BENCHMARK).read_text())
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def readable(case: str) -> str:
+    """'laplace t~2^30, R=1000 x 4500' -> 'Laplace, t ≈ 2³⁰, R = 1000 × 4500'."""
+    case = re.sub(r"\^(\d+)", lambda m: m.group(1).translate(SUPERSCRIPTS), case)
+    case = (case.replace("sigma2", "σ²").replace("~", " ≈ ").replace(" x ", " × ")
+            .replace("R=", "R = "))
+    kind, rest = case.split(" ", 1)
+    return f"{kind.capitalize()}, {rest}"
+
+
+rows = [{"case": readable(r["name"]),
+         "dpkmeans, ms per 10⁶ draws": r["ms_per_million_draws"]["dpkmeans"],
+         "numpy, ms per 10⁶ draws": r["ms_per_million_draws"]["numpy_per_replica"],
+         "ratio": r["ratios"]["dpkmeans / numpy_per_replica"]}
+        for r in sampler_bench["results"]]
+table(pd.DataFrame(rows), name="ch6-sampler-speed")
+
+# %% tags=["remove-cell"]
+reproduction = json.loads(committed_file(REPRODUCTION_BENCHMARK).read_text())
 glue("ch6_repro_s", round(reproduction["wall_s"]), display=False)
+glue("ch6_repro_points", reproduction["points"], display=False)
 glue("ch6_repro_previous_s", round(reproduction["previous"]["wall_s"]), display=False)
-glue("ch6_repro_ratio", reproduction["ratio_to_previous"], display=False)
-glue("ch6_laplace_ms", round(rows[0]["ms per 10^6 draws"]), display=False)
-glue("ch6_laplace_ratio", round(rows[0]["ratio"], 1), display=False)
+glue("ch6_repro_ratio", number(reproduction["ratio_to_previous"]), display=False)
+glue("ch6_laplace_ms", round(rows[0]["dpkmeans, ms per 10⁶ draws"]), display=False)
+glue("ch6_laplace_ratio", number(rows[0]["ratio"], 2), display=False)
 
 # %% [markdown]
 # A million exact Laplace draws cost about {glue:text}`ch6_laplace_ms` ms in large batches,
 # {glue:text}`ch6_laplace_ratio` times numpy's float draws. Noise is a small part of a DP-Lloyd
-# run: the whole DP-KCCM reproduction of chapter 7 (414 points of 1000 runs) took
-# {glue:text}`ch6_repro_s` s with it, against {glue:text}`ch6_repro_previous_s` s with the code
-# before these changes on the same machine ({glue:text}`ch6_repro_ratio` times; that code also
+# run: the whole DP-KCCM reproduction of chapter 7 ({glue:text}`ch6_repro_points` points)
+# took {glue:text}`ch6_repro_s` s with it, against {glue:text}`ch6_repro_previous_s` s on the
+# same machine with the code from before the exact sampler, which drew numpy's float noise
+# ({glue:text}`ch6_repro_ratio` times; that code also
 # lacked the exact assignment of records to clusters (chapter 5) and the shared first
 # iteration of runs that start alike, which cost and save about as much).
 #
@@ -921,28 +1020,37 @@ glue("ch6_laplace_ratio", round(rows[0]["ratio"], 1), display=False)
 #
 # ## Results
 #
-# Every audit of the chapter, in one table (the `seconds` column is the time to generate the
-# trials on the machine that built this page, and varies from run to run).
+# Every audit of the chapter, in one table, with the smallest number of trials that detected
+# each broken variant where it was measured (the tables above give the trials and the point
+# estimates). The `seconds` column is the time to generate the trials on the machine that
+# built this page, and varies from run to run.
 
 # %% tags=["nbval-ignore-output"]
-results = pd.DataFrame(REPORTS).rename(columns={"first_detection": "first detection"})
-print(results[["group", "name", "claimed_epsilon", "lower_bound", "estimate", "trials",
-               "first detection", "seconds", "verdict"]].to_string(
-    index=False, formatters={"claimed_epsilon": "{:g}".format, "lower_bound": "{:.3f}".format,
-                             "estimate": "{:.3f}".format, "seconds": "{:.1f}".format,
-                             "first detection": lambda v: f"{int(v):,}"}, na_rep=""))
-swap_seconds = results.loc[results.name.str.startswith("DPLloyd-Impr, swapped"), "seconds"]
-per_replica = swap_seconds.iloc[0] / (2 * SWAP_TRIALS)
-swap_minutes = at_swap["audit_samples, 90% power"] * 2 * per_replica / 60  # both datasets
+results = pd.DataFrame(REPORTS)
+shown = results[["name", "claimed_epsilon", "lower_bound", "first_detection",
+                 "seconds", "verdict"]]
+shown = shown.rename(columns={**COLUMNS, "first_detection": "first detection"})
+table(shown, name="ch6-all-audits",
+      formats={"seconds": "{:.1f}".format,
+               "first detection": lambda v: "–" if pd.isna(v) else f"{int(v):,}"})
+
+# %% tags=["remove-cell", "nbval-ignore-output"]
+swapped = results.name.str.startswith("DPLloyd-Impr, swapped")
+per_replica = results.loc[swapped, "seconds"].iloc[0] / (2 * SWAP_TRIALS)
+# both datasets:
+swap_minutes = at_swap["audit_samples, 90% power"] * 2 * per_replica / 60
 glue("ch6_swap_minutes", int(math.ceil(swap_minutes)), display=False)
 own_run = results["shares_run"].ne(True)  # the swapped-split statistics share one run
-glue("ch6_seconds_total", round(float(results.loc[own_run, "seconds"].sum()), 1), display=False)
+glue("ch6_seconds_total", number(results.loc[own_run, "seconds"].sum()), display=False)
 
 # %%
-summary = pd.DataFrame(REPORTS).groupby(["group", "verdict"]).size().rename("audits")
-print(summary.to_string())
+verdicts = pd.DataFrame(REPORTS).groupby(["group", "verdict"]).size()
+correct_verdicts = pd.DataFrame(REPORTS).query("group == 'correct'")["verdict"]
+assert set(correct_verdicts) == {"consistent"}
+table(verdicts.rename("audits").reset_index(), name="ch6-verdict-counts")
+
+# %% tags=["remove-cell"]
 glue("ch6_n_reports", len(REPORTS), display=False)
-assert set(pd.DataFrame(REPORTS).query("group == 'correct'")["verdict"]) == {"consistent"}
 
 # %% [markdown]
 # Generating the trials of all {glue:text}`ch6_n_reports` audits took
@@ -980,10 +1088,11 @@ assert set(pd.DataFrame(REPORTS).query("group == 'correct'")["verdict"]) == {"co
 #
 # ```{exercise}
 # :label: ex-ch6-one-coordinate
+# :class: pen-and-paper
 #
 # In the swapped-split audit, the "family" statistic thresholds one centroid coordinate
 # $c_i = S'_i / n'$. Show that no event on $c_i$ alone can have a log ratio above
-# $\frac{1 + c}{d + c}\,\varepsilon$ with $c = \sqrt[3]{4 d \rho^2}$, and evaluate it for
+# $\frac{1 + \kappa}{d + \kappa}\,\varepsilon$ with $\kappa = \sqrt[3]{4 d \rho^2}$, and evaluate it for
 # $d = 24$, $\varepsilon = 4$. Why is that far below the claim?
 # ```
 #
@@ -992,9 +1101,10 @@ assert set(pd.DataFrame(REPORTS).query("group == 'correct'")["verdict"]) == {"co
 #
 # $c_i$ is a function (post-processing, {prf:ref}`thm-post-processing`) of the pair
 # $(S'_i, n')$. After the swap, $S'_i$ is a Laplace release with budget
-# $\varepsilon_C = \frac{c}{d + c}\varepsilon$ and $n'$ one with budget
-# $\frac{1}{d + c}\varepsilon$, so by sequential composition ({prf:ref}`thm-sequential`) the
-# pair is $\frac{1 + c}{d + c}\varepsilon$-DP, and so is $c_i$. For $d = 24$, $c \approx 1.694$,
+# $\varepsilon_C = \frac{\kappa}{d + \kappa}\varepsilon$ and $n'$ one with budget
+# $\frac{1}{d + \kappa}\varepsilon$, so by sequential composition ({prf:ref}`thm-sequential`)
+# the pair is $\frac{1 + \kappa}{d + \kappa}\varepsilon$-DP, and so is $c_i$. For $d = 24$,
+# $\kappa \approx 1.694$,
 # this is $\frac{2.694}{25.69} \times 4 \approx 0.42$, a tenth of the claim: a single
 # coordinate carries only a tenth of the budget, so thresholds on single coordinates cannot even
 # reach the claim, let alone exceed it.

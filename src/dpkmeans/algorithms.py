@@ -1,4 +1,4 @@
-"""Named DP-Lloyd configurations: the baselines of Su et al. (reference §3.2-3.3).
+"""Named DP-Lloyd configurations: the baselines of Su et al. (2016, 2017).
 
 Each function returns a :class:`~dpkmeans.engine.DPLloydConfig`; run it with
 :func:`dpkmeans.engine.run` or through :class:`dpkmeans.estimators.DPKMeans`.
@@ -29,7 +29,7 @@ def dplloyd(
 ) -> DPLloydConfig:
     """DPLloyd (Blum et al. 2005; McSherry 2009): uniform budget over a fixed T, one Laplace
     release of each cluster's (S_j, n_j) with Delta_1 = d r + 1, random initial centroids in
-    the box. T = 5 follows PINQ (reference §3.2, recalled)."""
+    the box. T = 5 follows PINQ (as we recall Su et al.'s setting)."""
     T = check_positive_int(iterations, "iterations")
     return DPLloydConfig(
         n_clusters=n_clusters,
@@ -74,12 +74,12 @@ def dplloyd_impr(
 
 def noisy_record_count(n: int, epsilon: float, rng: np.random.Generator, *,
                        ledger: PrivacyLedger | None) -> int:
-    """A differentially private record count for Su's rule: N + discrete Laplace noise of
-    sensitivity 1 (add/remove), rounded and clamped to >= 1 (post-processing).
+    """A differentially private record count for Su's rule: N + discrete Laplace noise
+    of sensitivity 1 (add/remove), rounded and clamped to >= 1 (post-processing).
 
     Spends ``epsilon`` (charged to ``ledger``); exact and floating-point safe
-    (:mod:`dpkmeans.noise`). The book spends a declared share of the budget on it when the user
-    does not state N (chapter 5).
+    (:mod:`dpkmeans.noise`). The book spends a declared share of the budget on it when
+    the user does not state N (chapter 5).
     """
     count = check_positive_int(n, "n")
     noisy = laplace_mechanism(float(count), 1.0, epsilon, rng, ledger=ledger,

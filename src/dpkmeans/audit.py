@@ -3,7 +3,7 @@
 A proof gives an upper bound on the privacy loss; an audit gives a *lower* bound. Run a
 randomised function many times on two neighbouring datasets, pick a distinguishing event on
 one half of the trials, and bound ``ln (P[E | D] - delta) / P[E | D']`` on the other half
-with exact Clopper-Pearson intervals (reference/dp-libraries.md §4). If the bound exceeds the
+with exact Clopper-Pearson intervals. If the bound exceeds the
 claimed epsilon, the claim is false (with the stated confidence); if not, the audit is
 *consistent* with the claim, which is all an audit can ever say.
 
@@ -112,7 +112,8 @@ def log_ratio_bound(k0, n0: int, k1, n1: int, delta: float, alpha: float) -> np.
 
 def choose_event(s0: np.ndarray, s1: np.ndarray, *, delta: float, confidence: float,
                  n_thresholds: int = 256) -> EventChoice:
-    """The threshold event with the best lower bound on the given samples (the selection half)."""
+    """The threshold event with the best lower bound on the given samples (the
+    selection half)."""
     best, best_value = None, -np.inf
     alpha = 1.0 - confidence
     for col in range(s0.shape[1]):
@@ -122,8 +123,10 @@ def choose_event(s0: np.ndarray, s1: np.ndarray, *, delta: float, confidence: fl
         below0 = np.searchsorted(a, thresholds, side="right")
         below1 = np.searchsorted(b, thresholds, side="right")
         options = {  # (below, swapped): (k0, k1) counts of the event under D and D'
-            (True, False): (below0, below1), (False, False): (a.size - below0, b.size - below1),
-            (True, True): (below1, below0), (False, True): (b.size - below1, a.size - below0),
+            (True, False): (below0, below1),
+            (False, False): (a.size - below0, b.size - below1),
+            (True, True): (below1, below0),
+            (False, True): (b.size - below1, a.size - below0),
         }
         for (below, swapped), (k_fav, k_other) in options.items():
             n_fav, n_other = (b.size, a.size) if swapped else (a.size, b.size)
@@ -138,14 +141,16 @@ def choose_event(s0: np.ndarray, s1: np.ndarray, *, delta: float, confidence: fl
 
 
 def epsilon_lower_bound(
-    samples0: ArrayLike, samples1: ArrayLike, *, delta: float = 0.0, confidence: float = 0.99,
-    rng: np.random.Generator, names: tuple[str, ...] | None = None,
+    samples0: ArrayLike, samples1: ArrayLike, *, delta: float = 0.0,
+    confidence: float = 0.99, rng: np.random.Generator,
+    names: tuple[str, ...] | None = None,
 ) -> tuple[float, float, str]:
-    """(lower bound, point estimate, event) from outputs on D (samples0) and D' (samples1).
+    """(lower bound, point estimate, event) from outputs on D (samples0) and D'
+    (samples1).
 
-    Each sample is split at random in half: the event is chosen on the first halves and
-    evaluated on the second, so the choice does not bias the bound. For delta > 0 this bounds
-    the epsilon at which the hockey-stick divergence exceeds delta.
+    Each sample is split at random in half: the event is chosen on the first halves
+    and evaluated on the second, so the choice does not bias the bound. For delta > 0
+    this bounds the epsilon at which the hockey-stick divergence exceeds delta.
     """
     s0, s1 = _as_samples(samples0, "samples0"), _as_samples(samples1, "samples1")
     if s0.shape[1] != s1.shape[1]:
@@ -158,12 +163,13 @@ def epsilon_lower_bound(
     event = choose_event(s0[p0[:h0]], s1[p1[:h1]], delta=delta, confidence=confidence)
     e0, e1 = s0[p0[h0:]], s1[p1[h1:]]
     fav, other = (e1, e0) if event.swapped else (e0, e1)
-    k_fav, k_other = int(event.indicator(fav).sum()), int(event.indicator(other).sum())
+    k_fav = int(event.indicator(fav).sum())
+    k_other = int(event.indicator(other).sum())
     bound = float(log_ratio_bound(k_fav, len(fav), k_other, len(other), delta,
                                    1.0 - confidence))
     with np.errstate(divide="ignore"):
-        estimate = float(np.log(max(k_fav / len(fav) - delta, 0.0) / max(k_other / len(other),
-                                                                          1.0 / len(other))))
+        estimate = float(np.log(max(k_fav / len(fav) - delta, 0.0)
+                                / max(k_other / len(other), 1.0 / len(other))))
     return max(bound, 0.0), estimate, event.describe(names)
 
 
@@ -214,12 +220,15 @@ def audit_configuration(
     claimed_epsilon: float | None = None,
     delta: float | None = None,
 ) -> AuditReport:
-    """Audit a whole DP-Lloyd configuration on a neighbouring pair (X0, X1) in one call.
+    """Audit a whole DP-Lloyd configuration on a neighbouring pair (X0, X1) in one
+    call.
 
-    ``trials`` replicas run in one batched pass per dataset; ``statistic`` maps a run's result
-    to one value per replica, shape (trials,), or a family (trials, m). The claimed epsilon
-    defaults to the configuration's declared budget, the claimed delta to its loop's T delta
-    (pass ``delta`` when a release step claims its own, as seed 002's output release).
+    ``trials`` replicas run in one batched pass per dataset; ``statistic`` maps a
+    run's result to one value per replica, shape (trials,), or a family (trials, m).
+    The claimed epsilon defaults to the configuration's declared budget, the claimed
+    delta to T times its per-iteration delta (pass ``delta`` when a release step
+    claims its own, as the output release of Ravi, Scaglione and Peisert's colored
+    noise does).
     """
     claimed = config.epsilon if claimed_epsilon is None else claimed_epsilon
     claimed_delta = (config.delta * config.iterations if delta is None
@@ -227,11 +236,11 @@ def audit_configuration(
 
     def release(which: int, n: int, rng: np.random.Generator) -> np.ndarray:
         X = X0 if which == 0 else X1
-        return statistic(run(X, config, np.random.SeedSequence(int(rng.integers(2**63 - 1))),
-                             replicas=n))
+        seed_sequence = np.random.SeedSequence(int(rng.integers(2**63 - 1)))
+        return statistic(run(X, config, seed_sequence, replicas=n))
 
-    return audit_mechanism(name, release, claimed, trials=trials, confidence=confidence,
-                           seed=seed, delta=claimed_delta)
+    return audit_mechanism(name, release, claimed, trials=trials,
+                           confidence=confidence, seed=seed, delta=claimed_delta)
 
 
 def laplace_count_release(

@@ -1,4 +1,4 @@
-"""The public block plan shared by every backend (DESIGN.md section 7).
+"""The public block plan shared by every backend.
 
 Statistics of the data are computed block by block, on fixed-size blocks of rows, and the
 blocks' results are added in one fixed order: a pairwise tree over the blocks in row order.

@@ -68,7 +68,7 @@ def prepare_dataset(dataset: str, *, paper: str | None = None, n: int | None = N
 def diffprivlib_config(k: int, epsilon: float, bounds: tuple[np.ndarray, np.ndarray],
                        n_records: int) -> DPLloydConfig:
     """diffprivlib 0.6.6's ``KMeans`` as an engine configuration with its published flaws
-    (reference/dp-libraries.md §3.1): DPLloyd-Impr with the swapped split, empty clusters
+    (chapter 5): DPLloyd-Impr with the swapped split, empty clusters
     skipped, T from the exact record count and float64 noise. Its planned ledger
     (:func:`dpkmeans.engine.plan_ledger`) computes what diffprivlib really spends and that it
     is not private; the book runs diffprivlib itself for the centroids."""
@@ -79,11 +79,12 @@ def diffprivlib_config(k: int, epsilon: float, bounds: tuple[np.ndarray, np.ndar
 
 
 def diffprivlib_epsilon_factor(d: int, rho: float = 0.225) -> float:
-    """What diffprivlib's KMeans really spends per declared epsilon: (1 + d c) / (d + c).
+    """What diffprivlib's KMeans really spends per declared epsilon:
+    (1 + d c) / (d + c).
 
-    diffprivlib 0.6.6 gives the count the per-dimension share and each dimension the count's
-    share (reference/dp-libraries.md §3.1); with c = cbrt(4 d rho^2) the true spend per
-    iteration is eps_count' + d eps_dim' where eps_count' = eps_t / (d + c) and
+    diffprivlib 0.6.6 gives the count the per-dimension share and each dimension the
+    count's share; with c = cbrt(4 d rho^2) the true spend per iteration is
+    eps_count' + d eps_dim' where eps_count' = eps_t / (d + c) and
     eps_dim' = c eps_t / (d + c).
     """
     eps_count, eps_dim = su_split(1.0, d, rho)
@@ -110,7 +111,7 @@ def evaluate(*, dataset: str, algorithm: str, epsilon: float, k: int, replicas: 
              first_replica: int = 0) -> pd.DataFrame:
     """Run ``replicas`` replicas of one configuration and return one row per replica.
 
-    Metrics: squared NICV (primary) and seed 000's unsquared variant; the NICV of non-private
+    Metrics: squared NICV (primary) and Ni et al.'s unsquared variant; the NICV of non-private
     Lloyd from the same initial centroids and the relative NICV against it; F-measure
     (Hungarian and Larsen-Aone, weighted by the reference) and ARI of the private labels
     against that reference's labels. ``first_replica`` skips the first replicas (their

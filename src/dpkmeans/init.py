@@ -1,6 +1,6 @@
-"""Initial centroids. Only data-independent initialisers are private (DESIGN.md section 3).
+"""Initial centroids. Only data-independent initialisers are private.
 
-* :func:`sphere_packing` (Su et al. 2016; seed 000 §2.2.1): domain only.
+* :func:`sphere_packing` (Su et al. 2016): domain only.
 * :func:`uniform_box`: uniform in the public box.
 * :func:`kmeans_plusplus`: k-means++ on the data, a *non-private* reference only.
 """
@@ -29,13 +29,15 @@ def sphere_packing(
     radius: float | None = None,
     max_failures: int = 100,
 ) -> np.ndarray:
-    """Su et al.'s sphere packing: k centres at least ``a`` inside the box, pairwise >= 2a apart.
+    """Su et al.'s sphere packing: k centres at least ``a`` inside the box, pairwise
+    at least 2a apart.
 
-    Centres are proposed uniformly in the box shrunk by ``a`` and accepted one by one if they
-    are at least 2a from every accepted centre. After ``max_failures`` consecutive rejections
-    the attempt restarts with a halved (seed 000 §2.2.1; diffprivlib's ``_init_centers``).
-    The default a is a quarter of the narrowest side: 0.5 on [-1, 1]^d, as in seed 000.
-    Uses only the public bounds, so it costs no privacy budget.
+    Centres are proposed uniformly in the box shrunk by ``a`` and accepted one by one
+    if they are at least 2a from every accepted centre. After ``max_failures``
+    consecutive rejections the attempt restarts with ``a`` halved (as Ni et al. 2021
+    describe it; diffprivlib's ``_init_centers`` does the same). The default ``a`` is
+    a quarter of the narrowest side: 0.5 on [-1, 1]^d, as in Ni et al. Uses only the
+    public bounds, so it costs no privacy budget.
     """
     lower, upper = check_bounds(bounds)
     k = check_positive_int(n_clusters, "n_clusters")
@@ -44,7 +46,8 @@ def sphere_packing(
     width = float(np.min(upper - lower))
     a = width / 4.0 if radius is None else float(radius)
     if not a > 0:
-        raise ValueError(f"radius must be > 0 (and the box must have positive width), got {a}")
+        raise ValueError(f"radius must be > 0 (and the box must have positive "
+                         f"width), got {a}")
     while True:
         centres: list[np.ndarray] = []
         failures = 0

@@ -1,17 +1,17 @@
-"""Exact Lloyd statistics: assignment and per-cluster sums and counts (reference §1.4).
+"""Exact Lloyd statistics: assignment and per-cluster sums and counts.
 
 The nearest centroid minimises ||c||^2 - 2 x.c (the ||x||^2 term is the same for every
 centroid), so assignment is one matrix product per block of rows and a minimum. The statistics
 (per-cluster sums and counts, :func:`block_stats`) come from a compiled pass over each block
-(:mod:`dpkmeans.kernels`, issue 16): each tile of rows is scored against every replica's
+(:mod:`dpkmeans.kernels`): each tile of rows is scored against every replica's
 centroids and added to its cluster's sum while it is in cache, in the "panels" order, which
 :func:`block_stats_reference` reproduces with numpy alone. Everything is batched over R
 independent replicas (centroids shaped ``(R, k, d)``) and chunked over rows and replicas, so
-memory stays bounded and there is no Python loop over points (DESIGN.md section 4).
+memory stays bounded and there is no Python loop over points.
 
 Determinism: a record's cluster is its exact nearest centroid (:class:`_Nearest`), a function
 of that record and the centroids alone, never of N, of the chunking or of the replicas beside
-it (a neighbouring dataset must not change how the other records are assigned; issue 10). The
+it (a neighbouring dataset must not change how the other records are assigned). The
 sums of replica r are added in an order fixed by the rows alone (:mod:`dpkmeans.kernels`), and
 the distances of :func:`nearest_distance_sums` and the silhouettes come from scores rounded in
 one canonical order (:func:`dpkmeans.kernels.canonical_scores`, no fused multiply-add), so
@@ -152,7 +152,7 @@ class _Nearest:
     The few rows that do not (near ties) are decided again in float64 and, if still too close,
     in exact integer arithmetic (:func:`_exact_nearest`). A record's cluster is then a
     function of that record and the centroids alone: not of N, of the other records, of the
-    chunking or of the number of BLAS threads (issue 10; tested bit for bit across N).
+    chunking or of the number of BLAS threads (tested bit for bit across N).
     """
 
     def __init__(self, X: np.ndarray, C: np.ndarray, scores: str = "double"):
@@ -423,7 +423,7 @@ def block_stats_reference(X: np.ndarray, C: np.ndarray,
 @releases_gil
 def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums of the centre-based ("simplified") silhouette of one block, and counts:
-    (R, k) and (R, k) (seed 001's O(n) form, reference §2.4).
+    (R, k) and (R, k) (the O(n) form of Zhang, Liu and Wang, 2018).
 
     A record x of cluster j (its exact nearest centroid) has a = ||x - c_j|| and
     b = min over the other centroids of ||x - c_i||, and S(x) = (b - a) / max(a, b), which lies
@@ -491,13 +491,14 @@ def stats_with(map_reduce, data, C: np.ndarray, scores: str = "double") -> tuple
 
 def batched_stats(X: ArrayLike, centroids: ArrayLike, *,
                   scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
-    """Per-cluster sums and counts for every replica: (R, k, d) and (R, k) (or (k, d), (k,)).
+    """Per-cluster sums and counts for every replica: (R, k, d) and (R, k), or (k, d)
+    and (k,) for one set of centroids.
 
-    This is the exact DP-Lloyd query f(D) (book Thm. 1.3). Empty clusters get zero sums and
-    counts; they still receive noise downstream. ``scores`` is the precision of the
-    assignment scores (see the module docstring); sums and counts are float64 either way.
-    Computed block by block on the public plan and added in its fixed order
-    (:mod:`dpkmeans.blocks`), exactly as the Dask backend does.
+    This is the exact DP-Lloyd query f(D) of chapter 1. Empty clusters get zero
+    sums and counts; they still receive noise downstream. ``scores`` is the precision
+    of the assignment scores (see the module docstring); sums and counts are float64
+    either way. Computed block by block on the public plan and added in its fixed
+    order (:mod:`dpkmeans.blocks`), exactly as the Dask backend does.
     """
     X = _as_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
@@ -552,13 +553,16 @@ def lloyd_query(X: ArrayLike, centroids: ArrayLike) -> np.ndarray:
     return np.hstack([sums, counts[:, None]])
 
 
-def lloyd_reference(X: ArrayLike, initial_centroids: ArrayLike, iterations: int) -> np.ndarray:
+def lloyd_reference(X: ArrayLike, initial_centroids: ArrayLike,
+                    iterations: int) -> np.ndarray:
     """Non-private Lloyd from the given centroids, for a fixed number of iterations.
 
-    The reference for relative NICV and F-measure (reference §2.3: same initial centroids).
-    A cluster that becomes empty keeps its previous centroid. Batched like the rest.
+    The reference of the relative NICV and the F-measure: a private run is compared
+    with this run from the same initial centroids. A cluster that becomes empty keeps
+    its previous centroid. Batched like the rest.
     """
-    if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 0:
+    if (isinstance(iterations, bool) or not isinstance(iterations, int | np.integer)
+            or iterations < 0):
         raise ValueError(f"iterations must be an integer >= 0, got {iterations!r}")
     X = as_data_matrix(X)
     C, single = as_centroids(initial_centroids, X.shape[1])

@@ -1,10 +1,10 @@
-"""Evaluation metrics: SSE, NICV, F-measure, ARI (reference/algorithms.md section 2).
+"""Evaluation metrics: SSE, NICV, F-measure, ARI (chapter 4 defines them).
 
 Centroid metrics (:func:`sse`, :func:`nicv`, :func:`nicv_unsquared`, :func:`relative_nicv`)
 accept one centroid set ``(k, d)`` and return a float, or a batch of ``R`` replicas
 ``(R, k, d)`` and return an array of shape ``(R,)``. Rows of ``X`` are processed in the blocks
 of :mod:`dpkmeans.lloyd` (bounded memory, one matrix product per block, no Python loop over
-points; DESIGN.md section 4).
+points).
 
 The distance of a point to its nearest centroid is ``min_c ||x||^2 + (||c||^2 - 2 x.c)``
 (:func:`dpkmeans.lloyd.nearest_distance_sums`): one product per block and no gather of the
@@ -13,7 +13,7 @@ costs absolute accuracy of about 1e-15 (||x||^2 + ||c||^2) per squared distance,
 anything the book reports (a point on a centroid adds at most ~1e-7 to the unsquared sum).
 
 Partition metrics (:func:`f_measure`, :func:`adjusted_rand_index`) compare a clustering with a
-reference clustering (the non-private run from the same initial centroids, algorithms.md §2.3).
+reference clustering (the non-private run from the same initial centroids).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _out(values: np.ndarray, batched: bool) -> float | np.ndarray:
 
 
 def sse(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
-    """Sum of squared errors, algorithms.md §2.2 (S4 eq. 4).
+    """Sum of squared errors (Shang et al. 2021, eq. 4).
 
     ``SSE = sum_x min_j ||x - c_j||_2^2``: every row of ``X`` (N x d) counts with its squared
     Euclidean distance to the nearest centroid. ``centroids`` is ``(k, d)`` (returns a float)
@@ -128,11 +128,12 @@ def sse(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
 
 
 def nicv(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
-    """Squared NICV = SSE / N, algorithms.md §2.1 (Su et al. 2016). The primary metric.
+    """Squared NICV = SSE / N (Su et al. 2016). The primary metric.
 
-    ``NICV = (1/N) sum_j sum_{x in C_j} ||x - c_j||_2^2`` where ``C_j`` are the points whose
-    nearest *output* centroid is ``c_j``. Compute it on the normalised data (``[-1, 1]^d``).
-    Accepts ``(k, d)`` (float) or ``(R, k, d)`` centroids (array of shape ``(R,)``).
+    ``NICV = (1/N) sum_j sum_{x in C_j} ||x - c_j||_2^2`` where ``C_j`` are the points
+    whose nearest *output* centroid is ``c_j``. Compute it on the normalised data
+    (``[-1, 1]^d``). Accepts ``(k, d)`` centroids (returns a float) or ``(R, k, d)``
+    (returns an array of shape ``(R,)``).
     """
     X = _check_data(X)
     C3, batched = _check_centroids(X, centroids, "centroids")
@@ -140,11 +141,12 @@ def nicv(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
 
 
 def nicv_unsquared(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
-    """Unsquared NICV as printed in seed 000 eq. 5: ``(1/N) sum_x min_j ||x - c_j||_2``.
+    """Unsquared NICV as printed in Ni et al. (2021), eq. 5:
+    ``(1/N) sum_x min_j ||x - c_j||_2``.
 
     The paper cites Su et al.'s NICV, which squares the norm; the missing square is almost
-    surely a typesetting slip (the unsquared sum is the k-median objective, algorithms.md
-    §2.1). It is kept only so that seed 000's curves can be compared; report :func:`nicv` as
+    surely a typesetting slip (the unsquared sum is the k-median objective). It is kept only
+    so that the DP-KCCM paper's curves can be compared; report :func:`nicv` as
     the primary metric. Accepts ``(k, d)`` or ``(R, k, d)`` centroids like :func:`nicv`.
     """
     X = _check_data(X)
@@ -155,7 +157,7 @@ def nicv_unsquared(X: ArrayLike, centroids: ArrayLike) -> float | np.ndarray:
 def relative_nicv(
     X: ArrayLike, centroids: ArrayLike, reference_centroids: ArrayLike
 ) -> float | np.ndarray:
-    """Relative squared NICV, ``(NICV_dp - NICV_np) / NICV_np`` (algorithms.md §2.5).
+    """Relative squared NICV, ``(NICV_dp - NICV_np) / NICV_np``.
 
     ``centroids`` are the private output, ``reference_centroids`` the non-private ones (they
     may have a different number of centroids). Either may be a single ``(k, d)`` set or a
@@ -199,29 +201,33 @@ def f_measure(
     matching: Literal["hungarian", "larsen-aone"] = "hungarian",
     weights: Literal["reference", "predicted"] = "reference",
 ) -> float:
-    """F-measure between a clustering and a reference clustering, algorithms.md §2.3.
+    """F-measure between a clustering and a reference clustering.
 
-    ``labels_true`` is the reference (non-private) clustering ``{U_i}``, ``labels_pred`` the
-    clustering to evaluate ``{V_j}``; labels are any hashable values and need not correspond.
-    The per-pair score is the Dice coefficient
-    ``F(U_i, V_j) = 2 |U_i n V_j| / (|U_i| + |V_j|)``, which equals the harmonic mean of
-    precision and recall used by S1 and S4 (eq. 17).
+    ``labels_true`` is the reference (non-private) clustering ``{U_i}``,
+    ``labels_pred`` the clustering to evaluate ``{V_j}``; labels are any hashable
+    values and need not correspond. The per-pair score is the Dice coefficient
+    ``F(U_i, V_j) = 2 |U_i n V_j| / (|U_i| + |V_j|)``, which equals the harmonic mean
+    of precision and recall used by Zhang, Liu and Wang (2018) and Shang et al. (2021,
+    eq. 17).
 
     ``matching``
-        ``"hungarian"`` (Option A): a one-to-one matching ``pi`` maximising the total overlap
+        ``"hungarian"``: a one-to-one matching ``pi`` maximising the total overlap
         ``sum_i |U_i n V_pi(i)|`` (``scipy.optimize.linear_sum_assignment``), then
-        ``F = sum_i w_i F(U_i, V_pi(i))``. When the two clusterings have different numbers of
-        clusters, the clusters left unmatched contribute 0. Ties in total overlap are broken
-        in favour of the larger F, so the value does not depend on the label order.
-        ``"larsen-aone"`` (Option B, the classical clustering F-measure):
-        ``F = sum_i w_i max_j F(U_i, V_j)``. It is never below the Hungarian value; the two
-        differ when clusters are split or merged.
+        ``F = sum_i w_i F(U_i, V_pi(i))``. When the two clusterings have different
+        numbers of clusters, the clusters left unmatched contribute 0. Ties in total
+        overlap are broken in favour of the larger F, so the value does not depend on
+        the label order.
+        ``"larsen-aone"`` (the classical clustering F-measure):
+        ``F = sum_i w_i max_j F(U_i, V_j)``. It is never below the Hungarian value;
+        the two differ when clusters are split or merged.
     ``weights``
         Which clustering supplies the weights and the outer sum. ``"reference"``:
-        ``w_i = |U_i| / N`` over reference clusters (seed 001, S1). ``"predicted"``: the roles
-        swap, ``F = sum_j |V_j| / N F(V_j, U_match(j))`` over predicted clusters (seed 004, S4).
+        ``w_i = |U_i| / N`` over reference clusters (Zhang, Liu and Wang 2018).
+        ``"predicted"``: the roles swap, ``F = sum_j |V_j| / N F(V_j, U_match(j))``
+        over predicted clusters (Shang et al. 2021).
 
-    Returns a float in ``[0, 1]``; 1 exactly when the two partitions coincide up to relabelling.
+    Returns a float in ``[0, 1]``; 1 exactly when the two partitions coincide up to
+    relabelling.
     """
     if matching not in _MATCHINGS:
         raise ValueError(f"matching must be one of {_MATCHINGS}, got {matching!r}")
@@ -234,15 +240,19 @@ def f_measure(
     n = codes_true.shape[0]
     row_sizes = overlap.sum(axis=1)
     col_sizes = overlap.sum(axis=0)
-    # term[i, j] = |U_i| F(U_i, V_j) = 2 |U_i| |U_i n V_j| / (|U_i| + |V_j|); F is a sum of
-    # terms divided by N. Dividing once at the end keeps F = 1 exact for equal partitions.
-    term = 2.0 * row_sizes[:, None] * overlap / (row_sizes[:, None] + col_sizes[None, :])
+    # term[i, j] = |U_i| F(U_i, V_j) = 2 |U_i| |U_i n V_j| / (|U_i| + |V_j|); F is a
+    # sum of terms divided by N. Dividing once at the end keeps F = 1 exact for equal
+    # partitions.
+    term = (2.0 * row_sizes[:, None] * overlap
+            / (row_sizes[:, None] + col_sizes[None, :]))
     if matching == "larsen-aone":
         total = term.max(axis=1).sum()
     else:
-        # Lexicographic objective: total overlap (an integer) first; the weighted F, at most
-        # 1 over any matching and halved here, only breaks ties in total overlap.
-        from scipy.optimize import linear_sum_assignment  # here: sweep cells import metrics
+        # Lexicographic objective: total overlap (an integer) first; the weighted F,
+        # at most 1 over any matching and halved here, only breaks ties in total
+        # overlap.
+        # Imported here: every sweep cell imports this module.
+        from scipy.optimize import linear_sum_assignment
 
         rows, cols = linear_sum_assignment(overlap + 0.5 * term / n, maximize=True)
         total = term[rows, cols].sum()

@@ -174,11 +174,13 @@ def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
     grid = math.ldexp(1.0, exponent)
     steps = math.ceil(sens / grid) + (0 if integer_valued else coordinates)
     num, den = eps.as_integer_ratio()  # eps = num / den exactly
-    t = -(-steps * den // num)  # ceil(steps / eps), in integers: exact, t >= steps / eps
+    t = -(-steps * den // num)  # ceil(steps / eps), exact in integers: t >= steps/eps
     if t >= 2**62:
-        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (a scale of "
-                         f"{t} grid steps); use a larger epsilon or sampler='continuous'")
-    return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid, steps, t, b)
+        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (a "
+                         f"scale of {t} grid steps); use a larger epsilon or "
+                         f"sampler='continuous'")
+    return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid,
+                            steps, t, b)
 
 
 def _gaussian(sens: float, eps: float, delta: float, sampler: str,
@@ -302,7 +304,7 @@ def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
                         per_replica: bool = False) -> np.ndarray:
     """Like :func:`grid_release` for values (R, k, c), but with ONE integer draw per row k added
     to all c columns (noise_steps has shape (k,), or (R, k) with ``per_replica``): a flaw that
-    seed 001 reads literally, kept for its as-published variant
+    Zhang, Liu and Wang (2018) read literally, kept for its as-published variant
     (:data:`dpkmeans.engine.FLAWS`, "shared-noise")."""
     steps = np.asarray(noise_steps, dtype=np.int64)
     draws = draw_steps(kind, steps, rngs, per_replica=per_replica)[..., None]
