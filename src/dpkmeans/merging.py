@@ -1,4 +1,4 @@
-"""DP-KCCM's final release: merge n*k noisy clusters down to k (seed 000 §3.3.3, eq. 12).
+"""DP-KCCM's final release: merge n*k noisy clusters down to k (Ni et al. 2021, eq. 12).
 
 After the last iteration DP-KCCM holds n*k noisy centroids c_j = S'_j / n'_j and their noisy
 counts n'_j. It repeatedly takes the two nearest centroids c_p, c_q (Euclidean) and replaces
@@ -7,15 +7,15 @@ them by one. The paper writes the merged centroid coordinate-wise (eq. 12),
     c_o^i = min(c_p^i, c_q^i) + |c_p^i - c_q^i| n'_m / (n'_p + n'_q),  m = argmax(c_p^i, c_q^i),
 
 which is exactly the noisy-count-weighted mean c_o = (n'_p c_p + n'_q c_q) / (n'_p + n'_q)
-(reference §4.2 [VERIFIED]; :func:`merge_eq12` writes eq. 12 literally so a test can show it).
-The paper does not say what the merged count is; we use n'_o = n'_p + n'_q (reference §4.2
-[RECON]), the only choice under which every later merge is still the weighted mean of the
-original clusters it absorbed.
+(book chapter 7 proves it; :func:`merge_eq12` writes eq. 12 literally so a test can show it).
+The paper does not say what the merged count is; we use n'_o = n'_p + n'_q, the only choice
+under which every later merge is still the weighted mean of the original clusters it absorbed.
 
 Everything here reads only released values (noisy centroids and noisy counts), so it is
-post-processing and costs no budget (seed 000 Thm. 1, last step). Noisy counts can be <= 0
-(empty clusters get noise too); they are first clamped to ``count_floor`` (default 1) so the
-weights are positive and finite -- also post-processing (reference §4.8, audit 0-2 and 0-6).
+post-processing and costs no budget (the last step of the paper's Theorem 1). Noisy counts
+can be <= 0 (empty clusters get noise too, and the paper does not handle such counts); they
+are first clamped to ``count_floor`` (default 1) so the weights are positive and finite --
+also post-processing.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = ["merge_eq12", "merge_to_k", "merge_release", "MergeRelease"]
 
 
 def merge_eq12(c_p: ArrayLike, c_q: ArrayLike, n_p: ArrayLike, n_q: ArrayLike) -> np.ndarray:
-    """Seed 000's eq. 12, written literally (coordinate-wise, broadcasting).
+    """Ni et al.'s eq. 12, written literally (coordinate-wise, broadcasting).
 
     c_o^i = min(c_p^i, c_q^i) + |c_p^i - c_q^i| n'_m / (n'_p + n'_q) with m = p if
     c_p^i >= c_q^i and m = q otherwise. Equal to the noisy-count-weighted mean whenever
@@ -59,7 +59,7 @@ def merge_to_k(
     count_floor: float = 1.0,
     return_counts: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Merge m noisy clusters down to k, nearest pair first (seed 000 §3.3.3, Alg. 1).
+    """Merge m noisy clusters down to k, nearest pair first (Ni et al. 2021, Alg. 1).
 
     Parameters
     ----------
@@ -89,18 +89,22 @@ def merge_to_k(
                          f"got {np.shape(centroids)}")
     R, m, _ = C.shape
     if n.shape != (R, m):
-        raise ValueError(f"noisy_counts must have shape {(R, m) if not single else (m,)} to "
-                         f"match centroids {np.shape(centroids)}, got {np.shape(noisy_counts)}")
+        shape = (R, m) if not single else (m,)
+        raise ValueError(f"noisy_counts must have shape {shape} to match centroids "
+                         f"{np.shape(centroids)}, got {np.shape(noisy_counts)}")
     if not (np.all(np.isfinite(C)) and np.all(np.isfinite(n))):
         raise ValueError("centroids and noisy_counts must be finite")
     k = check_positive_int(k, "k")
     if k > m:
-        raise ValueError(f"k must be <= the number of clusters to merge ({m}), got {k}")
+        raise ValueError(f"k must be <= the number of clusters to merge ({m}), "
+                         f"got {k}")
     n = np.maximum(n, _check_floor(count_floor))
 
-    # Squared distances (same argmin as Euclidean), symmetric with inf on the diagonal, so a
-    # row-major argmin is the lowest (p, q) with p < q. Only merged rows are recomputed.
-    D = np.stack([np.sum((C - C[:, i, None, :]) ** 2, axis=-1) for i in range(m)], axis=1)
+    # Squared distances (same argmin as Euclidean), symmetric with inf on the diagonal,
+    # so a row-major argmin is the lowest (p, q) with p < q. Only merged rows are
+    # recomputed.
+    D = np.stack([np.sum((C - C[:, i, None, :]) ** 2, axis=-1) for i in range(m)],
+                 axis=1)
     D[:, np.arange(m), np.arange(m)] = np.inf
     alive = np.ones((R, m), dtype=bool)
     rows = np.arange(R)
@@ -118,7 +122,8 @@ def merge_to_k(
         D[rows, :, p] = d_new
         D[rows, q, :] = np.inf
         D[rows, :, q] = np.inf
-    out = C[alive].reshape(R, k, C.shape[2])  # every replica keeps exactly k slots, in order
+    # every replica keeps exactly k slots, in order
+    out = C[alive].reshape(R, k, C.shape[2])
     counts = n[alive].reshape(R, k)
     if single:
         out, counts = out[0], counts[0]
@@ -142,7 +147,7 @@ class MergeRelease:
     @property
     def __name__(self) -> str:  # the engine's ledger names the release by its __name__
         return (f"merge n*k -> {self.k} by noisy-count-weighted mean "
-                f"(n'_j clamped to >= {self.count_floor:g}; seed 000 eq. 12)")
+                f"(counts clamped to >= {self.count_floor:g}; the paper's eq. 12)")
 
     def __call__(self, centroids: np.ndarray, noisy_counts: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, merge_to_k(centroids, noisy_counts, self.k,

@@ -1,6 +1,6 @@
-"""The claims ledger of seed 000 (DP-KCCM), computed from the committed sweep results.
+"""The claims ledger of DP-KCCM (Ni et al. 2021), computed from the committed sweep results.
 
-Claims re-tested (reference §4.7; lower NICV is better):
+Claims re-tested (the paper's section 4.2; lower NICV is better):
 
 1. ``allocation_k`` is worse than ``average_k`` in all cases;
 2. ``average_nk`` is better than ``average_k`` in nearly all cases;

@@ -1,6 +1,6 @@
-"""Seed 000's experiments at the paper's scale (book chapter "DP-KCCM", reference §4).
+"""Ni et al.'s (2021) experiments at the paper's scale (book chapter 7, "DP-KCCM").
 
-Every point of a figure is 20 sets of initial centroids x 50 runs = 1000 runs (seed 000 §4.1).
+Every point of a figure is 20 sets of initial centroids x 50 runs = 1000 runs (as in the paper).
 The 20 sphere-packing draws use only the public box; each is shared by 50 replicas that differ
 in their noise only. A point is summarised by its mean NICV and a 95% interval that respects
 that structure: the t interval over the 20 per-initialisation means (the 1000 runs are not
@@ -35,7 +35,7 @@ from ...algorithms import dplloyd_impr
 from ...data import Dataset, load
 from ...engine import DPLloydConfig, run
 from ...errors import PrivacyLeakWarning
-from ...experiments import BOX  # seed 000 scales every attribute to [-r, r], r = 1, like Part II
+from ...experiments import BOX  # the paper scales to [-r, r], r = 1
 from ...init import sphere_packing
 from ...lloyd import lloyd_reference
 from ...studies import shared_initial_centroids, stable_seed, summarise, to_public_space
@@ -61,7 +61,7 @@ __all__ = [
     "evaluate_cell",
 ]
 
-#: Per dataset: (k of Table 2, the fixed epsilon of figures 9-14) (reference §4.1, §4.6).
+#: Per dataset: (k of Table 2, the fixed epsilon of figures 9-14).
 PAPER_SETTINGS: dict[str, tuple[int, float]] = {
     "blood": (4, 0.6),
     "tripadvisor": (4, 0.6),
@@ -70,13 +70,13 @@ PAPER_SETTINGS: dict[str, tuple[int, float]] = {
     "electrical": (5, 0.2),
     "credit_card": (5, 0.2),
 }
-#: The paper's epsilon grid was lost with its figures; the book uses this one (issue 6).
+#: The paper's epsilon grid was lost with its figures; the book uses this one.
 EPSILONS = (0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
 #: The k range of figures 9-14 is not in the text; the book uses 2..8.
 KS = tuple(range(2, 9))
-#: Seed 000's four variants and the true DPLloyd-Impr of Su et al.
+#: The paper's four variants and the true DPLloyd-Impr of Su et al.
 ALGORITHMS = (*VARIANTS, "dplloyd-impr")
-#: 20 initial-centroid sets x 50 runs (seed 000 §4.1).
+#: 20 initial-centroid sets x 50 runs (as in the paper).
 PAPER_INITS, PAPER_RUNS = 20, 50
 #: Non-private Lloyd from the same k-centroid starts, for reference lines.
 REFERENCE = "lloyd (non-private)"

@@ -1,6 +1,6 @@
-"""DP-KCCM (Ni et al., seed 000) and its three comparison variants as engine configurations.
+"""DP-KCCM (Ni et al. 2021) and its three comparison variants as engine configurations.
 
-Seed 000 §4.1 compares four DP-Lloyd variants (reference §4.4). All use sphere-packing
+The paper's section 4.1 compares four DP-Lloyd variants. All use sphere-packing
 initial centroids, 12 iterations and one joint Laplace release of each cluster's (S_j, n_j)
 with Delta = d r + 1 (eq. 10-11; the engine's ``split="joint"``); they differ in
 
@@ -13,12 +13,11 @@ variant               clusters in the run  schedule (T = 12)                 rel
 ``allocation_nk``     n k                  eps/24 x4, eps/12 x4, eps/8 x4    merge to k
 ====================  ===================  ================================  ==========
 
-``allocation_nk`` is DP-KCCM (seed 000 Alg. 1). Privacy (seed 000 Thm. 1, reference §4.5):
+``allocation_nk`` is DP-KCCM (the paper's Alg. 1). Privacy (the paper's Thm. 1):
 the initialisation uses only the box, each iteration is parallel over the disjoint clusters
 and sequential over iterations, and the merge (:mod:`dpkmeans.merging`) is post-processing.
 
-The paper calls ``average_k`` "DPLloyd-Impr". It is not (reference §3.3 caveat, audit 0-7):
-Su et al.'s method uses 2 <= T <= 7 and a count : per-dimension budget split, and shares only
+The paper calls ``average_k`` "DPLloyd-Impr". It is not: Su et al.'s method uses 2 <= T <= 7 and a count : per-dimension budget split, and shares only
 the sphere packing. The true one is :func:`dpkmeans.algorithms.dplloyd_impr`.
 
 Scaling ("public bounds" versus the paper's data-derived min-max) is the data layer's choice;
@@ -52,7 +51,7 @@ __all__ = [
     "allocation_nk",
 ]
 
-#: Seed 000's defaults: n = 3 (§3.3.1) and max_clustering = 12 (§4.1).
+#: The paper's defaults: n = 3 and max_clustering = 12.
 PAPER_MERGE_FACTOR = 3
 PAPER_ITERATIONS = 12
 
@@ -61,11 +60,11 @@ Schedule = Callable[[float, int], np.ndarray]
 
 def _decreasing(epsilon: float, iterations: int) -> np.ndarray:
     """The stepped schedule reversed (eps/8, eps/12, eps/24 per block): an ablation that asks
-    whether the increasing order matters (seed 003 argues for decreasing budgets)."""
+    whether the increasing order matters (the APDPk-means paper argues for decreasing budgets)."""
     return schedules.dpkccm_stepped(epsilon, iterations)[::-1].copy()
 
 
-#: Named schedules for the ``schedule`` override: seed 000's "average" and "allocation", and
+#: Named schedules for the ``schedule`` override: the paper's "average" and "allocation", and
 #: the reversed stepped schedule (an ablation).
 SCHEDULES: dict[str, Schedule] = {
     "uniform": schedules.uniform,
@@ -76,7 +75,7 @@ SCHEDULES: dict[str, Schedule] = {
 
 @dataclass(frozen=True)
 class Variant:
-    """One of seed 000's four configurations (reference §4.4)."""
+    """One of the paper's four configurations."""
 
     name: str
     schedule: str  # a key of SCHEDULES
@@ -124,7 +123,7 @@ def dpkccm_config(
     schedule: str | Schedule | ArrayLike | None = None,
     centred: bool = False,
 ) -> DPLloydConfig:
-    """The engine configuration of one of seed 000's variants (see the module docstring).
+    """The engine configuration of one of the paper's variants (see the module docstring).
 
     Parameters
     ----------
@@ -133,10 +132,10 @@ def dpkccm_config(
     n_clusters:
         k, the number of published centroids.
     n:
-        Merge factor: the run uses n k clusters and merges them to k. Default 3 (seed 000) for
+        Merge factor: the run uses n k clusters and merges them to k. Default 3 (the paper) for
         the ``*_nk`` variants; the ``*_k`` variants do not merge, so n must be None or 1 there.
     iterations:
-        T (seed 000: 12; the stepped schedule needs a multiple of 3).
+        T (the paper: 12; the stepped schedule needs a multiple of 3).
     schedule:
         Overrides the variant's schedule: ``"uniform"``, ``"stepped"``, a callable
         ``(epsilon, T) -> budgets``, or T explicit budgets summing to epsilon.
@@ -192,16 +191,16 @@ def _named(variant: str, doc: str) -> Callable[..., DPLloydConfig]:
     return factory
 
 
-average_k = _named("average_k", """Seed 000's ``average_k``: k clusters, eps/12 each, no merge.
+average_k = _named("average_k", """Ni et al.'s ``average_k``: k clusters, eps/12 each, no merge.
 
-The paper labels it "DPLloyd-Impr"; it is not (reference §3.3 caveat, audit 0-7): it is
+The paper labels it "DPLloyd-Impr"; it is not: it is
 DPLloyd with sphere-packing initialisation and T = 12. Su et al.'s method is
 :func:`dpkmeans.algorithms.dplloyd_impr`.""")
 allocation_k = _named("allocation_k",
-                      "Seed 000's ``allocation_k``: k clusters, the stepped schedule, no merge.")
+                      "Ni et al.'s ``allocation_k``: k clusters, the stepped schedule, no merge.")
 average_nk = _named("average_nk",
-                    "Seed 000's ``average_nk``: n k clusters, eps/12 each, merged to k (eq. 12).")
-allocation_nk = _named("allocation_nk", """DP-KCCM (seed 000 Alg. 1, ``allocation_nk``): n k
+                    "Ni et al.'s ``average_nk``: n k clusters, eps/12 each, merged to k (eq. 12).")
+allocation_nk = _named("allocation_nk", """DP-KCCM (Ni et al.'s Alg. 1, ``allocation_nk``): n k
 clusters, the stepped schedule (eps/24, eps/12, eps/8 per block of 4), merged to k (eq. 12).""")
 
 #: The four configurations by name: ``VARIANTS[name](k, epsilon, bounds, n=..., ...)``.

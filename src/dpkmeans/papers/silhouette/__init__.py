@@ -1,4 +1,4 @@
-"""Silhouette-weighted budgets (Zhang, Liu, Wang, PLoS ONE 2018; seed 001; book chapter 8).
+"""Silhouette-weighted budgets (Zhang, Liu and Wang, PLoS ONE 2018; book chapter 8).
 
 - :mod:`.variants`: the paper as published and corrected, as engine configurations;
 - :mod:`.study`: the reproduction's grid and runs;

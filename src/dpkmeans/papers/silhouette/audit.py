@@ -1,7 +1,7 @@
-"""The audit of seed 001 (book chapter 8): a dataset built to expose the shared noise draw.
+"""The audit of Zhang, Liu and Wang (2018) (book chapter 8): a dataset built to expose the shared noise draw.
 
-As published, one Laplace draw eta is added to a cluster's sum *and* to its count
-(reference §5.6, 1-4), so every released coordinate is c_i = (S_i + eta) / (n + eta) and
+As published, one Laplace draw eta is added to a cluster's sum *and* to its count (the
+paper's Noise_k^t appears in both), so every released coordinate is c_i = (S_i + eta) / (n + eta) and
 
     (1 - c_1) / (1 - c_2) = (n - S_1) / (n - S_2),
 
@@ -68,6 +68,6 @@ def run_audits(epsilon: float, trials: int, *, group_size: int = 500, seed: int 
     def statistic(result: DPLloydResult) -> np.ndarray:
         return np.minimum(ratio_statistic(result), 1.0)[:, None]  # finite, for the events
 
-    return [audit.audit_configuration(f"{name} (eps = {epsilon:g})", config, D, D_prime,
+    return [audit.audit_configuration(f"{name} (ε = {epsilon:g})", config, D, D_prime,
                                       statistic, trials=trials, confidence=confidence, seed=seed)
             for name, config in audit_configs(epsilon).items()]

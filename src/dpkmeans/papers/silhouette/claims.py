@@ -1,9 +1,10 @@
-"""The claims ledger of seed 001 (silhouette-weighted budgets), computed from committed results.
+"""The claims ledger of Zhang, Liu and Wang (2018), computed from committed results.
 
-Claims re-tested (reference §5.5), each for the as-published and for the corrected method
+Claims re-tested (the text of the paper's Figs 4-7), each for the as-published and for the corrected method
 against uniform DPLloyd (the paper's baseline [7] spends the same budget in every iteration):
 
-1. at small epsilon (<= 0.5), a **higher F-measure** than uniform DPLloyd, on blood and gamma;
+1. at small epsilon (<= 0.5), a **higher F-measure** than uniform DPLloyd, on blood and gamma
+   (``magic`` in the data registry);
 2. at large epsilon (>= 1), uniform DPLloyd is **as good or better**, on blood and gamma;
 3. **fewer iterations**, and so faster (every dataset, every epsilon);
 4. the MapReduce **speed-up improves with data size** (Fig 7; ``benchmarks/dask_scaling.json``).
@@ -33,8 +34,8 @@ __all__ = ["CLAIMS", "METHODS", "BASELINE", "EQUIVALENCE", "SMALL", "claims_ledg
            "claims_summary", "speedup_claim", "write_claims"]
 
 CLAIMS = {
-    1: "higher F-measure than uniform DPLloyd at small epsilon (blood, gamma)",
-    2: "uniform DPLloyd as good or better at large epsilon (blood, gamma)",
+    1: "higher F-measure than uniform DPLloyd at small ε (≤ 0.5), on blood and magic",
+    2: "uniform DPLloyd as good or better at large ε (> 0.5), on blood and magic",
     3: "fewer iterations than uniform DPLloyd, so faster",
     4: "the MapReduce speed-up improves with data size",
 }
@@ -78,7 +79,7 @@ def _claim_small(results, dataset, method) -> dict:
     opposite = sum(c.b_better for c in outcomes)
     n = len(outcomes)
     return {"verdict": verdict(held, opposite, n), "evidence":
-            f"{method} F significantly higher at {held}/{n} points (eps <= {SMALL:g}), DPLloyd "
+            f"{method} F significantly higher at {held}/{n} points (ε ≤ {SMALL:g}), DPLloyd "
             f"higher at {opposite}/{n}, no difference at {n - held - opposite}/{n}"}
 
 
@@ -95,7 +96,7 @@ def _claim_large(results, dataset, method) -> dict:
             equivalent += 1
     n = len(eps)
     return {"verdict": verdict(better + equivalent, opposite, n), "evidence":
-            f"DPLloyd F significantly higher at {better}/{n} points (eps > {SMALL:g}), "
+            f"DPLloyd F significantly higher at {better}/{n} points (ε > {SMALL:g}), "
             f"equivalent within {EQUIVALENCE:g} at {equivalent}/{n}, {method} higher at "
             f"{opposite}/{n}, undecided at {n - better - equivalent - opposite}/{n}"}
 

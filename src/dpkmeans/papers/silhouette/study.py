@@ -1,8 +1,8 @@
-"""Seed 001's experiments (Figs 2-6 of Zhang, Liu, Wang 2018; reference §5.4-5.5), at 200
+"""The experiments of Zhang, Liu and Wang (2018; their Figs 2-6), at 200
 independent runs a point (the paper averages 10).
 
 A point is an algorithm at (dataset, epsilon). Every run is scored against the non-private
-clustering **from the same start** (reference §2.3): non-private Lloyd, ``REFERENCE_ITERATIONS``
+clustering **from the same start**: non-private Lloyd, ``REFERENCE_ITERATIONS``
 steps, from that run's own initial centroids, and the F-measure with Hungarian matching and
 reference weights (:func:`dpkmeans.metrics.f_measure`). Squared NICV is measured in the public
 [0, 1] scaling. Iterations are per run (the silhouette methods stop early), time per run is the
@@ -14,7 +14,8 @@ Algorithms (``ALGORITHMS``):
   says so and computes the overspend);
 - ``corrected``: the corrected method on public bounds (epsilon-DP);
 - ``corrected_stop_one``: the corrected method with the paper's literal stopping threshold,
-  "lower than one" (reference §5.6, 1-6), instead of 1e-3 sqrt(d);
+  "lower than one" (which on [0, 1]^d stops almost every run after one iteration; most
+  likely a slip of translation or a typo), instead of 1e-3 sqrt(d);
 - ``equal_weights``: the corrected method without silhouettes (the same halving schedule,
   every cluster weighted equally): the ablation that isolates the weights;
 - ``dplloyd``: DPLloyd with a uniform budget over T = 5 (the paper's baseline [7] is a uniform

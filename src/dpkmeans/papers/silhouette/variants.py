@@ -1,11 +1,11 @@
-"""Seed 001's silhouette-weighted budgets (Zhang, Liu, Wang 2018), as published and corrected.
+"""Silhouette-weighted budgets (Zhang, Liu and Wang 2018), as published and corrected.
 
 Both are configurations of the one engine (:mod:`dpkmeans.engine`), with two hooks
 (:mod:`dpkmeans.hooks`): an allocation rule that weights each cluster's budget by its
 silhouette, and, as published, an initial release from equal splits of the data.
 
 =====================  ======================================  =====================================
-                       as published (reference §5.2)           corrected (reference §5.6)
+                       as published                            corrected
 =====================  ======================================  =====================================
 scaling                min-max on the data (the study's        public bounds to [0, 1]^d
                        "paper" data; the flaw is recorded)
@@ -64,7 +64,8 @@ __all__ = [
 MAX_ITERATIONS = 10
 #: Corrected: the share of each iteration's budget spent on the noisy silhouettes.
 SILHOUETTE_SHARE = 0.1
-#: The stopping threshold is STOP_FACTOR sqrt(d) on [0, 1]^d (reference §5.6, item 1-6).
+#: The stopping threshold is STOP_FACTOR sqrt(d) on [0, 1]^d (the paper's "lower than one"
+#: stops almost every run after one iteration there; most likely a slip).
 STOP_FACTOR = 1e-3
 
 
@@ -109,8 +110,8 @@ class NoisySilhouetteWeights:
 
     def weights(self, ctx: HookContext) -> np.ndarray:
         sums, counts = cluster_silhouettes(ctx)
-        cal = calibrate("laplace", 2.0, self.epsilon(ctx.epsilon), sampler=ctx.config.sampler,
-                        coordinates=2)
+        cal = calibrate("laplace", 2.0, self.epsilon(ctx.epsilon),
+                        sampler=ctx.config.sampler, coordinates=2)
         charge(ctx.ledger, cal, label="(sum_x S(x), n_j) of every cluster in parallel",
                details={"replicas": len(ctx.rngs)})
         values = np.stack([sums, counts], axis=2)  # (r, k, 2)
@@ -120,8 +121,9 @@ class NoisySilhouetteWeights:
         else:
             steps = np.full(values.shape[1:], cal.noise_steps, dtype=np.int64)
             noisy = grid_release("laplace", values, cal.grid, steps, ctx.rngs)
-        ctx.ledger.post_process("S~_j = clip(sum' / max(n', 1), 0, 1), w_j = (1 + S~_j) / "
-                                "(1 + max S~): weights from released values, max w = 1")
+        ctx.ledger.post_process("S~_j = clip(sum' / max(n', 1), 0, 1), "
+                                "w_j = (1 + S~_j) / (1 + max S~): weights from released "
+                                "values, max w = 1")
         S = np.clip(noisy[..., 0] / np.maximum(noisy[..., 1], 1.0), 0.0, 1.0)
         return (1.0 + S) / (1.0 + S.max(axis=1, keepdims=True))
 
@@ -178,7 +180,7 @@ def _stop(d: int) -> float:
 
 def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
                  data_derived_bounds: bool = True) -> DPLloydConfig:
-    """Seed 001 as published (module docstring). ``data_derived_bounds`` records the paper's
+    """The paper's method as published (module docstring). ``data_derived_bounds`` records the paper's
     min-max scaling as a flaw; pass False only for bounds that really are public."""
     k = check_positive_int(n_clusters, "n_clusters")
     eps = check_epsilon(epsilon)
@@ -197,7 +199,7 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
 def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
               silhouette_share: float = SILHOUETTE_SHARE,
               stop_threshold: float | None = None) -> DPLloydConfig:
-    """Seed 001 corrected (module docstring): epsilon-DP on public bounds (book chapter 8).
+    """The paper's method corrected (module docstring): epsilon-DP on public bounds (book chapter 8).
     ``stop_threshold`` replaces STOP_FACTOR sqrt(d) (e.g. the paper's literal 1)."""
     k = check_positive_int(n_clusters, "n_clusters")
     eps = check_epsilon(epsilon)
