@@ -179,7 +179,7 @@ glue("ch1_max_estimate", round(estimate, 3), display=False)
 glue("ch1_lower_bound", round(lower, 3), display=False)
 glue("ch1_bins", int(loss.centres.size), display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: histograms of the Laplace mechanism's output on neighbouring datasets with true counts 412 and 413 ($\\varepsilon = 1$). Right: the privacy loss estimated from the histograms (dots, with simultaneous 99.9% confidence intervals) against the exact privacy loss (line); the grey band is $[-\\varepsilon, \\varepsilon]$.", "name": "fig-laplace-privacy-loss"}}
+# %% mystnb={"figure": {"caption": "Left: histograms of the Laplace mechanism's output on neighbouring datasets with true counts 412 and 413 ($\\varepsilon = 1$). Right: the privacy loss estimated from the histograms (dots, with simultaneous 99.9% confidence intervals) against the exact privacy loss (line); the grey band is $[-\\varepsilon, \\varepsilon]$.", "name": "fig-laplace-privacy-loss"}} tags=["hide-input"]
 fig, (ax0, ax1) = new_figure(ncols=2, height=3.6)
 for i, (sample, label) in enumerate([(out_D, "$M(D)$"), (out_Dprime, "$M(D')$")]):
     style = series_style(i)
@@ -246,7 +246,7 @@ three_decimals = {c: "{:.3f}".format for c in ("point estimate", "99.9% lower bo
 table(sweep.rename(columns={"epsilon": "calibrated ε"}), formats=three_decimals,
       name="ch1-epsilon-sweep")
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Largest privacy loss observed in samples of the Laplace mechanism (point estimate and 99.9% lower confidence bound) against the $\\varepsilon$ it was calibrated for. The dotted grey line is $y = \\varepsilon$.", "name": "fig-laplace-epsilon-sweep"}}
+# %% mystnb={"figure": {"caption": "Largest privacy loss observed in samples of the Laplace mechanism (point estimate and 99.9% lower confidence bound) against the $\\varepsilon$ it was calibrated for. The dotted grey line is $y = \\varepsilon$.", "name": "fig-laplace-epsilon-sweep"}} tags=["hide-input"]
 fig, ax = new_figure(height=3.6)
 ax.plot(sweep["epsilon"], sweep["epsilon"], ":", color="0.4",
         label=r"$y = \varepsilon$")

@@ -552,7 +552,7 @@ rounded = {c: lambda v: number(round(v, 12))  # 1.1e-16 of rounding error is 0
            for c in schedule_table.columns[1:]}
 table(schedule_table, formats=rounded, name="ch3-schedules")
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: per-iteration budget $\\varepsilon_t$ of three schedules ($\\varepsilon = 1$, $T = 10$). Right: the resulting noise standard deviation of one centroid coordinate for a cluster of 200 records in $[-1, 1]^2$ (Laplace, $\\Delta_1 = 3$). Both on a log scale.", "name": "fig-budget-schedules"}}
+# %% mystnb={"figure": {"caption": "Left: per-iteration budget $\\varepsilon_t$ of three schedules ($\\varepsilon = 1$, $T = 10$). Right: the resulting noise standard deviation of one centroid coordinate for a cluster of 200 records in $[-1, 1]^2$ (Laplace, $\\Delta_1 = 3$). Both on a log scale.", "name": "fig-budget-schedules"}} tags=["hide-input"]
 fig, (ax0, ax1) = new_figure(ncols=2, height=3.4)
 t_axis = np.arange(1, ITERATIONS + 1)
 for i, (name, eps_t) in enumerate(budgets.items()):

@@ -146,7 +146,8 @@ from dpkmeans.papers.colored.audit import run_audits
 from dpkmeans.papers.colored.study import DP_LLOYD, ONE_SHOT
 from dpkmeans.plotting import (PALETTE, new_figure, plot_curves, series_style,
                                use_book_style)
-from dpkmeans.reading import count_of, number, percent, yes_no
+from dpkmeans.reading import machine as machine_text
+from dpkmeans.reading import count_of, number, percent, share, yes_no
 
 use_book_style()
 next_seed = count(SEED).__next__  # every experiment its own seed: SEED, SEED + 1, ...
@@ -693,10 +694,6 @@ for i, (D_i, labels_i, sol_i) in datasets.items():
 violations = pd.DataFrame(rows)
 
 
-def share(fraction: float) -> str:
-    """A fraction as a percentage: one decimal, none for 0 and 1."""
-    return percent(fraction) if fraction in (0, 1) else percent(fraction, 1)
-
 
 def span(values, write=number) -> str:
     """The range of values over the datasets, written for people."""
@@ -1133,8 +1130,7 @@ sdp28 = next(r for r in sdp_bench["results"] if r["d"] == 28)
 glue("ch9_sdp28_s", f"{sdp28['median_s']:.1f}", display=False)
 glue("ch9_sdp_met", "met" if sdp_bench["met"] else "missed", display=False)
 machine = sdp_bench["machine"]
-glue("ch9_machine", f"{machine['cpu']}, {machine['cpu_count']} cores, "
-     f"{machine['ram_GB']:.0f} GB of memory", display=False)
+glue("ch9_machine", machine_text(machine), display=False)
 private = results[results["is_private"]]
 overspent = private["epsilon_spent"] > private["epsilon"] * (1 + 1e-9)
 glue("ch9_private_ok", "No" if not overspent.any() else

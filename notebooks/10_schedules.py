@@ -132,6 +132,7 @@ from dpkmeans.papers.apdp import claims, study, variants
 from dpkmeans.papers.apdp.study import CASES, EPSILONS, Point
 from dpkmeans.papers.silhouette.variants import SILHOUETTE_SHARE
 from dpkmeans.plotting import new_figure, series_style, use_book_style
+from dpkmeans.reading import machine as machine_text
 from dpkmeans.reading import count_of, number, percent, table, yes_no
 from dpkmeans.sensitivity import lloyd_query_sensitivity
 
@@ -1151,7 +1152,7 @@ timing = json.loads(committed_file(TIMING).read_text())
 glue("ch10_sweep_min", f"{timing['wall_s'] / 60:.0f}", display=False)
 glue("ch10_sweep_target", f"{timing['target_s'] / 60:g}", display=False)
 glue("ch10_sweep_jobs", timing["jobs"], display=False)
-glue("ch10_sweep_cores", timing["machine"]["cores"], display=False)
+glue("ch10_sweep_machine", machine_text(timing["machine"]), display=False)
 
 # %% [markdown]
 # Below $3\varepsilon_m$ ({glue:text}`ch10_regime_low_points` points) Su's rule gives $T = 2$,
@@ -1202,8 +1203,8 @@ glue("ch10_sweep_cores", timing["machine"]["cores"], display=False)
 # :::{admonition} The sweep's time
 # :class: note
 # The whole sweep took {glue:text}`ch10_sweep_min` minutes with
-# {glue:text}`ch10_sweep_jobs` parallel jobs on the machine that made the committed run (an
-# x86-64 machine with {glue:text}`ch10_sweep_cores` cores; `benchmarks/apdp_reproduction.json`),
+# {glue:text}`ch10_sweep_jobs` parallel jobs on the machine that made the committed run
+# ({glue:text}`ch10_sweep_machine`; `benchmarks/apdp_reproduction.json`),
 # against a target of {glue:text}`ch10_sweep_target` minutes. Most of it is the silhouette
 # allocation's second pass per iteration, and the as-published family on adult: its
 # noisy-record starts are clipped to corners of the box, many records then sit at exactly

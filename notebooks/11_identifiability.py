@@ -565,7 +565,7 @@ glue("ch11_gamma_starts", number(gamma_results["replicas"].iloc[0]), display=Fal
 # algorithm against the $\varepsilon$ it is stated to satisfy: $\varepsilon(\rho)$ for DI,
 # the given $\varepsilon$ for DP.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "MAGIC, $k = 2$: mean F-measure against the non-private clustering from Optimized Canopy, with 95% confidence bands, against the stated $\\varepsilon$ ($\\varepsilon(\\rho)$ with $m = 10{,}001$ for DI k-means). Published: the intended reading $\\varepsilon/2^i$, the printed rule (one iteration) and the DP comparator; corrected: DI and DP, which are the same configuration.", "name": "fig-di-magic"}}
+# %% mystnb={"figure": {"caption": "MAGIC, $k = 2$: mean F-measure against the non-private clustering from Optimized Canopy, with 95% confidence bands, against the stated $\\varepsilon$ ($\\varepsilon(\\rho)$ with $m = 10{,}001$ for DI k-means). Published: the intended reading $\\varepsilon/2^i$, the printed rule (one iteration) and the DP comparator; corrected: DI and DP, which are the same configuration.", "name": "fig-di-magic"}} tags=["hide-input"]
 MAGIC_LABELS = {"di_published": "DI, published (intended)",
                 "di_printed": "DI, published (printed rule)",
                 "dp_published": "DP, published",
@@ -625,7 +625,7 @@ for key, algorithm in (("pub", "di_published"), ("cor", "di_corrected"),
 # Each point is {glue:text}`ch11_runs_heart` runs; {numref}`fig-di-heart` shows the DI grid
 # and the DP comparator.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Heart, $k = 2$: mean F-measure of k-prototypes against the non-private clustering, with 95% confidence intervals. Top: DI k-prototypes over $\\rho_r$ ($m_r = 10{,}001$), one line per $\\rho_c$ ($m_c = 2$), as published (left) and corrected (right). Bottom left: DP k-prototypes against $\\varepsilon$; the dotted line marks the paper's $\\varepsilon = 6.2$.", "name": "fig-di-heart"}}
+# %% mystnb={"figure": {"caption": "Heart, $k = 2$: mean F-measure of k-prototypes against the non-private clustering, with 95% confidence intervals. Top: DI k-prototypes over $\\rho_r$ ($m_r = 10{,}001$), one line per $\\rho_c$ ($m_c = 2$), as published (left) and corrected (right). Bottom left: DP k-prototypes against $\\varepsilon$; the dotted line marks the paper's $\\varepsilon = 6.2$.", "name": "fig-di-heart"}} tags=["hide-input"]
 def error_bars(ax, part: pd.DataFrame, x: str, label: str, style: dict) -> None:
     mean = part["f_mean"]
     low, high = mean - part["f_ci_low"], part["f_ci_high"] - mean
@@ -758,7 +758,7 @@ glue("ch11_magic_bestT_cor_f", number(magic_cor["f_mean"].iloc[0]), display=Fals
 # Optimized Canopy (one deterministic run per $\gamma$) and over
 # {glue:text}`ch11_gamma_starts` random starts.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Heart: F-measure of non-private k-prototypes against the two classes over $\\gamma$, from Optimized Canopy (the paper's start) and the mean over random starts (with its 95% confidence band). The dotted line marks the paper's $\\gamma = 0.12$.", "name": "fig-di-gamma"}}
+# %% mystnb={"figure": {"caption": "Heart: F-measure of non-private k-prototypes against the two classes over $\\gamma$, from Optimized Canopy (the paper's start) and the mean over random starts (with its 95% confidence band). The dotted line marks the paper's $\\gamma = 0.12$.", "name": "fig-di-gamma"}} tags=["hide-input"]
 fig, ax = new_figure(height=3.6)
 g = gamma_results["gamma"].to_numpy()
 ax.plot(g, gamma_results["f_canopy"], label="Optimized Canopy", markevery=4,

@@ -348,7 +348,10 @@ glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=Fa
 # method's numbers include what it does not pay for (exact silhouettes, a covariance fitted
 # to the data, the exact record count), and the corrected method pays for everything it
 # reads, so a claim that held on the published numbers can fail once that unpaid
-# information is gone.
+# information is gone. Each chapter shows its claims' two verdicts side by side with the
+# tests behind them: {ref}`chapter 8 <silhouette-claims>`,
+# {ref}`chapter 9 <colored-verdicts>`, {ref}`chapter 10 <apdp-claims-verdicts>` and
+# {ref}`chapter 11 <di-claims>`.
 
 # %% tags=["remove-cell"]
 claims = ledger.headline_claims(claims_folder)

@@ -281,7 +281,7 @@ print("true centres:", ", ".join(f"({', '.join(number(v) for v in np.round(c, 2)
 # so the label or the code dominates.
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The datasets of the five papers, each on its first two principal components after scaling to $[-1, 1]$ by its public bounds, coloured by the target where there is one. Missing files are marked.", "name": "fig-datasets-overview"}}
+# %% mystnb={"figure": {"caption": "The datasets of the five papers, each on its first two principal components after scaling to $[-1, 1]$ by its public bounds, coloured by the target where there is one. Missing files are marked.", "name": "fig-datasets-overview"}} tags=["hide-input"]
 def projection(ds, rng, limit=1500):
     """First two principal components of at most ``limit`` rows of the scaled data."""
     rows = rng.choice(ds.n_samples, size=min(limit, ds.n_samples), replace=False)

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.reading import count_of, markdown_table, number, percent, table, yes_no
+from dpkmeans.reading import (count_of, machine, markdown_table, number, percent, share,
+                              table, yes_no)
 
 
 @pytest.mark.parametrize("value, shown", [
@@ -73,3 +74,18 @@ def test_bad_tables_are_refused_with_a_clear_error():
         markdown_table(FRAME, formats={"missing": str})
     with pytest.raises(ValueError, match="align"):
         markdown_table(FRAME, align={"runs": "middle"})
+
+
+def test_shares_take_the_decimals_they_need():
+    assert [share(f) for f in (1.0, 0.975, 0.1234, 0.0)] == ["100%", "97.5%", "12.3%", "0%"]
+
+
+def test_a_machine_is_described_from_either_kind_of_record():
+    full = {"machine": "x86_64", "cpu": "AMD EPYC", "cpu_count": 2, "ram_GB": 25.28}
+    sweep = {"cpu": "x86_64", "cores": 2, "cpu_model": "AMD EPYC"}
+    assert machine(full) == "AMD EPYC, x86-64, 2 cores, 25 GB of memory"
+    assert machine(sweep) == "AMD EPYC, x86-64, 2 cores"
+    assert machine({"cpu": "x86_64", "cores": 2}) == "x86-64, 2 cores"
+    assert machine({}) == "an unrecorded machine"
+    with pytest.raises(TypeError):
+        machine("AMD")

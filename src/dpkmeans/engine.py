@@ -89,17 +89,16 @@ FLAWS = {
     "private-record-count": ("T was chosen from the exact number of private records (Su's rule in"
                              " diffprivlib 0.6.6): one record more can change T"),
     "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the "
-                     "Noise_k^t of Zhang, Liu and Wang 2018, read literally): S'_j - n'_j = S_j -"
-                     " n_j is released exactly"),
+                     "Noise_k^t of Zhang, Liu and Wang 2018, read literally): the cluster's "
+                     "sum minus its count is released exactly"),
     "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed on "
                           "the private data without noise (Zhang, Liu and Wang 2018, as "
                           "published)"),
-    "min-normalised-weights": ("weights (1 + S_k) / (1 + min_j S_j) >= 1 (Zhang, Liu and Wang "
-                               "2018): its claim eps_k^t <= eps / 2^t is false; the ledger "
-                               "charges the true cost, eps_t max_k w_k"),
+    "min-normalised-weights": ("weights (1 + S_j) / (1 + min_l S_l) ≥ 1 (Zhang, Liu and Wang "
+                               "2018): its claim ε_j^t ≤ ε/2^t is false; the ledger charges "
+                               "the true cost, ε_t max_j w_j"),
     "undefined-initial-budget": ("the budget of the initial centres is undefined (Zhang, Liu and "
-                                 "Wang 2018); charged as eps / 2^0 = eps, outside the declared "
-                                 "total"),
+                                 "Wang 2018); charged as ε/2⁰ = ε, outside the declared total"),
     "position-split": ("equal split by record order (Zhang, Liu and Wang 2018): adding a record "
                        "moves every later record to another subset, so d + 1 does not bound a "
                        "subset's change"),

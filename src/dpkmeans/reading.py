@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["count_of", "markdown_table", "number", "percent", "table", "yes_no"]
+__all__ = ["count_of", "machine", "markdown_table", "number", "percent", "share", "table",
+           "yes_no"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -74,6 +75,33 @@ def percent(fraction: float, digits: int = 0) -> str:
     if not _is_number(fraction):
         raise TypeError(f"percent() takes a real number, not {type(fraction).__name__}")
     return f"{100 * float(fraction):.{digits}f}%"
+
+
+def share(fraction: float) -> str:
+    """A fraction as a percentage with the decimals it needs, none or one: ``'100%'``,
+    ``'97.5%'``, ``'12.3%'``."""
+    if not _is_number(fraction):
+        raise TypeError(f"share() takes a real number, not {type(fraction).__name__}")
+    return percent(fraction, 0 if float(100 * fraction).is_integer() else 1)
+
+
+def machine(record: Mapping[str, Any]) -> str:
+    """The machine a benchmark or a sweep ran on, from its recorded ``machine`` entry:
+    ``'AMD EPYC, x86-64, 2 cores, 25 GB of memory'`` (whatever of these it recorded)."""
+    if not isinstance(record, Mapping):
+        raise TypeError(f"machine() takes a benchmark's machine record, not "
+                        f"{type(record).__name__}")
+    recorded_cpu = str(record.get("cpu") or "")
+    is_arch = recorded_cpu in ("x86_64", "aarch64", "arm64")  # some records name only that
+    arch = str(record.get("machine") or (recorded_cpu if is_arch else ""))
+    cpu = str(record.get("cpu_model") or ("" if is_arch else recorded_cpu))
+    parts = [p.replace("_", "-") for p in (cpu, arch) if p]
+    cores = record.get("cores", record.get("cpu_count"))
+    if cores:
+        parts.append(f"{int(cores)} cores")
+    if record.get("ram_GB"):
+        parts.append(f"{float(record['ram_GB']):.0f} GB of memory")
+    return ", ".join(parts) or "an unrecorded machine"
 
 
 def yes_no(flag: bool) -> str:
