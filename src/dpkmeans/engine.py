@@ -79,24 +79,23 @@ ENGINE_NOISE = NOISE_KINDS + ("colored",)
 #: Published flaws a configuration can reproduce on purpose ("as published" variants, audited in
 #: the book; never private). Each maps to what the ledger records about it.
 FLAWS = {
-    "skip-empty-clusters": ("empty clusters get no noise and keep their "
-                            "centroid (diffprivlib 0.6.6)"),
+    "skip-empty-clusters": ("empty clusters get no noise and keep their centroid (diffprivlib "
+                            "0.6.6)"),
     "exact-counts": "cluster sizes are released without noise (Shang et al. 2021, as published)",
     "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
     "data-derived-bounds": ("the box was read off the private data (min-max scaling of the data, "
-                            "as the papers did): a neighbour can move the box, so no "
-                            "sensitivity holds"),
-    "private-record-count": ("T was chosen from the exact number of private records (Su's rule in"
-                             " diffprivlib 0.6.6): one record more can change T"),
-    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the "
-                     "Noise_k^t of Zhang, Liu and Wang 2018, read literally): the cluster's "
-                     "sum minus its count is released exactly"),
+                            "as the papers did): a neighbour can move the box, so no sensitivity "
+                            "holds"),
+    "private-record-count": ("T was chosen from the exact number of private records (Su's rule in "
+                             "diffprivlib 0.6.6): one record more can change T"),
+    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the Noise_k^t"
+                     " of Zhang, Liu and Wang 2018, read literally): the cluster's sum minus its "
+                     "count is released exactly"),
     "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed on "
-                          "the private data without noise (Zhang, Liu and Wang 2018, as "
-                          "published)"),
+                          "the private data without noise (Zhang, Liu and Wang 2018, as published)"),
     "min-normalised-weights": ("weights (1 + S_j) / (1 + min_l S_l) ≥ 1 (Zhang, Liu and Wang "
-                               "2018): its claim ε_j^t ≤ ε/2^t is false; the ledger charges "
-                               "the true cost, ε_t max_j w_j"),
+                               "2018): its claim ε_j^t ≤ ε/2^t is false; the ledger charges the "
+                               "true cost, ε_t max_j w_j"),
     "undefined-initial-budget": ("the budget of the initial centres is undefined (Zhang, Liu and "
                                  "Wang 2018); charged as ε/2⁰ = ε, outside the declared total"),
     "position-split": ("equal split by record order (Zhang, Liu and Wang 2018): adding a record "
@@ -106,19 +105,19 @@ FLAWS = {
                          "Scaglione and Peisert 2021: one-shot output perturbation of the "
                          "converged centroids)"),
     "data-initialisation": ("the initial centres are chosen from the private records (k-means++, "
-                            "CEDS's scikit-learn default)"),
-    "local-sensitivity": ("the noise covariance is fitted to this dataset's leave-one-out "
-                          "centroid shifts with the labels frozen (Ravi et al. 2021, Lemma 5): a "
-                          "neighbour changes the covariance itself, and added records and label "
-                          "changes are not covered, so no (epsilon, delta) holds"),
-    "epsilon-times-Kd": ("CEDS computes gamma from epsilon K d, not epsilon: the ledger charges "
-                         "epsilon K d, the budget its gamma buys"),
+                            "the scikit-learn default the authors' code uses)"),
+    "local-sensitivity": ("the noise covariance is fitted to this dataset's leave-one-out centroid"
+                          " shifts with the labels frozen (Ravi et al. 2021, Lemma 5): a neighbour"
+                          " changes the covariance itself, and added records and label changes are"
+                          " not covered, so no (ε, δ) holds"),
+    "epsilon-times-Kd": ("the authors' code (CEDS) computes γ from ε K d instead of ε: the ledger "
+                         "charges ε K d, the budget its γ buys"),
     "partition-stop": ("a run stops when the partition no longer changes (APDPk-means): the test "
                        "reads the exact partition of the private data, so when a run stops (and "
                        "how much of the budget it spends) is released without noise"),
-    "private-epsilon-m": ("APDPk-means' minimum per-iteration budget ε_m (its eq. 4), which "
-                          "picks the branch and every iteration's budget, reads the exact "
-                          "number of private records: one record more can change the schedule"),
+    "private-epsilon-m": ("APDPk-means' minimum per-iteration budget ε_m (its eq. 4), which picks "
+                          "the branch and every iteration's budget, reads the exact number of "
+                          "private records: one record more can change the schedule"),
     "record-order-split": ("the k splits that the initial records are drawn from follow record "
                            "order (APDPk-means): adding a record moves every later record to "
                            "another split, so no per-split sensitivity holds"),
@@ -126,17 +125,17 @@ FLAWS = {
                               "undefined budget (APDPk-means): the ledger charges the most "
                               "favourable reading, ε₀ = d / b per record (b the noise scale) in "
                               "parallel over the k splits, on top of the declared total"),
-    "replace-sensitivity-d": ("Delta f = d under replace adjacency, and Delta sf = 1 per cluster "
-                              "(Shang et al. 2021): a replaced record can leave one cluster and "
-                              "join another, so two clusters' sums (and category counts) change; "
-                              "the noise buys half the stated budget, and the ledger charges the "
-                              "true cost"),
+    "replace-sensitivity-d": ("the sensitivities Δf = d, and 1 per cluster for the counts, under "
+                              "replace adjacency (Shang et al. 2021): a replaced record can leave "
+                              "one cluster and join another, so two clusters' sums (and category "
+                              "counts) change; the noise buys half the stated budget, and the "
+                              "ledger charges the true cost"),
     "canopy-initialisation": ("the initial centres (and k) are chosen by Optimized Canopy on the "
                               "raw private records (Shang et al. 2021), without budget"),
-    "categorical-full-budget": ("every categorical attribute's mode is chosen with the "
-                                "iteration's whole categorical budget (Shang et al. 2021): the "
-                                "d_c selections compose sequentially, and the ledger charges d_c "
-                                "times the stated budget"),
+    "categorical-full-budget": ("every categorical attribute's mode is chosen with the iteration's"
+                                " whole categorical budget (Shang et al. 2021): the d_c selections"
+                                " compose sequentially, and the ledger charges d_c times the "
+                                "stated budget"),
 }
 #: Flaws an as-published variant may carry under replace adjacency (the setting of Shang et
 #: al. 2021).

@@ -133,7 +133,8 @@ def headline_claims(results: str | Path) -> pd.DataFrame:
 
 def privacy_claims(results: str | Path) -> pd.DataFrame:
     """One row per paper: is the published algorithm private? From its recorded flaws and the
-    book's audit of it, where there is one."""
+    book's audit of it, where there is one. ``leaks`` and ``overspends`` hold the flaws' texts
+    (:data:`dpkmeans.engine.FLAWS`), split as the ledger treats them."""
     rows = []
     for paper in PAPERS:
         flaws = paper.published().flaws
@@ -158,7 +159,7 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
         over = [f for f in flaws if f in OVERSPENDING_FLAWS]
         rows.append({"paper": paper.key, "title": paper.title, "chapter": paper.chapter,
                      "published": status, "evidence": evidence,
-                     "leaks": "; ".join(FLAWS[f] for f in leaks) or "none",
-                     "overspends": "; ".join(FLAWS[f] for f in over) or "none",
+                     "leaks": tuple(FLAWS[f] for f in leaks),
+                     "overspends": tuple(FLAWS[f] for f in over),
                      "theorem": paper.theorem})
     return pd.DataFrame(rows)
