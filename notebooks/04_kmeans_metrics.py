@@ -531,7 +531,7 @@ for key, name in (("kpp", "k-means++ (not private)"), ("sp", "sphere packing"),
     glue(f"ch4_within_{key}", share(init_table.loc[name, "within_1pct"]), display=False)
     glue(f"ch4_mean_{key}", number(init_table.loc[name, "mean"]), display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Final NICV of non-private Lloyd from three kinds of initial centroids, one dot per start, on a Gaussian mixture scaled to $[-1, 1]^d$. The dashed line is the NICV reached from the true component means. Only sphere packing and uniform starts can be used in a private run.", "name": "fig-ch4-init-nicv"}}
+# %% mystnb={"figure": {"caption": "Final NICV of non-private Lloyd from three kinds of initial centroids, one dot per start, on a Gaussian mixture scaled to $[-1, 1]^d$. The dashed line is the NICV reached from the true component means. Only sphere packing and uniform starts can be used in a private run.", "name": "fig-ch4-init-nicv"}} tags=["hide-input"]
 fig, ax = new_figure()
 order = list(initialisers)
 sns.boxplot(data=runs, x="initialiser", y="NICV", order=order, ax=ax, color="0.92",

@@ -367,7 +367,7 @@ for key, family, which in (("laplace", "Laplace", "min"), ("expo", "exponential"
     glue(f"ch6_{key}_tight", number(tightness.loc[family, which], 2), display=False)
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Audits of correct mechanisms: the 99% lower bound on $\\varepsilon$ (filled) and the point estimate (open) against the claimed $\\varepsilon$, both axes logarithmic. A point above the diagonal would be a violation; the shaded area is where the claim is false. Gaussian audits are at $\\delta = 10^{-3}$; the k-means audits see the whole transcript of a $k = 1$ run. A bound of 0 is drawn at the bottom edge.", "name": "fig-audit-correct"}}
+# %% mystnb={"figure": {"caption": "Audits of correct mechanisms: the 99% lower bound on $\\varepsilon$ (filled) and the point estimate (open) against the claimed $\\varepsilon$, both axes logarithmic. A point above the diagonal would be a violation; the shaded area is where the claim is false. Gaussian audits are at $\\delta = 10^{-3}$; the k-means audits see the whole transcript of a $k = 1$ run. A bound of 0 is drawn at the bottom edge.", "name": "fig-audit-correct"}} tags=["hide-input"]
 def plot_audits(ax, frame, families, floor=0.02):
     """Lower bound (filled) and point estimate (open) per family, dodged along x."""
     offsets = np.linspace(-0.12, 0.12, len(families))
@@ -761,7 +761,7 @@ for which, name in ((0, "D"), (1, "D′")):
 # release is charged at the budget it really spends. A black-box audit tests the mechanism
 # against the claim; the ledger tests the code against the proof. The book needs both.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Audits of the broken variants: lower bound (filled) and point estimate (open) against the claimed $\\varepsilon$. The half-scale Laplace, the skipped empty clusters and the exact counts lie above the diagonal: violations. The swapped split (three statistics at the largest claimed $\\varepsilon$, $d = 24$) stays below it although its ledger records a true spend above the claim (star).", "name": "fig-audit-broken"}}
+# %% mystnb={"figure": {"caption": "Audits of the broken variants: lower bound (filled) and point estimate (open) against the claimed $\\varepsilon$. The half-scale Laplace, the skipped empty clusters and the exact counts lie above the diagonal: violations. The swapped split (three statistics at the largest claimed $\\varepsilon$, $d = 24$) stays below it although its ledger records a true spend above the claim (star).", "name": "fig-audit-broken"}} tags=["hide-input"]
 broken_frame = pd.DataFrame([r.as_row() for r in broken + swap_reports[3:]])
 broken_frame["family"] = broken_frame["name"].str.replace(r" \[.*\]", "", regex=True)
 fig, ax = new_figure(height=4.2)

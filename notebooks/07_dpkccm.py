@@ -348,7 +348,7 @@ glue("ch7_first_ratio", number(float(first_ratio)), display=False)
 glue("ch7_last_ratio", number(float(last_ratio)), display=False)
 glue("ch7_variance_ratio", number(variance_ratio, 4), display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Per-iteration noise standard deviation $\\sigma_t$ of one centroid coordinate ($d = 2$, $r = 1$, a cluster of 100 records with its centroid at the origin, $\\varepsilon = 1$, $T = 12$) under the uniform schedule, DP-KCCM's stepped schedule and the stepped schedule reversed. Log scale.", "name": "fig-dpkccm-schedule-noise"}}
+# %% mystnb={"figure": {"caption": "Per-iteration noise standard deviation $\\sigma_t$ of one centroid coordinate ($d = 2$, $r = 1$, a cluster of 100 records with its centroid at the origin, $\\varepsilon = 1$, $T = 12$) under the uniform schedule, DP-KCCM's stepped schedule and the stepped schedule reversed. Log scale.", "name": "fig-dpkccm-schedule-noise"}} tags=["hide-input"]
 fig, ax = new_figure(height=3.4)
 t_axis = np.arange(1, 13)
 for i, (name, sd) in enumerate(noise_sd.items()):
@@ -564,7 +564,7 @@ small = sim[(sim.m == 300) & (sim.n == 5)].iloc[0]
 glue("ch7_sim_small_ratio", number(float(small["merged ÷ one cluster"])), display=False)
 glue("ch7_sqrt5", number(np.sqrt(5.0).item()), display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Merging $n$ noisy sub-clusters of a group of $m$ records (one panel per $m$; $d = 2$, Laplace noise at $\\varepsilon_t = \\varepsilon/8$ with $\\varepsilon = 1$): root mean squared error of one sub-centroid, of the merged centroid, and of one cluster holding all $m$ records released once. The dotted line is the single cluster's error times $\\sqrt{n}$. Log scale.", "name": "fig-dpkccm-merge-noise"}}
+# %% mystnb={"figure": {"caption": "Merging $n$ noisy sub-clusters of a group of $m$ records (one panel per $m$; $d = 2$, Laplace noise at $\\varepsilon_t = \\varepsilon/8$ with $\\varepsilon = 1$): root mean squared error of one sub-centroid, of the merged centroid, and of one cluster holding all $m$ records released once. The dotted line is the single cluster's error times $\\sqrt{n}$. Log scale.", "name": "fig-dpkccm-merge-noise"}} tags=["hide-input"]
 # three panels and, in the fourth place, the legend
 fig, axes = new_figure(ncols=len(SIM_SIZES) + 1, height=2.9)
 series = {"one sub-centroid": "one sub-centroid", "merged": "merged centroid",
@@ -904,11 +904,11 @@ def figure_grid(axis: str, metric: str):
     return fig
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 3-8 reproduced: squared NICV (lower is better) against $\\varepsilon$ at the paper's $k$, mean of 1,000 runs ($20$ starts $\\times$ $50$) with 95% intervals. Grey, dashed: non-private Lloyd from the same $k$-centroid sphere-packing starts.", "name": "fig-dpkccm-eps"}}
+# %% mystnb={"figure": {"caption": "Figures 3-8 reproduced: squared NICV (lower is better) against $\\varepsilon$ at the paper's $k$, mean of 1,000 runs ($20$ starts $\\times$ $50$) with 95% intervals. Grey, dashed: non-private Lloyd from the same $k$-centroid sphere-packing starts.", "name": "fig-dpkccm-eps"}} tags=["hide-input"]
 figure_grid("epsilon", "nicv")
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 9-14 reproduced: squared NICV against $k$ at the paper's fixed $\\varepsilon$ (0.6 for blood and tripadvisor, 0.2 otherwise), 1,000 runs per point with 95% intervals. Grey, dashed: non-private Lloyd from the same starts.", "name": "fig-dpkccm-k"}}
+# %% mystnb={"figure": {"caption": "Figures 9-14 reproduced: squared NICV against $k$ at the paper's fixed $\\varepsilon$ (0.6 for blood and tripadvisor, 0.2 otherwise), 1,000 runs per point with 95% intervals. Grey, dashed: non-private Lloyd from the same starts.", "name": "fig-dpkccm-k"}} tags=["hide-input"]
 figure_grid("k", "nicv")
 plt.show()
 
@@ -917,11 +917,11 @@ plt.show()
 # {prf:ref}`def-nicv`, the mean distance to the centroid rather than the mean squared
 # distance. The same runs measured that way:
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 3-8 with the paper's unsquared NICV, $\\operatorname{NICV}_1$ (its eq. 5 as printed); the same runs as {numref}`fig-dpkccm-eps`.", "name": "fig-dpkccm-eps-unsquared"}}
+# %% mystnb={"figure": {"caption": "Figures 3-8 with the paper's unsquared NICV, $\\operatorname{NICV}_1$ (its eq. 5 as printed); the same runs as {numref}`fig-dpkccm-eps`.", "name": "fig-dpkccm-eps-unsquared"}} tags=["hide-input"]
 figure_grid("epsilon", "nicv_unsquared")
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Figures 9-14 with the paper's unsquared NICV, $\\operatorname{NICV}_1$; the same runs as {numref}`fig-dpkccm-k`.", "name": "fig-dpkccm-k-unsquared"}}
+# %% mystnb={"figure": {"caption": "Figures 9-14 with the paper's unsquared NICV, $\\operatorname{NICV}_1$; the same runs as {numref}`fig-dpkccm-k`.", "name": "fig-dpkccm-k-unsquared"}} tags=["hide-input"]
 figure_grid("k", "nicv_unsquared")
 plt.show()
 

@@ -508,11 +508,11 @@ glue("ch8_sweep_machine", machine_text(timing["machine"]), display=False)
 overspend = results["overspend_max"][~results["is_private"]].max()
 glue("ch8_overspend_max", number(float(overspend), 3), display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "F-measure against non-private Lloyd from the same starts (higher is better), mean of 200 runs per point with 95% intervals, against $\\varepsilon$ (log scale). The corrected method (blue) and its equal-weights ablation (orange) nearly coincide; `as_published` (grey) runs on the paper's min-max scaling and is not private.", "name": "fig-silhouette-f"}}
+# %% mystnb={"figure": {"caption": "F-measure against non-private Lloyd from the same starts (higher is better), mean of 200 runs per point with 95% intervals, against $\\varepsilon$ (log scale). The corrected method (blue) and its equal-weights ablation (orange) nearly coincide; `as_published` (grey) runs on the paper's min-max scaling and is not private.", "name": "fig-silhouette-f"}} tags=["hide-input"]
 figure("f", "F-measure")
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Squared NICV in the public scaling (lower is better), 200 runs per point with 95% intervals, against $\\varepsilon$ (log scale); the methods are drawn as in {numref}`fig-silhouette-f`.", "name": "fig-silhouette-nicv"}}
+# %% mystnb={"figure": {"caption": "Squared NICV in the public scaling (lower is better), 200 runs per point with 95% intervals, against $\\varepsilon$ (log scale); the methods are drawn as in {numref}`fig-silhouette-f`.", "name": "fig-silhouette-nicv"}} tags=["hide-input"]
 figure("nicv", "squared NICV")
 plt.show()
 

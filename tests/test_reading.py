@@ -77,7 +77,9 @@ def test_bad_tables_are_refused_with_a_clear_error():
 
 
 def test_shares_take_the_decimals_they_need():
-    assert [share(f) for f in (1.0, 0.975, 0.1234, 0.0)] == ["100%", "97.5%", "12.3%", "0%"]
+    assert [share(f) for f in (1.0, 0.975, 0.1234, 0.0, 0.82)] == \
+        ["100%", "97.5%", "12.3%", "0%", "82%"]
+    assert share(0.99996) == "> 99.9%" and share(0.0001) == "< 0.1%"
 
 
 def test_a_machine_is_described_from_either_kind_of_record():

@@ -79,10 +79,18 @@ def percent(fraction: float, digits: int = 0) -> str:
 
 def share(fraction: float) -> str:
     """A fraction as a percentage with the decimals it needs, none or one: ``'100%'``,
-    ``'97.5%'``, ``'12.3%'``."""
+    ``'82%'``, ``'97.5%'``, ``'12.3%'``; a fraction just short of 1 (or just above 0) is
+    ``'> 99.9%'`` (``'< 0.1%'``), never a rounded ``'100.0%'``."""
     if not _is_number(fraction):
         raise TypeError(f"share() takes a real number, not {type(fraction).__name__}")
-    return percent(fraction, 0 if float(100 * fraction).is_integer() else 1)
+    value = 100 * float(fraction)
+    if round(value, 9).is_integer():
+        return f"{round(value):.0f}%"
+    if 99.95 <= value < 100:
+        return "> 99.9%"
+    if 0 < value < 0.05:
+        return "< 0.1%"
+    return percent(fraction, 1)
 
 
 def machine(record: Mapping[str, Any]) -> str:

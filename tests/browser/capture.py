@@ -12,17 +12,20 @@ two builds (for example one of an earlier commit) to compare them side by side. 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from pathlib import Path
 
-#: (name, page, CSS selector, phrase in the element's text, or "" for the first match)
+sys.path.insert(0, str(Path(__file__).parent))
+from chromium import WINDOW, chromium  # noqa: E402
+
+#: (name, page, CSS selector, phrase in the element's text, or "" for the first match; phrases
+#: separated by "|" are alternatives, the first one found wins: an older build's words)
 VIEWS = (
     ("01-math-sequential-composition", "notebooks/03_composition.html", "div.proof",
      "joint density"),
     ("01-math-colored-theorem", "notebooks/09_colored.html", "div#thm-colored-pdp", ""),
-    ("01-math-ap-proof", "notebooks/10_schedules.html", "div.proof", "n(n-1)/2"),
+    ("01-math-ap-proof", "notebooks/10_schedules.html", "div.proof", "form a progression"),
     ("01-math-intro-part-one", "book/intro.html", "section", "Part I"),
     ("01-math-references", "book/references.html", "div.citation", "Hongxia Jin"),
     ("02-shorthand-dpkccm", "notebooks/07_dpkccm.html", "section#the-merge", ""),
@@ -32,7 +35,7 @@ VIEWS = (
     ("03-chapter12-privacy-claims", "notebooks/12_synthesis.html", "section",
      "Every paper claims its algorithm is private"),
     ("04-figure-silhouette", "notebooks/08_silhouette.html", "figure#fig-silhouette-f", ""),
-    ("04-figure-colored", "notebooks/09_colored.html", "figure", "DP-Lloyd"),
+    ("04-figure-colored", "notebooks/09_colored.html", "figure#fig-colored-dplloyd", ""),
     ("04-figure-schedules", "notebooks/10_schedules.html", "figure", "ten cases"),
     ("05-chapter12-verdicts", "notebooks/12_synthesis.html", "section#headline-claims", ""),
     ("06-get-the-code-note", "notebooks/05_dplloyd.html", "div.run-locally", ""),
@@ -41,44 +44,29 @@ VIEWS = (
     ("08-notation-silhouette-proof", "notebooks/08_silhouette.html", "div.proof", ""),
     ("09-raw-values-silhouette", "notebooks/08_silhouette.html", "div.cell",
      "bit-identical"),
-    ("09-raw-values-schedules", "notebooks/10_schedules.html", "div.cell", "NaN"),
+    ("09-raw-values-schedules", "notebooks/10_schedules.html", "div.cell_output",
+     "NaN|from a run"),
     ("10-front-matter-intro", "book/intro.html", "article", ""),
     ("10-front-matter-notation", "book/notation.html", "article", ""),
 )
 
 _FIND = """
-const [selector, phrase] = arguments;
+const [selector, phrases] = arguments;
 const all = Array.from(document.querySelectorAll(selector));
-const hits = phrase ? all.filter(e => e.textContent.includes(phrase)) : all;
-// the innermost match, so that a phrase picks its own section and not the page
-hits.sort((a, b) => a.textContent.length - b.textContent.length);
-return hits[0] || null;
+for (const phrase of phrases.split("|")) {
+  const hits = phrase ? all.filter(e => e.textContent.includes(phrase)) : all;
+  // the innermost match, so that a phrase picks its own section and not the page
+  hits.sort((a, b) => a.textContent.length - b.textContent.length);
+  if (hits.length) return hits[0];
+}
+return null;
 """
-
-
-def _driver():
-    sys.path.insert(0, str(Path(__file__).parent))
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,1600", "--allow-file-access-from-files",
-                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
-                 "--proxy-bypass-list=<-loopback>", "--disable-background-networking",
-                 "--hide-scrollbars"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    driver.set_page_load_timeout(60)
-    driver.set_script_timeout(60)
-    return driver
 
 
 def capture(html: Path, out: Path) -> list[str]:
     """Shoot every view of the book in ``html`` into ``out``; returns the views not found."""
     out.mkdir(parents=True, exist_ok=True)
-    driver = _driver()
+    driver = chromium()
     missing = []
     try:
         for name, page, selector, phrase in VIEWS:
@@ -92,11 +80,11 @@ def capture(html: Path, out: Path) -> list[str]:
                 missing.append(name)
                 continue
             height = driver.execute_script("return arguments[0].scrollHeight", element)
-            driver.set_window_size(1280, max(1600, min(int(height) + 400, 12000)))
+            driver.set_window_size(WINDOW[0], max(WINDOW[1], min(int(height) + 400, 12000)))
             driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", element)
             time.sleep(0.3)
             element.screenshot(str(out / f"{name}.png"))
-            driver.set_window_size(1280, 1600)
+            driver.set_window_size(*WINDOW)
     finally:
         driver.quit()
     return missing

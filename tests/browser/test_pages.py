@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
+import sys
 import tarfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from chromium import chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = Path(os.environ.get("DPKMEANS_BOOK_HTML") or ROOT / "_build" / "html")
@@ -89,22 +92,10 @@ def _parse(page: Path) -> _Links:
 def browser():
     if not PAGES:
         pytest.fail(f"no book in {HTML}: run make book first")
-    driver_path, chromium = shutil.which("chromedriver"), shutil.which("chromium")
-    if not (driver_path and chromium):
-        pytest.fail("chromium and chromedriver are needed (make test-browser installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,1600", "--allow-file-access-from-files",
-                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
-                 "--proxy-bypass-list=<-loopback>", "--disable-background-networking"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(60)
+    try:
+        driver = chromium(console_log=True)
+    except RuntimeError as missing:
+        pytest.fail(str(missing))
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()
