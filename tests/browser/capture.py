@@ -1,11 +1,13 @@
 """Screenshots of the places a reader judges the book by, one per defect of the reading review.
 
-    .venv/bin/python tests/browser/capture.py --html _build/html --out _build/screenshots/after
+    .venv/bin/python tests/browser/capture.py --html _build/html --out _build/screenshots/after \
+        --beside _build/screenshots/before
 
 Each view is a page and an element on it, found by a CSS selector and a phrase its text
 contains (so that the same view finds its element in an older build of the book, whose
 markup differs), shot in headless Chromium at the browser test's 1280 px, offline. Run it on
-two builds (for example one of an earlier commit) to compare them side by side. Not a test:
+two builds (for example one of an earlier commit); ``--beside`` names the folder of the
+earlier pictures and writes each pair side by side into ``<out>/compare/``. Not a test:
 ``make test-browser`` runs the checks; this only takes pictures for a person to look at.
 """
 
@@ -90,18 +92,47 @@ def capture(html: Path, out: Path) -> list[str]:
     return missing
 
 
+def side_by_side(before: Path, after: Path, out: Path) -> list[str]:
+    """Each view shot in both folders, before on the left and after on the right, into
+    ``out``; returns the views written."""
+    from PIL import Image, ImageDraw
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, *_ in VIEWS:
+        left, right = before / f"{name}.png", after / f"{name}.png"
+        if not (left.is_file() and right.is_file()):
+            continue
+        a, b = Image.open(left).convert("RGB"), Image.open(right).convert("RGB")
+        pair = Image.new("RGB", (a.width + b.width + 30, max(a.height, b.height) + 30), "white")
+        pair.paste(a, (0, 30))
+        pair.paste(b, (a.width + 30, 30))
+        draw = ImageDraw.Draw(pair)
+        draw.text((5, 8), "before", fill="black")
+        draw.text((a.width + 35, 8), "after", fill="black")
+        pair.save(out / f"{name}.png")
+        written.append(name)
+    return written
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, default=Path("_build/html"),
                         help="the built book (default: _build/html)")
     parser.add_argument("--out", type=Path, default=Path("_build/screenshots/views"),
                         help="where the pictures go (default: _build/screenshots/views)")
+    parser.add_argument("--beside", type=Path, default=None,
+                        help="a folder of earlier pictures: write each pair side by side into "
+                             "<out>/compare")
     args = parser.parse_args()
     if not (args.html / "index.html").is_file():
         parser.error(f"no built book in {args.html}: run make book first")
     missing = capture(args.html, args.out)
     print(f"{len(VIEWS) - len(missing)} views in {args.out}"
           + (f"; not found: {', '.join(missing)}" if missing else ""))
+    if args.beside is not None:
+        pairs = side_by_side(args.beside, args.out, args.out / "compare")
+        print(f"{len(pairs)} before/after pairs in {args.out / 'compare'}")
 
 
 if __name__ == "__main__":
