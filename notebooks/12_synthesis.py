@@ -344,12 +344,15 @@ glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=Fa
 # Four of the papers are flawed as published (next section), and the book runs each of them
 # twice: *as published* and *corrected*. Where a chapter also tested a claim on the corrected
 # method, the table gives both verdicts side by side; a dash means the claim has no corrected
-# counterpart (it is about the published method itself, or the paper needs no correction). They differ for a reason: the published
-# method's numbers include what it does not pay for (exact silhouettes, a covariance fitted
-# to the data, the exact record count), and the corrected method pays for everything it
-# reads, so a claim that held on the published numbers can fail once that unpaid
-# information is gone. Each chapter shows its claims' two verdicts side by side with the
-# tests behind them: {ref}`chapter 8 <silhouette-claims>`,
+# counterpart (it is about the published method itself, or the paper needs no correction).
+# The two differ where the correction changes what is measured. The published colored
+# mechanism owes its gain over white noise to a covariance fitted to the private data, which
+# a private release cannot use (chapter 9). The published APDPk-means runs its progression at
+# other, fewer points than the corrected one (chapter 10). The corrected silhouette weights
+# read noisy silhouettes and never exceed 1 (chapter 8). And the corrected DI conversion is the
+# paper's intended rule, not its printed one (chapter 11). Only the corrected verdicts
+# describe private algorithms. Each chapter shows its claims' two verdicts side by side with
+# the tests behind them: {ref}`chapter 8 <silhouette-claims>`,
 # {ref}`chapter 9 <colored-verdicts>`, {ref}`chapter 10 <apdp-claims-verdicts>` and
 # {ref}`chapter 11 <di-claims>`.
 
