@@ -284,22 +284,23 @@ glue("ch12_third", ranks.iloc[2]["algorithm"], display=False)
 # advice after it.
 
 # %% tags=["remove-cell"]
-def regime_math(label: str) -> str:
-    """A regime's label as typeset math: 'N eps / k < 100' -> $N\varepsilon/k < 100$."""
-    text = (label.replace("N eps / k", r"N\varepsilon/k").replace("<=", r"\le")
-            .replace(">=", r"\ge").replace("10000", "10^4"))
-    return f"${text}$"
+#: How a regime's label is written: typeset math, or plain text for a glued phrase.
+REGIME_SYMBOLS = {"tex": (r"N\varepsilon/k", r"\le", r"\ge", "10^4"),
+                  "text": ("Nε/k", "≤", "≥", "10,000")}
 
 
-def regime_text(label: str) -> str:
-    """A regime's label in plain text: 'N eps / k < 100' -> 'Nε/k < 100'."""
-    return (label.replace("N eps / k", "Nε/k").replace("<=", "≤").replace(">=", "≥")
-            .replace("10000", "10,000"))
+def regime_label(label: str, form: str = "tex") -> str:
+    """A regime's label for readers: 'N eps / k < 100' -> $N\\varepsilon/k < 100$ (tex) or
+    'Nε/k < 100' (text)."""
+    signal, le, ge, ten_thousand = REGIME_SYMBOLS[form]
+    text = (label.replace("N eps / k", signal).replace("<=", le).replace(">=", ge)
+            .replace("10000", ten_thousand))
+    return f"${text}$" if form == "tex" else text
 
 
 advice = ranking.recommendations(results)
 shown = advice.assign(
-    regime=[f"{regime_math(s)}, {regime_math(d)}"
+    regime=[f"{regime_label(s)}, {regime_label(d)}"
             for s, d in zip(advice["signal_regime"], advice["d_regime"])],
     algorithm=[f"`{a}`" for a in advice["algorithm"]],
     first=[percent(f) for f in advice["first_share"]],
@@ -489,8 +490,8 @@ hospital = ranking.regime_of(np.array([20_000]), np.array([0.5]), np.array([5]),
 hospital_advice = advice[(advice["signal_regime"] == hospital["signal_regime"])
                          & (advice["d_regime"] == hospital["d_regime"])]
 glue("ch12_ex_signal", number(hospital["signal"]), display=False)
-glue("ch12_ex_regime", regime_text(f"{hospital['signal_regime']} and "
-                                   f"{hospital['d_regime']}"), display=False)
+glue("ch12_ex_regime", regime_label(f"{hospital['signal_regime']} and "
+                                    f"{hospital['d_regime']}", "text"), display=False)
 glue("ch12_ex_pick", ", then ".join(hospital_advice["algorithm"]), display=False)
 glue("ch12_ex_points", int(hospital_advice["points"].iloc[0]), display=False)
 

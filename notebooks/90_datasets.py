@@ -68,7 +68,7 @@ from myst_nb import glue
 from dpkmeans.data import DataError, gaussian_mixture_dataset, get_registry, load
 from dpkmeans.data.report import availability_frame, bounds_frame
 from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.papers.registry import PAPER_RECORDS
+from dpkmeans.papers.registry import paper_of_data_key
 from dpkmeans.plotting import new_figure, use_book_style
 from dpkmeans.reading import number, table
 
@@ -81,20 +81,10 @@ available = set(availability.loc[availability["status"].str.endswith("verified")
                                  "dataset"])
 
 # %% tags=["remove-cell"]
-# The registry's keys of the papers, and the book's.
-PAPER_OF_KEY = {"dp-kccm": "dpkccm", "silhouette": "silhouette", "colored-noise": "colored",
-                "apdp": "apdp", "di": "di"}
-
-
 def paper_link(key: str) -> str:
-    """The paper of a registry key, as a link to its chapter."""
-    record = PAPER_RECORDS[PAPER_OF_KEY[key]]
+    """The paper of a dataset-registry key, as a link to its chapter."""
+    record = paper_of_data_key(key)
     return f"{{doc}}`{record.cite} <{record.chapter}>`"
-
-
-def paper_name(key: str) -> str:
-    """The paper of a registry key, by its authors and year."""
-    return PAPER_RECORDS[PAPER_OF_KEY[key]].cite
 
 
 def stated(value: int | None) -> str:
@@ -125,13 +115,13 @@ glue("datasets_available", len(available), display=False)
 uses = []
 for spec in registry.datasets.values():
     for key, use in spec.papers.items():
-        uses.append({"dataset": spec.name, "paper": paper_name(key),
+        uses.append({"dataset": spec.name, "paper": paper_of_data_key(key).cite,
                      "rows": f"{stated(use.stated_rows)} / {number(use.rows)}",
                      "dims": f"{stated(use.stated_dims)} / {number(use.dims)}",
                      "match": use.match})
 for key, paper in registry.papers.items():
     if paper.datasets_unknown:
-        uses.append({"dataset": "unknown", "paper": paper_name(key), "rows": "? / –",
+        uses.append({"dataset": "unknown", "paper": paper_of_data_key(key).cite, "rows": "? / –",
                      "dims": "? / –", "match": "unknown"})
 table(pd.DataFrame(uses), name="datasets-uses")
 

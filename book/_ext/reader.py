@@ -71,7 +71,7 @@ def _to_root(docname: str) -> str:
     return "../" * docname.count("/")
 
 
-def _archive_link(app: Any, docname: str, text: str) -> nodes.reference:
+def _archive_link(docname: str, text: str) -> nodes.reference:
     return nodes.reference("", text, refuri=_to_root(docname) + source_archive.ARCHIVE,
                            internal=True, classes=["source-archive"])
 
@@ -121,7 +121,7 @@ def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
 def _full_note(app: Any, body: nodes.paragraph, docname: str, source: str, download: str,
                name: str, how_to: str) -> None:
     body += nodes.Text("download the ")
-    body += _archive_link(app, docname, "book's source")
+    body += _archive_link(docname, "book's source")
     body += nodes.Text(f" (commit {_commit_label(app)}: the library, every chapter and the "
                        "committed results), unpack it, run ")
     body += nodes.literal(text="make install")
@@ -152,7 +152,7 @@ def fill_archive_links(app: Any, doctree: nodes.document, docname: str) -> None:
                 f"{placeholder.astext()} (from your instructor: the student edition carries "
                 "no source, which holds the solutions)"))
             continue
-        link = _archive_link(app, docname, placeholder.astext())
+        link = _archive_link(docname, placeholder.astext())
         placeholder.replace_self([link, nodes.Text(f" (commit {_commit_label(app)})")])
 
 

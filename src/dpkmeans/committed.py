@@ -17,13 +17,14 @@ a reader always knows which copy a page was computed from.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import sys
 import tarfile
-import urllib.request
 from pathlib import Path, PurePosixPath
 
-from .data.fetch import OFFLINE_ENV, downloads_allowed
+from .data.errors import DownloadError
+from .data.fetch import OFFLINE_ENV, downloads_allowed, stream_url
 from .data.registry import repo_root
 
 __all__ = ["CACHE_ENV", "SOURCE_ENV", "CommittedFileError", "committed_file"]
@@ -89,11 +90,9 @@ def _download(url: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     try:
-        with urllib.request.urlopen(url, timeout=_TIMEOUT) as response, \
-                open(partial, "wb") as out:
-            while chunk := response.read(1 << 20):
-                out.write(chunk)
-    except (OSError, ValueError) as error:
+        with open(partial, "wb") as out:
+            stream_url(url, out, timeout=_TIMEOUT, label="the book's source")
+    except (OSError, ValueError, http.client.HTTPException, DownloadError) as error:
         partial.unlink(missing_ok=True)
         raise CommittedFileError(f"cannot download the book's source from {url}: "
                                  f"{error}") from error

@@ -12,7 +12,6 @@ style (:func:`series_style`), so that overlapping series stay distinct in print 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -21,7 +20,7 @@ import seaborn as sns
 from cycler import cycler
 
 __all__ = ["COLUMN_INCHES", "DPI", "LINESTYLES", "MARKERS", "PALETTE", "PANELS_PER_ROW",
-           "new_figure", "plot_curves", "series_style", "series_styles", "use_book_style"]
+           "new_figure", "plot_curves", "series_style", "use_book_style"]
 
 #: The width of the book's text column in inches at :data:`DPI`: a figure this wide is shown
 #: at its natural size.
@@ -47,14 +46,6 @@ def series_style(i: int) -> dict[str, Any]:
     eight series)."""
     j = i % len(PALETTE)
     return {"color": PALETTE[j], "marker": MARKERS[j], "linestyle": LINESTYLES[j]}
-
-
-def series_styles() -> Iterator[dict[str, Any]]:
-    """:func:`series_style` for series 0, 1, 2, ..."""
-    i = 0
-    while True:
-        yield series_style(i)
-        i += 1
 
 
 def use_book_style() -> None:
@@ -95,12 +86,12 @@ def plot_curves(ax, summaries: pd.DataFrame, x: str, metric: str = "nicv",
     line (a constant if there is one row). ``labels`` renames algorithms in the legend."""
     labels = labels or {}
     algorithms = [a for a in dict.fromkeys(summaries["algorithm"]) if a != reference]
-    for style, algorithm in zip(series_styles(), algorithms):
+    for i, algorithm in enumerate(algorithms):
         curve = summaries[summaries["algorithm"] == algorithm].sort_values(x)
         mean = curve[f"{metric}_mean"]
         ax.errorbar(curve[x], mean, yerr=[mean - curve[f"{metric}_ci_low"],
                                           curve[f"{metric}_ci_high"] - mean],
-                    capsize=2, label=labels.get(algorithm, algorithm), **style)
+                    capsize=2, label=labels.get(algorithm, algorithm), **series_style(i))
     if reference is not None:
         ref = summaries[summaries["algorithm"] == reference].sort_values(x)
         label = labels.get(reference, reference)

@@ -129,7 +129,7 @@ def _cell(value: Any, digits: int) -> str:
         return yes_no(bool(value))
     if _is_number(value):
         return number(value, digits)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None:
         return "–"
     return str(value)
 

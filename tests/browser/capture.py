@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from chromium import WINDOW, chromium  # noqa: E402
+from chromium import WINDOW, chromium, wait_for_mathjax  # noqa: E402
 
 #: (name, page, CSS selector, phrase in the element's text, or "" for the first match; phrases
 #: separated by "|" are alternatives, the first one found wins: an older build's words)
@@ -73,10 +73,7 @@ def capture(html: Path, out: Path) -> list[str]:
     try:
         for name, page, selector, phrase in VIEWS:
             driver.get((html / page).resolve().as_uri())
-            driver.execute_async_script(
-                "const done = arguments[arguments.length - 1];"
-                "if (!window.MathJax || !MathJax.startup) { done(); }"
-                "else { MathJax.startup.promise.then(done, done); }")
+            wait_for_mathjax(driver)
             element = driver.execute_script(_FIND, selector, phrase)
             if element is None:
                 missing.append(name)

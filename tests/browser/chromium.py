@@ -33,3 +33,11 @@ def chromium(*, console_log: bool = False):
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
     return driver
+
+
+def wait_for_mathjax(driver) -> None:
+    """Until MathJax's startup promise settles (pages without math settle at once)."""
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) { done(false); }"
+        "else { MathJax.startup.promise.then(() => done(true), () => done(false)); }")

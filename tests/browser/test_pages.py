@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import tarfile
 from html.parser import HTMLParser
@@ -38,7 +37,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from chromium import chromium  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
+from chromium import chromium, wait_for_mathjax  # noqa: E402
+from source_archive import source_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = Path(os.environ.get("DPKMEANS_BOOK_HTML") or ROOT / "_build" / "html")
@@ -101,26 +102,16 @@ def browser():
     driver.quit()
 
 
-def _wait_for_mathjax(driver) -> None:
-    """Until MathJax's startup promise settles (pages without math settle at once)."""
-    driver.set_script_timeout(60)
-    driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) { done(false); }"
-        "else { MathJax.startup.promise.then(() => done(true), () => done(false)); }")
-
-
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(HTML)))
 def test_what_a_reader_sees(browser, page: Path):
     browser.get_log("browser")  # drop what earlier pages left
     browser.get(page.as_uri())
-    _wait_for_mathjax(browser)
+    wait_for_mathjax(browser)
     source = page.read_text(encoding="utf-8")
     name = str(page.relative_to(HTML)).replace("/", "__").removesuffix(".html")
     browser.save_screenshot(str(SHOTS / f"{name}.png"))
     has_math = bool(re.search(r'class="[^"]*\bmath\b', source))
     typeset = browser.execute_script("return document.querySelectorAll('mjx-container').length")
-    text = browser.execute_script("return document.body.innerText")
     problems = []
     if has_math and not typeset:
         problems.append("the page has math but MathJax typeset none of it")
@@ -150,21 +141,21 @@ def test_what_a_reader_sees(browser, page: Path):
     assert not problems, "\n".join(problems)
 
 
-def _repository_files() -> set[str]:
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--cached", "--others",
-                             "--exclude-standard"], capture_output=True, text=True).stdout
-    return set(listed.split())
-
-
-REPOSITORY_FILES = _repository_files()
+#: The repository's files, as the source archive packs them (book/_ext/source_archive.py).
+REPOSITORY_FILES = set(source_files(ROOT))
+REPOSITORY_NAMES = {f.rsplit("/", 1)[-1] for f in REPOSITORY_FILES}
 DATASET_REGISTRY = (ROOT / "data" / "datasets.toml").read_text(encoding="utf-8")
 
 
 def _known_file(name: str) -> bool:
+    """A file of the repository (a bare name: any folder; with folders: a path that ends so),
+    a dataset file of the registry, or one of the examples a page writes."""
     base = name.rsplit("/", 1)[-1]
-    return (name in EXAMPLE_FILES or base in EXAMPLE_FILES or name in DATASET_REGISTRY
-            or any(f == name or f.endswith("/" + name) or f.rsplit("/", 1)[-1] == base
-                   for f in REPOSITORY_FILES))
+    if base in EXAMPLE_FILES or name in DATASET_REGISTRY:
+        return True
+    if "/" not in name:
+        return name in REPOSITORY_NAMES
+    return any(f == name or f.endswith("/" + name) for f in REPOSITORY_FILES)
 
 
 def test_the_source_archive_holds_the_repository():

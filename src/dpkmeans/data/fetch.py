@@ -21,6 +21,7 @@ import http.client
 import os
 import tempfile
 import urllib.error
+from typing import BinaryIO
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ __all__ = [
     "find_file",
     "search_locations",
     "sha256_file",
+    "stream_url",
 ]
 
 DATA_ENV = "DPKMEANS_DATA"
@@ -193,6 +195,27 @@ def ensure_file(
     return Location(target_root.label, dest.parent), dest
 
 
+def stream_url(url: str, out: BinaryIO, *, timeout: float = 60.0,
+               label: str = "") -> tuple[str, int]:
+    """Write the body of ``url`` to ``out``; returns its sha256 and its size. A body shorter
+    than its Content-Length raises ``DownloadError``; HTTP and network errors propagate."""
+    h = hashlib.sha256()
+    received = 0
+    request = urllib.request.Request(url, headers={"User-Agent": "dpkmeans-data"})
+    with urllib.request.urlopen(request, timeout=timeout) as resp:
+        length = resp.headers.get("Content-Length")
+        while chunk := resp.read(_CHUNK):
+            h.update(chunk)
+            out.write(chunk)
+            received += len(chunk)
+    if length is not None and received != int(length):
+        raise DownloadError(
+            f"download of {label or url!r} from {url} is truncated: received {received} of "
+            f"{length} bytes (the connection closed early). Nothing was written; retry later."
+        )
+    return h.hexdigest(), received
+
+
 def download_file(
     url: str,
     dest: str | os.PathLike[str],
@@ -208,21 +231,8 @@ def download_file(
     fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
     tmp = Path(tmp_name)
     try:
-        h = hashlib.sha256()
-        received = 0
-        request = urllib.request.Request(url, headers={"User-Agent": "dpkmeans-data"})
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request, timeout=timeout) as resp:
-            length = resp.headers.get("Content-Length")
-            while chunk := resp.read(_CHUNK):
-                h.update(chunk)
-                out.write(chunk)
-                received += len(chunk)
-        if length is not None and received != int(length):
-            raise DownloadError(
-                f"download of {label!r} from {url} is truncated: received {received} of {length} "
-                "bytes (the connection closed early). Nothing was written; retry the fetch later."
-            )
-        actual = h.hexdigest()
+        with os.fdopen(fd, "wb") as out:
+            actual, received = stream_url(url, out, timeout=timeout, label=label)
         if actual != sha256:
             raise ChecksumMismatchError(
                 f"the file downloaded for {label!r} from {url} is not the registered one: expected "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["PAPER_RECORDS", "PaperRecord", "paper"]
+__all__ = ["PAPER_RECORDS", "PaperRecord", "paper", "paper_of_data_key"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class PaperRecord:
     method: str  #: the method's name in the book ("DP-KCCM")
     chapter: str  #: the chapter's document name ("07_dpkccm")
     bibkey: str  #: its key in book/references.bib
+    data_key: str  #: its key in data/datasets.toml (``load(name, paper=...)``)
 
     @property
     def cite(self) -> str:
@@ -43,21 +44,21 @@ class PaperRecord:
 _RECORDS = (
     PaperRecord("dpkccm", "Ni et al.", "2021",
                 "Utility-efficient differentially private K-means clustering based on cluster "
-                "merging", "DP-KCCM", "07_dpkccm", "ni_dpkccm"),
+                "merging", "DP-KCCM", "07_dpkccm", "ni_dpkccm", "dp-kccm"),
     PaperRecord("silhouette", "Zhang, Liu and Wang", "2018",
                 "A differential privacy protecting K-means clustering algorithm based on "
                 "contour coefficients", "silhouette-weighted budgets", "08_silhouette",
-                "zhang2018contour"),
+                "zhang2018contour", "silhouette"),
     PaperRecord("colored", "Ravi, Scaglione and Peisert", "2021",
                 "Colored noise mechanism for differentially private clustering",
-                "colored Gaussian noise", "09_colored", "ravi2021colored"),
+                "colored Gaussian noise", "09_colored", "ravi2021colored", "colored-noise"),
     PaperRecord("apdp", "", "",
                 "APDPk-means: a new differential privacy clustering algorithm based on "
                 "arithmetic progression privacy budget allocation", "APDPk-means",
-                "10_schedules", "apdpkmeans"),
+                "10_schedules", "apdpkmeans", "apdp"),
     PaperRecord("di", "Shang et al.", "2021",
                 "Differential identifiability clustering algorithms for big data analysis",
-                "differential identifiability", "11_identifiability", "shang2021di"),
+                "differential identifiability", "11_identifiability", "shang2021di", "di"),
 )
 
 #: The papers by key, in the book's order.
@@ -70,3 +71,12 @@ def paper(key: str) -> PaperRecord:
         return PAPER_RECORDS[key]
     except KeyError:
         raise ValueError(f"no paper {key!r}; the papers are {', '.join(PAPER_RECORDS)}") from None
+
+
+def paper_of_data_key(data_key: str) -> PaperRecord:
+    """The record of the paper that the dataset registry calls ``data_key`` ("dp-kccm")."""
+    for record in _RECORDS:
+        if record.data_key == data_key:
+            return record
+    raise ValueError(f"no paper {data_key!r} in the dataset registry's keys; they are "
+                     f"{', '.join(r.data_key for r in _RECORDS)}")
