@@ -79,14 +79,17 @@ def test_unknown_chapter_lists_the_chapters_with_an_assignment():
 
 
 def test_an_answer_cannot_share_a_parameters_name():
-    q = Question("EPSILON", "?", lambda p, c: 0.0, "hint")
+    q = Question("EPSILON", "?", lambda p, c: 0.0, "hint", solution="EPSILON = 0")
+    others = tuple(Question(f"q{i}", "?", lambda p, c: 0.0, "hint", solution=f"q{i} = 0")
+                   for i in range(4))
     with pytest.raises(ValueError, match="is a parameter and an answer"):
         type(CHAPTER5)(chapter=1, slug="x", title="x", introduction="", pools={"EPSILON": (1,)},
-                       setup="", questions=(q,), prepare=lambda p: {})
+                       setup="", questions=(q, *others), prepare=lambda p: {})
 
 
 # ----------------------------------------------------------------------------------- marking
-Q = Question("x", "?", lambda p, c: 0.0, "Look at chapter 1.", points=2.0, rtol=1e-6)
+Q = Question("x", "?", lambda p, c: 0.0, "Look at chapter 1.", points=2.0, rtol=1e-6,
+             solution="x = 25.0")
 
 
 def _answer(value):
@@ -156,6 +159,7 @@ CORRECT = {
     "nicv": ("model = DPKMeans(n_clusters=K, epsilon=EPSILON, bounds=(-1, 1), "
              "algorithm='dplloyd', max_iter=ITERATIONS, random_state=SEED).fit(X)\n"
              "nicv = metrics.nicv(X, model.cluster_centers_)"),
+    "more_iterations": "more_iterations = 3",
 }
 # Wrong: d instead of d + 1, a string, and a cell that raises.
 WRONG = {**CORRECT, "sensitivity": "sensitivity = d", "noise_scale": "noise_scale = 'twenty'",
@@ -220,7 +224,7 @@ def test_worked_example_three_students(tmp_path, data_available, capsys):
     assert list(grades.index) == ["ada", "bob", "cy"]
     ada, bob, cy = grades.loc["ada"], grades.loc["bob"], grades.loc["cy"]
     # ada is right everywhere, graded on her own parameters despite her edit
-    assert (ada["status"], ada["score"], ada["max_score"]) == ("graded", 7.0, 7.0)
+    assert (ada["status"], ada["score"], ada["max_score"]) == ("graded", 8.0, 8.0)
     for q in CHAPTER5.questions:
         assert ada[f"{q.variable}_feedback"] == "correct"
     # bob: the three wrong answers get 0 with their feedback, the three right ones count

@@ -69,6 +69,10 @@ def _diffprivlib_factor(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
     return diffprivlib_epsilon_factor(c["X"].shape[1])
 
 
+def _more_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
+    return 3  # the scale (d + 1) T / epsilon doubles with T
+
+
 def _nicv(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
     from dpkmeans.metrics import nicv
 
@@ -82,8 +86,9 @@ ASSIGNMENT = Assignment(
     introduction=(
         "You run DPLloyd, the textbook private Lloyd's algorithm, on your own dataset with your "
         "own privacy budget `EPSILON`, number of clusters `K`, number of iterations "
-        "`ITERATIONS` and seed `SEED`, and answer six questions about it. Every answer is a "
-        "number that you compute in this notebook, with the library or by hand. Chapter 5 of "
+        "`ITERATIONS` and seed `SEED`, and answer seven questions about it. Six answers are "
+        "numbers that you compute in this notebook, with the library or by hand; one is a "
+        "multiple choice. Chapter 5 of "
         "the book (*DPLloyd and DPLloyd-Impr*) has everything you need.\n\n"
         "Records are clipped and scaled to the public box $[-1, 1]^d$ (the setup cell), and "
         "adjacency is add/remove."),
@@ -98,21 +103,24 @@ ASSIGNMENT = Assignment(
             _sensitivity,
             "One record is in one cluster: it moves that cluster's d sums by at most its largest "
             "L1 norm, and its count by 1 (chapter 5, 'DPLloyd'; chapter 1, the sensitivity of "
-            "the DP-Lloyd query)."),
+            "the DP-Lloyd query).",
+            solution="sensitivity = lloyd_query_sensitivity((-np.ones(d), np.ones(d))).joint"),
         Question(
             "epsilon_per_iteration",
             "DPLloyd spends `EPSILON` equally over its `ITERATIONS` iterations. What is the "
             "budget of one iteration?",
             _epsilon_per_iteration,
             "The iterations compose sequentially, so their budgets add up to epsilon "
-            "(chapter 3)."),
+            "(chapter 3).",
+            solution="epsilon_per_iteration = EPSILON / ITERATIONS"),
         Question(
             "noise_scale",
             "What is the scale $b$ of the Laplace noise added to each coordinate of a "
             "cluster's sum in one DPLloyd iteration?",
             _noise_scale,
             "The Laplace mechanism's scale is the query's L1 sensitivity divided by the "
-            "budget spent on it (chapter 1)."),
+            "budget spent on it (chapter 1).",
+            solution="noise_scale = (d + 1) / (EPSILON / ITERATIONS)"),
         Question(
             "iterations_impr",
             "DPLloyd-Impr chooses the number of iterations by Su et al.'s rule from epsilon, "
@@ -120,14 +128,16 @@ ASSIGNMENT = Assignment(
             _su_iterations,
             "Use `schedules.su_iterations` with your EPSILON, N, K and d (chapter 5, "
             "'How many iterations').",
-            rtol=0.0),
+            rtol=0.0,
+            solution="iterations_impr = schedules.su_iterations(EPSILON, N, K, d)"),
         Question(
             "diffprivlib_factor",
             "diffprivlib's KMeans swaps Su et al.'s count and sum shares. For your $d$, what is "
             "its true spend per iteration divided by the budget it declares?",
             _diffprivlib_factor,
             "Chapter 5, 'diffprivlib's split is the wrong way round': the true spend is the "
-            "count's share plus d times the per-dimension share, after the swap."),
+            "count's share plus d times the per-dimension share, after the swap.",
+            solution="diffprivlib_factor = diffprivlib_epsilon_factor(d)"),
         Question(
             "nicv",
             f"Fit `{FIT}` on `X`, and report the NICV of its centroids on `X` "
@@ -136,7 +146,23 @@ ASSIGNMENT = Assignment(
             _nicv,
             "Fit exactly the estimator in the question, with your SEED, on the X of the setup "
             "cell, and pass its cluster_centers_ to metrics.nicv.",
-            points=2.0),
+            points=2.0,
+            solution=("model = DPKMeans(n_clusters=K, epsilon=EPSILON, bounds=(-1, 1),\n"
+                      "                 algorithm=\"dplloyd\", max_iter=ITERATIONS,\n"
+                      "                 random_state=SEED).fit(X)\n"
+                      "nicv = metrics.nicv(X, model.cluster_centers_)")),
+        Question(
+            "more_iterations",
+            "Keep your `EPSILON` and run DPLloyd for twice as many iterations. What happens to "
+            "the Laplace noise added to each cluster's sums in one iteration?",
+            _more_iterations,
+            "The budget of one iteration is EPSILON / T, and the noise scale is the sensitivity "
+            "divided by that budget (chapter 5, 'DPLloyd').",
+            choices=("Its scale halves: more iterations average the noise away.",
+                     "Its scale stays the same: the sensitivity does not depend on T.",
+                     "Its scale doubles: each iteration gets half the budget."),
+            solution="more_iterations = 3  # b = (d + 1) T / EPSILON grows linearly with T"),
     ),
     prepare=_prepare,
+    datasets=("DATASET",),
 )

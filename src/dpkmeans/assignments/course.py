@@ -39,9 +39,18 @@ KEY_FORMAT = 1
 
 
 def _registry() -> dict[int, Assignment]:
-    from dpkmeans.assignments import chapter05
+    """Every ``chapterNN`` module's ``ASSIGNMENT``, by chapter."""
+    import importlib
+    import pkgutil
 
-    return {a.chapter: a for a in (chapter05.ASSIGNMENT,)}
+    import dpkmeans.assignments as package
+
+    found = {}
+    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
+        if module.startswith("chapter") and module[7:].isdigit():
+            assignment = importlib.import_module(f"{package.__name__}.{module}").ASSIGNMENT
+            found[assignment.chapter] = assignment
+    return dict(sorted(found.items()))
 
 
 ASSIGNMENTS: Mapping[int, Assignment] = _registry()

@@ -19,7 +19,8 @@ from typing import Any
 from dpkmeans.assignments.spec import Assignment, is_real_number
 from dpkmeans.errors import DPKMeansError
 
-__all__ = ["COLLECTOR_TAG", "build_notebook", "collect_answers", "execute", "parametrize", "write"]
+__all__ = ["COLLECTOR_TAG", "build_notebook", "collect_answers", "execute", "model_solution",
+           "parametrize", "write"]
 
 #: Tag of the cell the grader appends (it is never in a student's notebook).
 COLLECTOR_TAG = "dpkmeans-collect-answers"
@@ -53,12 +54,26 @@ def build_notebook(assignment: Assignment, defaults: Mapping[str, Any]):
     for number, question in enumerate(assignment.questions, start=1):
         cells.append(v4.new_markdown_cell(
             f"## Question {number} ({question.points:g} point{'s' if question.points != 1 else ''})"
-            f"\n\n{question.prompt}\n\nSet `{question.variable}` to a number."))
+            f"\n\n{question.prompt_text()}"))
         cells.append(v4.new_code_cell(f"{question.variable} = ...  # your answer"))
     nb = v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = dict(_KERNEL)
     nb.metadata["dpkmeans_assignment"] = {"chapter": assignment.chapter, "slug": assignment.slug}
     return nb
+
+
+def model_solution(assignment: Assignment, handout):
+    """A copy of a student's handed-out notebook with every answer cell replaced by the
+    question's model solution (the tests grade it and expect full marks)."""
+    import copy
+
+    solved = copy.deepcopy(handout)
+    solutions = {f"{q.variable} = ...": q.solution for q in assignment.questions}
+    for cell in solved.cells:
+        for start, solution in solutions.items():
+            if cell.cell_type == "code" and cell.source.startswith(start):
+                cell.source = solution
+    return solved
 
 
 def write(nb, path: Path) -> None:

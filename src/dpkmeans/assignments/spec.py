@@ -33,8 +33,16 @@ class Question:
 
     ``reference(parameters, context)`` computes the answer with the library; ``context`` holds
     what the assignment's ``prepare`` computed once for that student (the data, a fitted model).
-    An answer is right when ``|value - reference| <= atol + rtol |reference|``. ``hint`` is the
-    feedback for a wrong answer: it says where to look, never the answer.
+    A numeric answer is right when ``|value - reference| <= atol + rtol |reference|``; an
+    option number must equal the reference.
+
+    With ``choices`` the question is multiple choice: the notebook lists the options numbered
+    from 1, the student sets ``variable`` to the number of their choice, and ``reference``
+    returns the number of the right option (it may depend on the student's parameters).
+
+    ``hint`` is the feedback for a wrong answer: it says where to look, never the answer.
+    ``solution`` is the model solution's code for the question's cell (it may use the setup
+    cell's names); the tests grade it and expect full marks.
     """
 
     variable: str
@@ -44,12 +52,43 @@ class Question:
     points: float = 1.0
     rtol: float = 1e-6
     atol: float = 0.0
+    choices: tuple[str, ...] = ()
+    solution: str = ""
 
     def __post_init__(self) -> None:
-        if not self.variable.isidentifier():
-            raise ValueError(f"question variable must be a Python name, got {self.variable!r}")
+        if not self.variable.isidentifier() or self.variable.startswith("_"):
+            raise ValueError(f"question variable must be a public Python name, got "
+                             f"{self.variable!r}")
         if self.points <= 0 or self.rtol < 0 or self.atol < 0:
             raise ValueError(f"question {self.variable}: points > 0 and tolerances >= 0 needed")
+        if self.choices and len(self.choices) < 2:
+            raise ValueError(f"question {self.variable}: a multiple-choice question needs at "
+                             "least two choices")
+        if not self.solution.strip():
+            raise ValueError(f"question {self.variable}: a model solution is needed")
+
+    @property
+    def kind(self) -> str:
+        """``"choice"`` for multiple choice, else ``"number"``."""
+        return "choice" if self.choices else "number"
+
+    def prompt_text(self) -> str:
+        """The prompt as the notebook shows it: the question, its options, what to set."""
+        if not self.choices:
+            return f"{self.prompt}\n\nSet `{self.variable}` to a number."
+        options = "\n".join(f"{i}. {text}" for i, text in enumerate(self.choices, start=1))
+        return (f"{self.prompt}\n\n{options}\n\nSet `{self.variable}` to the number of your "
+                f"choice (1 to {len(self.choices)}).")
+
+    def check_reference(self, value: float) -> float:
+        """``value`` as a reference answer, or a ValueError naming the question."""
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"question {self.variable}: reference {value} is not finite")
+        if self.choices and (value != int(value) or not 1 <= value <= len(self.choices)):
+            raise ValueError(f"question {self.variable}: reference {value} is not an option "
+                             f"number 1..{len(self.choices)}")
+        return value
 
 
 @dataclass(frozen=True)
@@ -59,6 +98,8 @@ class Assignment:
     ``pools`` maps each drawn parameter to its choices; ``fixed`` are the same for everyone.
     ``setup`` is the code cell that follows the parameters cell (imports, the student's data);
     ``prepare(parameters)`` computes, once per student, what the references share.
+    ``datasets`` names the parameters whose value is a dataset of the registry: the grader
+    gives the student's kernel read-only copies of those datasets' files, and nothing else.
     """
 
     chapter: int
@@ -70,8 +111,15 @@ class Assignment:
     questions: tuple[Question, ...]
     prepare: Callable[[Mapping[str, Any]], Mapping[str, Any]]
     fixed: Mapping[str, Any] = field(default_factory=dict)
+    datasets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if len(self.questions) < 5:
+            raise ValueError(f"chapter {self.chapter}: an assignment asks at least 5 questions")
+        unknown = set(self.datasets) - set(self.pools) - set(self.fixed)
+        if unknown:
+            raise ValueError(f"chapter {self.chapter}: datasets {sorted(unknown)} are not "
+                             "parameters")
         names = [q.variable for q in self.questions]
         if len(set(names)) != len(names):
             raise ValueError(f"chapter {self.chapter}: two questions set the same variable")
@@ -86,7 +134,12 @@ class Assignment:
     def references(self, parameters: Mapping[str, Any]) -> dict[str, float]:
         """Every question's reference answer for one student's parameters."""
         context = self.prepare(parameters)
-        return {q.variable: float(q.reference(parameters, context)) for q in self.questions}
+        return {q.variable: q.check_reference(q.reference(parameters, context))
+                for q in self.questions}
+
+    def dataset_names(self, parameters: Mapping[str, Any]) -> tuple[str, ...]:
+        """The datasets one student's notebook reads (the values of ``datasets``)."""
+        return tuple(sorted({str(parameters[name]) for name in self.datasets}))
 
 
 def student_parameters(assignment: Assignment, course_seed: int, student_id: str) -> dict[str, Any]:
@@ -130,7 +183,14 @@ def mark_answer(question: Question, answer: Answer | None, reference: float, *,
                     f"`{name}` must be a number, got {answer.get('type', '?')}: {answer.get('repr', '')}")
     if not math.isfinite(value):
         return Mark(0.0, question.points, f"`{name}` is {value}, not a finite number")
-    if abs(value - reference) <= question.atol + question.rtol * abs(reference):
+    if question.choices and (value != int(value) or not 1 <= value <= len(question.choices)):
+        return Mark(0.0, question.points, f"`{name}` = {value:g} is not one of the options "
+                    f"1 to {len(question.choices)}")
+    if question.choices:
+        right = value == reference  # an option number: no tolerance
+    else:
+        right = abs(value - reference) <= question.atol + question.rtol * abs(reference)
+    if right:
         return Mark(question.points, question.points, "correct")
     return Mark(0.0, question.points, f"`{name}` = {value:.6g} is not right. {question.hint}")
 
