@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dpkmeans.assignments.sandbox import LEVELS, Limits
+from dpkmeans.errors import DPKMeansError
+
 __all__ = ["add_parser"]
 
 #: The course seed when none is given: the same roster then gives the same assignments.
@@ -16,20 +19,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     commands = group.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     make = commands.add_parser("make", help="one parametrized notebook per student, and the key")
-    make.add_argument("--roster", required=True, help="CSV with a student_id column")
-    make.add_argument("--chapter", required=True, type=int, help="the book chapter (e.g. 5)")
+    make.add_argument("--roster", required=True,
+                      help="UTF-8 CSV with a student_id column (optional: name, email, sis_id, "
+                           "section)")
+    make.add_argument("--chapter", required=True, type=int, help="the book chapter, 1 to 12")
     make.add_argument("--out", help="output directory (default: assignments-chNN)")
     make.add_argument("--course-seed", type=int, default=DEFAULT_COURSE_SEED,
                       help=f"seed of every student's parameters (default {DEFAULT_COURSE_SEED})")
     make.add_argument("--overwrite", action="store_true", help="replace an existing directory")
     make.set_defaults(func=_cmd_make)
 
-    grade = commands.add_parser("grade", help="run the submissions, write a grades CSV")
+    grade = commands.add_parser(
+        "grade", help="run each submission in a sandbox; write grades, exports, feedback")
     grade.add_argument("assignment", help="the directory written by `assignments make`")
     grade.add_argument("--submissions", required=True, help="directory of <student_id>.ipynb")
-    grade.add_argument("--out", help="grades CSV (default: <assignment>/instructor/grades.csv)")
-    grade.add_argument("--timeout", type=float, default=600.0,
-                       help="seconds a notebook cell may run (default 600)")
+    grade.add_argument("--out", help="folder of grades.csv, canvas.csv, moodle.csv, feedback/ "
+                                     "and graded/ (default: <assignment>/instructor)")
+    grade.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    grade.add_argument("--sandbox", choices=("auto", *LEVELS), default="auto",
+                       help="isolation level (default: the strongest this machine offers)")
+    defaults = Limits()
+    grade.add_argument("--timeout", type=float, default=defaults.cell_seconds,
+                       help=f"seconds a cell may run (default {defaults.cell_seconds:g})")
+    grade.add_argument("--time-limit", type=float, default=defaults.wall_seconds,
+                       help="seconds a whole notebook may run "
+                            f"(default {defaults.wall_seconds:g})")
+    grade.add_argument("--memory", type=int, default=defaults.memory_bytes // 2**20,
+                       help="MiB of address space a process of the notebook may use "
+                            f"(default {defaults.memory_bytes // 2**20})")
     grade.set_defaults(func=_cmd_grade)
 
 
@@ -45,11 +62,24 @@ def _cmd_make(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from dpkmeans.assignments import grade_submissions
 
-    grades = grade_submissions(args.assignment, args.submissions, args.out, timeout=args.timeout,
+    try:
+        limits = replace(Limits(), cell_seconds=args.timeout, wall_seconds=args.time_limit,
+                         memory_bytes=args.memory * 2**20,
+                         cpu_seconds=max(1, int(args.time_limit)))
+    except ValueError as exc:
+        raise DPKMeansError(str(exc)) from exc
+    level = None if args.sandbox == "auto" else args.sandbox
+    grades = grade_submissions(args.assignment, args.submissions, args.out, limits=limits,
+                               level=level, jobs=args.jobs,
                                progress=lambda sid: print(f"grading {sid}", file=sys.stderr))
     print(grades[["student_id", "status", "score", "max_score"]].to_string(index=False))
-    for sid in grades.attrs.get("unknown_submissions", []):
-        print(f"warning: {sid}.ipynb is not in the key; not graded", file=sys.stderr)
+    out = args.out or f"{args.assignment}/instructor"
+    print(f"sandbox: {grades.attrs['sandbox']}; grades, canvas.csv, moodle.csv and feedback/ "
+          f"in {out}")
+    for name in grades.attrs.get("unknown_submissions", []):
+        print(f"warning: {name!r} is not in the key; not graded", file=sys.stderr)
     return 0

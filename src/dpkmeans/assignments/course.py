@@ -4,19 +4,19 @@
 
     template.ipynb            the assignment with example parameters (for the instructor)
     students/<id>.ipynb       one notebook per student, their parameters injected (hand out)
-    instructor/key.json       parameters and reference answers of every student (keep hidden)
+    instructor/key.json       parameters and reference answers of every student (keep hidden:
+                              the folder is mode 0700 and the key 0600)
     instructor/parameters.csv the same parameters as a table
 
-``grade`` runs ``<submissions>/<id>.ipynb`` of every student in the key with their own
-parameters, keeps the executed notebooks in ``instructor/graded/`` and writes a grades CSV:
-one row per student, with each question's points and feedback.
+``grade`` (:mod:`~dpkmeans.assignments.grading`) runs each submission in a sandbox and writes
+the grades, the exports and the feedback.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +24,12 @@ import pandas as pd
 
 from dpkmeans.assignments import notebook
 from dpkmeans.assignments.roster import read_roster
-from dpkmeans.assignments.spec import Assignment, mark_answer, student_parameters
+from dpkmeans.assignments.exports import write_csv
+from dpkmeans.assignments.key import KEY_FORMAT, key_path, write_private
+from dpkmeans.assignments.spec import Assignment, student_parameters
 from dpkmeans.errors import DPKMeansError
 
-__all__ = [
-    "ASSIGNMENTS",
-    "KEY_FORMAT",
-    "get_assignment",
-    "grade_submissions",
-    "make_assignments",
-]
-
-KEY_FORMAT = 1
+__all__ = ["ASSIGNMENTS", "get_assignment", "make_assignments"]
 
 
 def _registry() -> dict[int, Assignment]:
@@ -67,100 +61,57 @@ def get_assignment(chapter: int) -> Assignment:
 def make_assignments(roster: str | Path, chapter: int, out: str | Path, *, course_seed: int,
                      overwrite: bool = False) -> pd.DataFrame:
     """Write every student's notebook and the hidden key (module docstring); returns the
-    parameters table."""
+    parameters table. Everything is built in a temporary folder beside ``out`` and renamed
+    into place at the end, so a failure leaves no half-written assignment."""
+    import tempfile
+
     assignment = get_assignment(chapter)
     students = read_roster(roster)
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise DPKMeansError(f"{out} is a file, not a folder")
     if out.exists() and any(out.iterdir()):
         if not overwrite:
             raise DPKMeansError(f"{out} exists and is not empty (pass overwrite=True / "
                                 "--overwrite to replace an earlier `assignments make`)")
-        if not (out / "instructor" / "key.json").is_file():
+        if not key_path(out).is_file():
             raise DPKMeansError(f"{out} was not written by `assignments make` (no "
                                 "instructor/key.json): not deleting it")
-        shutil.rmtree(out)
-    (out / "students").mkdir(parents=True)
-    (out / "instructor").mkdir()
-    example = {"STUDENT": "example", "SEED": 0, **dict(assignment.fixed),
-               **{name: choices[0] for name, choices in assignment.pools.items()}}
-    template = out / "template.ipynb"
-    notebook.write(notebook.build_notebook(assignment, example), template)
-    key: dict[str, Any] = {"format": KEY_FORMAT, "chapter": chapter, "slug": assignment.slug,
-                           "course_seed": course_seed, "students": {}}
-    rows = []
-    for student in students:
-        parameters = student_parameters(assignment, course_seed, student.student_id)
-        notebook.parametrize(template, out / "students" / f"{student.student_id}.ipynb",
-                             parameters)
-        key["students"][student.student_id] = {
-            "name": student.name, "parameters": parameters,
-            "answers": assignment.references(parameters)}
-        rows.append({"student_id": student.student_id, "name": student.name, **parameters})
-    (out / "instructor" / "key.json").write_text(json.dumps(key, indent=1))
-    table = pd.DataFrame(rows)
-    table.to_csv(out / "instructor" / "parameters.csv", index=False)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        table = _write_assignment(assignment, students, staging, course_seed)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.chmod(0o755)
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return table
 
 
-def _read_key(assignment_dir: Path) -> dict[str, Any]:
-    path = assignment_dir / "instructor" / "key.json"
-    if not path.is_file():
-        raise DPKMeansError(f"no key at {path}: is {assignment_dir} a directory written by "
-                            "`assignments make`?")
-    key = json.loads(path.read_text())
-    if key.get("format") != KEY_FORMAT:
-        raise DPKMeansError(f"{path} has key format {key.get('format')}, expected {KEY_FORMAT}")
-    return key
-
-
-def grade_submissions(assignment_dir: str | Path, submissions: str | Path,
-                      out: str | Path | None = None, *, timeout: float = 600.0,
-                      progress: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Grade every student of the key from ``submissions/<id>.ipynb``; write and return the
-    grades table (default ``instructor/grades.csv``)."""
-    assignment_dir, submissions = Path(assignment_dir), Path(submissions)
-    if not submissions.is_dir():
-        raise DPKMeansError(f"submissions directory not found: {submissions}")
-    key = _read_key(assignment_dir)
-    assignment = get_assignment(int(key["chapter"]))
-    graded = assignment_dir / "instructor" / "graded"
-    graded.mkdir(parents=True, exist_ok=True)
-    variables = [q.variable for q in assignment.questions]
+def _write_assignment(assignment: Assignment, students: list, folder: Path,
+                      course_seed: int) -> pd.DataFrame:
+    (folder / "students").mkdir()
+    (folder / "instructor").mkdir(mode=0o700)
+    example = {"STUDENT": "example", "SEED": 0, **dict(assignment.fixed),
+               **{name: choices[0] for name, choices in assignment.pools.items()}}
+    template = folder / "template.ipynb"
+    notebook.write(notebook.build_notebook(assignment, example), template)
+    key: dict[str, Any] = {"format": KEY_FORMAT, "chapter": assignment.chapter,
+                           "slug": assignment.slug, "course_seed": course_seed, "students": {}}
     rows = []
-    for sid, entry in key["students"].items():
-        if progress:
-            progress(sid)
-        submission = submissions / f"{sid}.ipynb"
-        row: dict[str, Any] = {"student_id": sid, "name": entry.get("name", "")}
-        answers: dict[str, Any] = {}
-        error = None
-        if not submission.is_file():
-            row["status"] = "missing"
-        else:
-            answers_path = (graded / f"{sid}.answers.json").resolve()
-            answers_path.unlink(missing_ok=True)
-            error = notebook.execute(submission, graded / f"{sid}.ipynb", entry["parameters"],
-                                     variables, answers_path, timeout=timeout)
-            if answers_path.is_file():
-                answers = json.loads(answers_path.read_text())
-            row["status"] = "graded" if error is None else f"graded, with an error: {error}"
-            if error is not None and not answers:
-                row["status"] = f"not run: {error}"
-        marks = {q.variable: mark_answer(q, answers.get(q.variable),
-                                         entry["answers"][q.variable], error=error)
-                 for q in assignment.questions}
-        row["score"] = sum(m.points for m in marks.values())
-        row["max_score"] = assignment.max_points
-        for name, mark in marks.items():
-            row[name] = mark.points
-            row[f"{name}_feedback"] = mark.feedback if submission.is_file() else "no submission"
-        rows.append(row)
-    grades = pd.DataFrame(rows)
-    path = Path(out) if out else assignment_dir / "instructor" / "grades.csv"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    grades.to_csv(path, index=False)
-    unknown = sorted(p.stem for p in submissions.glob("*.ipynb") if p.stem not in key["students"])
-    if unknown:
-        grades.attrs["unknown_submissions"] = unknown
-    return grades
-
+    for student in students:
+        parameters = student_parameters(assignment, course_seed, student.student_id)
+        notebook.parametrize(template, folder / "students" / f"{student.student_id}.ipynb",
+                             parameters)
+        key["students"][student.student_id] = {
+            "name": student.name, "email": student.email, "sis_id": student.sis_id,
+            "section": student.section, "parameters": parameters,
+            "answers": assignment.references(parameters)}
+        rows.append({"student_id": student.student_id, "name": student.name, **parameters})
+    write_private(key_path(folder), json.dumps(key, indent=1))
+    table = pd.DataFrame(rows)
+    write_csv(table, folder / "instructor" / "parameters.csv")
+    return table

@@ -6,21 +6,22 @@ then one markdown prompt and one code cell ``variable = ...`` per question. Pape
 each student's parameters after the ``parameters`` cell; at grading it injects them again from
 the instructor's key (replacing the injected cell), so a submission is graded on the student's
 own parameters whatever its cells say. The grader then appends one cell that writes the
-answers' values to a JSON file (:func:`collect_answers`).
+answers' values to a JSON file (:func:`collect_answers`), and runs the notebook in a sandbox
+(:mod:`~dpkmeans.assignments.sandbox`, :mod:`~dpkmeans.assignments.runner`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dpkmeans.assignments.spec import Assignment, is_real_number
+from dpkmeans.assignments.spec import Assignment
 from dpkmeans.errors import DPKMeansError
 
-__all__ = ["COLLECTOR_TAG", "build_notebook", "collect_answers", "execute", "model_solution",
-           "parametrize", "write"]
+__all__ = ["COLLECTOR_TAG", "MAX_NOTEBOOK_BYTES", "build_notebook", "collect_answers",
+           "collector_source", "is_real_number", "model_solution", "parametrize",
+           "prepare_submission", "write"]
 
 #: Tag of the cell the grader appends (it is never in a student's notebook).
 COLLECTOR_TAG = "dpkmeans-collect-answers"
@@ -89,42 +90,68 @@ def parametrize(template: Path, output: Path, parameters: Mapping[str, Any]) -> 
                                prepare_only=True, kernel_name="python3", progress_bar=False)
 
 
-def execute(submission: Path, output: Path, parameters: Mapping[str, Any],
-            variables: Iterable[str], answers_path: Path, *, timeout: float) -> str | None:
-    """Run a submission with papermill on ``parameters`` and write its answers to
-    ``answers_path``. Every cell runs, even after one fails, so that later answers still count.
-    Returns None, or the first error as one line ("cell 7: NameError: ...")."""
-    nbformat, papermill = _papermill()
+#: The largest submission the grader reads (a notebook of text and small figures).
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+
+
+def prepare_submission(raw: bytes, parameters: Mapping[str, Any], variables: Iterable[str],
+                       answers_name: str):
+    """The notebook the sandbox runs, from a submission's bytes: the student's parameters
+    injected by papermill (replacing whatever the submission's injected cell says), and the
+    grader's collector cell last, writing the answers to ``answers_name`` in the working
+    directory. Returns ``(notebook, None)`` or ``(None, "why it cannot run")``."""
+    nbformat, _ = _papermill()
+    from papermill.parameterize import parameterize_notebook
+
     try:
-        nb = nbformat.read(str(submission), as_version=4)
+        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+        nbformat.validate(nb)
     except Exception as exc:  # noqa: BLE001 - any unreadable file is the student's to fix
-        return f"the submission is not a readable notebook ({type(exc).__name__}: {exc})"
-    nb.cells = [c for c in nb.cells if COLLECTOR_TAG not in c.get("metadata", {}).get("tags", [])]
+        why = str(exc).splitlines()[0][:120] if str(exc) else ""
+        return None, f"the submission is not a readable notebook ({type(exc).__name__}: {why})"
+    nb.cells = [c for c in nb.cells if COLLECTOR_TAG not in c.get("metadata", {}).get("tags", [])
+                and c.get("cell_type") in ("code", "markdown", "raw")]
     if not any("parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
-        return "the `parameters` cell is missing (its tag was removed)"
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "from dpkmeans.assignments.notebook import collect_answers as _collect\n"
-        f"_collect(globals(), {list(variables)!r}, {str(answers_path)!r})",
-        metadata={"tags": [COLLECTOR_TAG]}))
-    prepared = output.with_suffix(".prepared.ipynb")
-    nbformat.write(nb, str(prepared))
+        return None, "the `parameters` cell is missing (its tag was removed)"
+    nb.metadata["kernelspec"] = dict(_KERNEL)
+    nb.metadata["papermill"] = nbformat.from_dict({})
     try:
-        papermill.execute_notebook(str(prepared), str(output), parameters=dict(parameters),
-                                   kernel_name="python3", progress_bar=False,
-                                   cwd=str(submission.parent), allow_errors=True,
-                                   execution_timeout=timeout)
-    except papermill.PapermillExecutionError as exc:
-        return f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}".strip()
-    except Exception as exc:  # noqa: BLE001 - a timeout or a dead kernel is the submission's
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    finally:
-        prepared.unlink(missing_ok=True)
-    return None
+        nb = parameterize_notebook(nb, dict(parameters), report_mode=False)
+    except Exception as exc:  # noqa: BLE001 - a malformed cell is the student's to fix
+        return None, f"its parameters cannot be injected ({type(exc).__name__})"
+    nb.cells.append(nbformat.v4.new_code_cell(collector_source(list(variables), answers_name),
+                                              metadata={"tags": [COLLECTOR_TAG]}))
+    return nb, None
+
+
+def collector_source(variables: list[str], answers_name: str) -> str:
+    """The grader's last cell: :func:`collect_answers` and its one call (no library import:
+    the assignments' modules are out of the kernel's reach)."""
+    import inspect
+
+    return (f"from __future__ import annotations\n\n{inspect.getsource(is_real_number)}\n{inspect.getsource(collect_answers)}\n"
+            f"collect_answers(globals(), {variables!r}, {answers_name!r})")
+
+
+def is_real_number(value: Any) -> bool:
+    """True for int, float and numpy real scalars (and 0-d real arrays), not for bool."""
+    import numbers
+
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - the kernel has numpy
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
 
 
 def collect_answers(namespace: Mapping[str, Any], variables: Iterable[str], path: str) -> None:
     """Write each variable's value (if a real number) with its type and a short repr to JSON;
     run by the grader's last cell inside the student's kernel."""
+    import json
+    from pathlib import Path
+
     answers = {}
     for name in variables:
         present = name in namespace
@@ -134,7 +161,7 @@ def collect_answers(namespace: Mapping[str, Any], variables: Iterable[str], path
             "present": present,
             "ellipsis": value is Ellipsis,
             "value": number,  # NaN and inf stay (JSON allow_nan) and are marked as such
-            "type": type(value).__name__,
-            "repr": repr(value)[:80],
+            "type": str(type(value).__name__)[:40],
+            "repr": str(repr(value))[:80],
         }
     Path(path).write_text(json.dumps(answers, allow_nan=True))

@@ -10,7 +10,6 @@ computes its reference answer with the library, for that student's parameters.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -193,10 +192,3 @@ def mark_answer(question: Question, answer: Answer | None, reference: float, *,
     if right:
         return Mark(question.points, question.points, "correct")
     return Mark(0.0, question.points, f"`{name}` = {value:.6g} is not right. {question.hint}")
-
-
-def is_real_number(value: Any) -> bool:
-    """True for int, float and numpy real scalars (and 0-d real arrays), not for bool."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)

@@ -1,0 +1,107 @@
+"""What grading writes: the grades table, the exports a learning-management system imports,
+and one feedback file per student, all safe to open in a spreadsheet.
+
+- ``grades.csv``: one row per student (status, sandbox level, score, each question's points
+  and feedback);
+- ``canvas.csv``: Canvas's gradebook import (columns ``Student``, ``ID``, ``SIS User ID``,
+  ``SIS Login ID``, ``Section``, then one column named after the assignment; Canvas matches a
+  row by ``SIS User ID`` or ``ID``, and a new column name creates the assignment);
+- ``moodle.csv``: Moodle's "Import grades from CSV" (``ID number``, ``Email address``, the
+  grade and a feedback column, each mapped to the grade item on import);
+- ``feedback/<student_id>.md``: each question's points and feedback.
+
+Every text cell of every CSV is neutralised against formula injection: a cell that starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe, so a
+spreadsheet shows it as text instead of running it. Every file is written to a temporary
+name and renamed into place, so an interrupted run leaves the earlier files whole.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["FORMULA_STARTS", "canvas_table", "feedback_markdown", "moodle_table",
+           "neutralise", "write_csv", "write_text"]
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: Any) -> Any:
+    """``value`` safe for a spreadsheet cell: text starting like a formula gets a ``'``."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_csv(table: pd.DataFrame, path: Path) -> None:
+    """``table`` as CSV, every header and text cell neutralised, written atomically."""
+    safe = table.rename(columns=lambda c: neutralise(str(c))).map(neutralise)
+    write_text(path, safe.to_csv(index=False))
+
+
+def canvas_table(grades: pd.DataFrame, students: Mapping[str, Mapping[str, Any]],
+                 column: str) -> pd.DataFrame:
+    """The Canvas gradebook import: one row per student, the score under ``column``."""
+    rows = []
+    for _, row in grades.iterrows():
+        entry = students[row["student_id"]]
+        rows.append({"Student": entry.get("name") or row["student_id"], "ID": "",
+                     "SIS User ID": entry.get("sis_id") or row["student_id"],
+                     "SIS Login ID": entry.get("email", ""), "Section": entry.get("section", ""),
+                     column: row["score"]})
+    return pd.DataFrame(rows, columns=["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                                       column])
+
+
+def moodle_table(grades: pd.DataFrame, students: Mapping[str, Mapping[str, Any]],
+                 column: str) -> pd.DataFrame:
+    """Moodle's CSV grade import: identifier columns, the grade and its feedback."""
+    rows = []
+    for _, row in grades.iterrows():
+        entry = students[row["student_id"]]
+        rows.append({"ID number": entry.get("sis_id") or row["student_id"],
+                     "Email address": entry.get("email", ""), column: row["score"],
+                     "Feedback": f"{row['status']}; score {row['score']:g} of "
+                                 f"{row['max_score']:g}; details in the feedback file"})
+    return pd.DataFrame(rows, columns=["ID number", "Email address", column, "Feedback"])
+
+
+def feedback_markdown(title: str, row: Mapping[str, Any], questions: Sequence[Any]) -> str:
+    """One student's feedback: status, score, and each question's points and feedback.
+
+    Text that came from the student's notebook (values, error messages) is HTML-escaped and
+    kept on one line, so the file renders as the grader wrote it."""
+    def plain(text: Any) -> str:
+        return html.escape(" ".join(str(text).split()), quote=False).replace("|", "\\|")
+
+    lines = [f"# Feedback: {title}", "",
+             f"- Student: {plain(row['student_id'])}",
+             f"- Status: {plain(row['status'])}",
+             f"- Score: {row['score']:g} of {row['max_score']:g}", "",
+             "| Question | Points | Feedback |", "|---|---|---|"]
+    for number, question in enumerate(questions, start=1):
+        name = question.variable
+        lines.append(f"| {number} (`{name}`) | {row[name]:g} of {question.points:g} | "
+                     f"{plain(row[f'{name}_feedback'])} |")
+    return "\n".join(lines) + "\n"
