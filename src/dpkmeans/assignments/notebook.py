@@ -109,9 +109,12 @@ def prepare_submission(raw: bytes, parameters: Mapping[str, Any], variables: Ite
     except Exception as exc:  # noqa: BLE001 - any unreadable file is the student's to fix
         why = str(exc).splitlines()[0][:120] if str(exc) else ""
         return None, f"the submission is not a readable notebook ({type(exc).__name__}: {why})"
-    nb.cells = [c for c in nb.cells if COLLECTOR_TAG not in c.get("metadata", {}).get("tags", [])
-                and c.get("cell_type") in ("code", "markdown", "raw")]
-    if not any("parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+    for cell in nb.cells:  # papermill reads every cell's tags: a list of names
+        tags = cell.metadata.get("tags")
+        valid = isinstance(tags, list) and all(isinstance(t, str) for t in tags)
+        cell.metadata["tags"] = list(tags) if valid else []
+    nb.cells = [c for c in nb.cells if COLLECTOR_TAG not in c.metadata["tags"]]
+    if not any("parameters" in c.metadata["tags"] for c in nb.cells):
         return None, "the `parameters` cell is missing (its tag was removed)"
     nb.metadata["kernelspec"] = dict(_KERNEL)
     nb.metadata["papermill"] = nbformat.from_dict({})

@@ -8,8 +8,9 @@ Two levels (book: How to use, "Grading you can trust"); the grades file records 
     library's source without the assignments' chapter modules), read-only copies of the
     assignment's data files, a small ``/tmp``, and its own working directory; nothing else of
     the host's files (no key, no submissions folder, no other student). There is no network
-    (only its own loopback). When the grader runs as root, the kernel runs as the unprivileged
-    user ``nobody``. Every process dies with the sandbox's PID namespace.
+    (only its own loopback). When the grader runs as root, each sandbox runs as an
+    unprivileged user id of its own (:data:`SANDBOX_UIDS`). Every process dies with the
+    sandbox's PID namespace.
 ``limits``
     Where bubblewrap cannot run: the same private working directory, scrubbed environment,
     limits and kill-at-the-end, but the kernel runs as the grader's own user and sees the
@@ -43,8 +44,10 @@ __all__ = ["LEVELS", "Limits", "Outcome", "Sandbox", "detect_level", "read_untru
 
 LEVELS = ("bubblewrap", "limits")
 
-#: The unprivileged user a root grader drops the kernel to (``nobody`` on Debian).
-NOBODY = 65534
+#: A root grader runs each sandbox as its own unprivileged user id, drawn from this range
+#: (no account has one): one sandbox's processes never count against another's limit, and
+#: none can signal or write another's files.
+SANDBOX_UIDS = (1_000_000_000, 2_000_000_000)
 
 #: Where the student's directory and the data files appear inside the bubblewrap sandbox.
 INSIDE_WORK = "/sandbox/work"
@@ -68,7 +71,7 @@ class Limits:
     cell_seconds: float = 120.0
     memory_bytes: int = 4 * 2**30
     cpu_seconds: int = 300
-    processes: int = 64
+    processes: int = 128
     open_files: int = 256
     file_bytes: int = 64 * 2**20
 
@@ -120,7 +123,7 @@ def _setpriv() -> str | None:
 
 def detect_level() -> str:
     """``bubblewrap`` when ``bwrap`` is installed and can create its namespaces here (and,
-    for a root grader, ``setpriv`` can drop to ``nobody``), else ``limits``."""
+    for a root grader, ``setpriv`` can drop to an unprivileged user), else ``limits``."""
     bwrap = _bwrap()
     if bwrap is None or (os.geteuid() == 0 and _setpriv() is None):
         return "limits"
@@ -134,7 +137,7 @@ def detect_level() -> str:
 
 def _namespace_flags() -> list[str]:
     # A root grader stays in the host's user namespace, so that ``setpriv`` can become
-    # ``nobody`` and RLIMIT_NPROC counts (the kernel ignores it for root); anyone else gets a
+    # the sandbox's own user and RLIMIT_NPROC counts (the kernel ignores it for root); anyone else gets a
     # user namespace of their own.
     common = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
               "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
@@ -190,14 +193,16 @@ class Sandbox:
                 shutil.copyfile(source, target)
                 target.chmod(0o444)
         self.numba, self.kernels = self.root / "numba", self.root / "kernels"
-        as_nobody = level == "bubblewrap" and os.geteuid() == 0
-        _seed_numba_cache(self.numba, self.kernels, self._kernels_inside(), link=as_nobody)
-        if as_nobody:  # the folders, not the (linked) files: nobody may add, not rewrite
+        as_other_user = level == "bubblewrap" and os.geteuid() == 0
+        _seed_numba_cache(self.numba, self.kernels, self._kernels_inside(), link=as_other_user)
+        self.uid = SANDBOX_UIDS[0] + secrets.randbelow(SANDBOX_UIDS[1] - SANDBOX_UIDS[0])
+        if as_other_user:  # the folders, not the (linked) files: it may add, not rewrite
             for folder in (self.work, self.numba, self.kernels,
                            *(f for f in self.numba.iterdir() if f.is_dir())):
-                os.chown(folder, NOBODY, NOBODY)
+                os.chown(folder, self.uid, self.uid)
         self.work_fd = os.open(self.work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        self.token = secrets.token_hex(16)
+        # the grader's PID first: a test can tell its own runs from other graders'
+        self.token = f"{os.getpid()}-{secrets.token_hex(16)}"
 
     # ------------------------------------------------------------------------- paths
     @property
@@ -264,7 +269,7 @@ class Sandbox:
                 bwrap += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         made: set[str] = set()
         for path in _python_paths():
-            # bubblewrap would create the missing parents with mode 0700, closed to nobody
+            # bubblewrap would create the missing parents with mode 0700, closed to the kernel
             for parent in reversed(Path(path).parents[:-1]):
                 if str(parent) not in made and not str(parent).startswith("/usr"):
                     made.add(str(parent))
@@ -288,7 +293,7 @@ class Sandbox:
                       "--ro-bind", str(source), f"{INSIDE_DATA}/{relative}"]
         bwrap += ["--chdir", INSIDE_WORK, "--"]
         if os.geteuid() == 0:
-            bwrap += [_setpriv() or "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+            bwrap += [_setpriv() or "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
                       "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                       "--no-new-privs"]
         return bwrap + list(argv)
@@ -368,7 +373,7 @@ def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: boo
     them again: the package's in-tree caches and the grader's generated (k, d) kernels
     (:func:`dpkmeans.kernels._kernel_dir`, written when the references were computed), laid
     out as numba's ``NUMBA_CACHE_DIR`` locator expects. Files are hard-linked when the kernel
-    runs as ``nobody`` (it cannot write them: it only adds files to its own folders), else
+    runs as a user of its own (it cannot write them: it only adds files to its own folders), else
     copied; what the kernel writes stays in its sandbox."""
     import hashlib
 
@@ -379,7 +384,7 @@ def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: boo
         folder.mkdir(parents=True, exist_ok=True)
         try:
             if not link or not file.stat().st_mode & stat.S_IROTH:
-                raise OSError  # a private file: nobody could not read the link
+                raise OSError  # a private file: the kernel could not read the link
             os.link(file, folder / file.name)
         except OSError:
             shutil.copyfile(file, folder / file.name)
