@@ -21,7 +21,7 @@ from dpkmeans.assignments import (
     student_parameters,
 )
 from dpkmeans.assignments.notebook import collect_answers
-from dpkmeans.assignments.spec import is_real_number
+from dpkmeans.assignments.notebook import is_real_number
 from dpkmeans.cli import main
 from dpkmeans.data import DataFileMissingError, load
 from dpkmeans.errors import DPKMeansError
@@ -74,7 +74,7 @@ def test_student_parameters_are_stable_drawn_from_the_pools_and_differ():
 
 
 def test_unknown_chapter_lists_the_chapters_with_an_assignment():
-    with pytest.raises(DPKMeansError, match=r"chapter 99 has no assignment; chapters with one: \[5\]"):
+    with pytest.raises(DPKMeansError, match=r"chapter 99 has no assignment; chapters with one: \[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12\]"):
         get_assignment(99)
 
 
@@ -217,7 +217,7 @@ def test_worked_example_three_students(tmp_path, data_available, capsys):
     capsys.readouterr()
     assert main(["assignments", "grade", str(out), "--submissions", str(inbox)]) == 0
     printed = capsys.readouterr()
-    assert "mallory.ipynb is not in the key" in printed.err
+    assert "'mallory.ipynb' is not in the key" in printed.err
 
     grades = pd.read_csv(out / "instructor" / "grades.csv", keep_default_na=False).set_index(
         "student_id")
@@ -227,8 +227,8 @@ def test_worked_example_three_students(tmp_path, data_available, capsys):
     assert (ada["status"], ada["score"], ada["max_score"]) == ("graded", 8.0, 8.0)
     for q in CHAPTER5.questions:
         assert ada[f"{q.variable}_feedback"] == "correct"
-    # bob: the three wrong answers get 0 with their feedback, the three right ones count
-    assert bob["score"] == 3.0
+    # bob: the three wrong answers get 0 with their feedback, the four right ones count
+    assert bob["score"] == 4.0  # sensitivity, noise_scale and nicv wrong (1 + 1 + 2 of 8)
     assert bob["status"].startswith("graded, with an error: cell ")
     assert bob["status"].endswith("ZeroDivisionError: division by zero")
     assert bob["sensitivity"] == 0.0 and bob["sensitivity_feedback"].startswith(

@@ -9,6 +9,8 @@ computes its reference answer with the library, for that student's parameters.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ import numpy as np
 
 from dpkmeans.sweep import cell_seed
 
-__all__ = ["Assignment", "Mark", "Question", "mark_answer", "student_parameters"]
+__all__ = ["Assignment", "Mark", "Question", "mark_answer", "run_setup", "student_parameters"]
 
 #: How the submitted value of a question arrives from the executed notebook (see
 #: :func:`dpkmeans.assignments.notebook.collect_answers`): present, the value if it is a real
@@ -192,3 +194,12 @@ def mark_answer(question: Question, answer: Answer | None, reference: float, *,
     if right:
         return Mark(question.points, question.points, "correct")
     return Mark(0.0, question.points, f"`{name}` = {value:.6g} is not right. {question.hint}")
+
+
+def run_setup(setup: str, p: Mapping[str, Any]) -> dict[str, Any]:
+    """The names an assignment's setup cell defines for the parameters ``p`` (its printed
+    lines are dropped): the references then use the student's very arrays."""
+    namespace: dict[str, Any] = dict(p)
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(setup, "<setup cell>", "exec"), namespace)  # noqa: S102 - our own code
+    return namespace
