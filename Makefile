@@ -14,7 +14,7 @@ export DPKMEANS_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data
 JB_FLAGS := -n -W --keep-going
 PYTEST   := $(BIN)/python -m pytest
 
-.PHONY: help install book book-force student notebooks test test-unit test-notebooks test-book test-browser reproduce lock sync clean
+.PHONY: help install book book-force student notebooks test test-unit test-notebooks test-book test-browser sandbox-tools benchmark-grading reproduce lock sync clean
 
 help:
 	@echo "make book       build the HTML book in _build/html (executes the notebooks that changed)"
@@ -89,8 +89,21 @@ notebooks: $(STAMP)
 sync: $(STAMP)
 	$(BIN)/jupytext --sync $(PAIRED)
 
-test-unit: $(STAMP)
+test-unit: $(STAMP) sandbox-tools
 	$(PYTEST) tests --ignore=tests/book --ignore=tests/browser
+
+# The assignment grader's sandbox (src/dpkmeans/assignments/sandbox.py): Debian's bubblewrap,
+# installed when missing (root or sudo). Without it, grading falls back to resource limits and
+# the attack tests that need bubblewrap are skipped, saying so.
+SANDBOX_PACKAGES := bubblewrap
+
+sandbox-tools:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  echo "installing Debian's $(SANDBOX_PACKAGES)"; \
+	  $(SUDO) apt-get install -y -q $(SANDBOX_PACKAGES) >/dev/null \
+	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(SANDBOX_PACKAGES) >/dev/null; } \
+	    || echo "could not install bubblewrap: grading runs at the 'limits' level"; \
+	fi
 
 NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 DATA_NOTEBOOK := notebooks/90_datasets.ipynb
