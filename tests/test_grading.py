@@ -53,6 +53,15 @@ def test_every_chapter_has_an_assignment():
         assert kinds == {"number", "choice"}, assignment.chapter  # computation and interpretation
 
 
+def test_how_to_use_lists_every_assignment_as_it_is():
+    text = (Path(__file__).resolve().parents[1] / "book" / "how_to_use.md").read_text()
+    for chapter, a in ASSIGNMENTS.items():
+        title = a.title.removesuffix(f" (chapter {chapter})")
+        choices = sum(q.kind == "choice" for q in a.questions)
+        row = f"| {chapter} | {title} | {len(a.questions)} ({choices}) | {a.max_points:g} |"
+        assert row in text, row
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", range(1, 13))
 def test_round_trip(chapter, tmp_path, data_available, capsys):
