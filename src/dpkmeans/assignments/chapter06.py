@@ -5,7 +5,9 @@ then from their own seeded trials with Clopper-Pearson bounds), audits a half-sc
 DPLloyd that skips empty clusters with :mod:`dpkmeans.audit`, bounds what one coordinate of
 diffprivlib's swapped split can reveal, and measures the floating-point exposure of numpy's
 Laplace sampler, all as chapter 6 (*Auditing privacy*) does. Each audit uses a few hundred
-trials (``TRIALS``), so a notebook runs in seconds.
+trials (``TRIALS``), so a notebook runs in seconds. The trials and the audited pair are drawn in
+the setup cell from the student's ``SEED``; ``prepare`` runs that same cell
+(:func:`~dpkmeans.assignments.spec.run_setup`), so the references see the student's very arrays.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.assignments.spec import Assignment, Question, run_setup
 
 __all__ = ["ASSIGNMENT"]
 
@@ -59,21 +61,18 @@ print(f"{STUDENT}: EPSILON = {EPSILON}, TAU = {TAU}, TRIALS = {TRIALS}, "
 
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
-    """The counts of the event {y <= TAU} in the setup cell's trials, the pair of the
-    skipped-empty-clusters audit, and the half-scale Laplace audit."""
+    """The setup cell's names (its trials ``y0`` and ``y1``, the pair ``EMPTY_D`` and
+    ``EMPTY_D_PRIME``, ``fixed_two`` and ``second_centroid_moved``), the counts of the event
+    {y <= TAU} in its trials, and the half-scale Laplace audit."""
     from dpkmeans import audit
-    from dpkmeans import mechanisms as mech
 
-    eps, n = p["EPSILON"], p["TRIALS"]
-    rng = np.random.default_rng(p["SEED"])
-    y0 = mech.laplace_mechanism(0.0, 1.0, eps, rng, ledger=None, repeats=n)
-    y1 = mech.laplace_mechanism(1.0, 1.0, eps, rng, ledger=None, repeats=n)
-    near = np.clip(rng.normal(-0.5, 0.05, (20, 2)), -1, 1)
-    half = audit.laplace_count_release(eps, noise_factor=0.5)
-    return {"h0": int((y0 <= p["TAU"]).sum()), "h1": int((y1 <= p["TAU"]).sum()),
-            "empty_pair": audit.empty_cluster_pair(near, [0.6, 0.6]),
-            "half_scale": audit.audit_mechanism("half scale", half, eps, trials=n,
-                                                confidence=p["CONFIDENCE"], seed=p["SEED"])}
+    c = run_setup(SETUP, p)
+    half = audit.laplace_count_release(p["EPSILON"], noise_factor=0.5)
+    c["h0"], c["h1"] = int((c["y0"] <= p["TAU"]).sum()), int((c["y1"] <= p["TAU"]).sum())
+    c["half_scale"] = audit.audit_mechanism("half scale", half, p["EPSILON"],
+                                            trials=p["TRIALS"], confidence=p["CONFIDENCE"],
+                                            seed=p["SEED"])
+    return c
 
 
 def _exact_log_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
@@ -111,17 +110,11 @@ def _skip_empty_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
     from dpkmeans import audit, schedules
     from dpkmeans.engine import DPLloydConfig
 
-    init = np.array([[-0.5, -0.5], [0.5, 0.5]])
     config = DPLloydConfig(n_clusters=2, bounds=(-np.ones(2), np.ones(2)),
                            schedule=schedules.uniform(p["EPSILON"], 3),
-                           initializer=lambda bounds, k, rng: init.copy(),
-                           flaws=("skip-empty-clusters",))
-
-    def moved(result):
-        shift = result.centroids[:, 1] - result.initial_centroids[:, 1]
-        return np.linalg.norm(shift, axis=1)
-
-    report = audit.audit_configuration("skips empty clusters", config, *c["empty_pair"], moved,
+                           initializer=c["fixed_two"], flaws=("skip-empty-clusters",))
+    report = audit.audit_configuration("skips empty clusters", config, c["EMPTY_D"],
+                                       c["EMPTY_D_PRIME"], c["second_centroid_moved"],
                                        trials=p["TRIALS"], confidence=p["CONFIDENCE"],
                                        seed=p["SEED"])
     return report.lower_bound

@@ -5,7 +5,9 @@ Every reference is computed by the library for the student's parameters: gamma* 
 authors' gamma_c with :mod:`dpkmeans.colored`, the leave-one-out Delta's of a seeded mixture
 clustered as the authors' code does with :func:`dpkmeans.papers.colored.variants.local_deltas`,
 and the box optimum with :func:`dpkmeans.colored.box_covariance`. No semidefinite program is
-solved: the box optimum has a closed form (chapter 9, "The corrected mechanism").
+solved: the box optimum has a closed form (chapter 9, "The corrected mechanism"). The mixture
+is drawn in the setup cell from the student's ``SEED``; ``prepare`` runs that same cell
+(:func:`~dpkmeans.assignments.spec.run_setup`), so the references see the student's very arrays.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.assignments.spec import Assignment, Question, run_setup
 
 __all__ = ["ASSIGNMENT"]
 
@@ -51,25 +53,19 @@ BOX_SOLUTION = (
 
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
-    """gamma*, the mixture's local Delta's and the dataset's box covariances (once)."""
+    """The setup cell's names (the mixture ``X``, its centroids ``C``, its corner ``upper``,
+    ``public_box``), gamma*, the mixture's local Delta's and the dataset's box covariances
+    (once)."""
     from dpkmeans import colored
-    from dpkmeans.data import gaussian_mixture_dataset, load
-    from dpkmeans.init import kmeans_plusplus
-    from dpkmeans.lloyd import lloyd_reference
     from dpkmeans.papers.colored import variants
 
-    gamma = colored.gamma_pdp(p["EPSILON"], p["DELTA"])
-    gen = np.random.default_rng(p["SEED"])
-    mixture = gaussian_mixture_dataset(p["N_RECORDS"], p["K"], p["DIM"], rng=gen,
-                                       separation=4.0)
-    X = np.asarray(mixture.X, dtype=float)
-    C = lloyd_reference(X, kmeans_plusplus(X, p["K"], gen), 100)
-    labels, D = variants.local_deltas(X, C)
-    box = _own_units_box(np.asarray(load(p["DATASET"]).bounds, dtype=float))
-    return {"gamma": gamma, "X": X, "labels": labels, "D": D,
-            "upper": np.asarray(mixture.bounds)[:, 1],
-            "colored": colored.box_covariance(box, gamma),
-            "white": colored.white_covariance(colored.box_deltas(box), gamma)}
+    c = run_setup(SETUP, p)
+    c["gamma"] = gamma = colored.gamma_pdp(p["EPSILON"], p["DELTA"])
+    c["labels"], c["D"] = variants.local_deltas(c["X"], c["C"])
+    box = _own_units_box(c["public_box"])
+    c["colored_cov"] = colored.box_covariance(box, gamma)
+    c["white_cov"] = colored.white_covariance(colored.box_deltas(box), gamma)
+    return c
 
 
 def _own_units_box(public_box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,12 +110,12 @@ def _corner_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _box_trace_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    return float(np.trace(c["colored"]) / np.trace(c["white"]))
+    return float(np.trace(c["colored_cov"]) / np.trace(c["white_cov"]))
 
 
 def _narrow_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    narrow = int(np.argmin(np.diag(c["colored"])[:-1]))  # the narrowest attribute's sum
-    return float(c["colored"][narrow, narrow] / c["white"][narrow, narrow])
+    narrow = int(np.argmin(np.diag(c["colored_cov"])[:-1]))  # the narrowest attribute's sum
+    return float(c["colored_cov"][narrow, narrow] / c["white_cov"][narrow, narrow])
 
 
 def _lemma5(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:

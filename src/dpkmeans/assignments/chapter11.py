@@ -4,16 +4,16 @@ The student converts between rho and epsilon, composes DI mechanisms exactly and
 et al.'s Proposition 2, reads the noise of the corrected DI k-means from its ledger, judges the
 paper's printed per-iteration rule, and fits DI k-prototypes on Heart. Every reference is
 computed by the library (:mod:`dpkmeans.identifiability`, :mod:`dpkmeans.papers.di.variants`,
-``DPKMeans(algorithm="di")`` and ``DPKPrototypes``) for the student's parameters.
+``DPKMeans(algorithm="di")`` and ``DPKPrototypes``) for the student's parameters, on the data
+of the setup cell: ``prepare`` runs that same cell (:func:`~dpkmeans.assignments.spec.run_setup`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.assignments.spec import Assignment, Question, run_setup
 
 __all__ = ["ASSIGNMENT"]
 
@@ -21,14 +21,11 @@ __all__ = ["ASSIGNMENT"]
 M_CATEGORICAL = 2
 
 SETUP = """\
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from dpkmeans import DPKPrototypes, metrics, schedules
 from dpkmeans.data import load
-from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.estimators import DPKMeans
 from dpkmeans.identifiability import (compose_rho_exact, compose_rho_published,
                                       epsilon_from_rho, rho_from_epsilon)
@@ -39,11 +36,10 @@ X = data.X
 N, d = X.shape
 T = variants.ITERATIONS  # the halving iterations of DI k-means (the book's choice)
 
-# Heart: numeric columns scaled to [0, 1] by public bounds, categorical ones named
+# Heart: numeric columns scaled to [0, 1] by the registry's public bounds (no data is read
+# for them, so no PrivacyLeakWarning), categorical ones named
 heart = load(MIXED, paper="di")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", PrivacyLeakWarning)
-    heart_X = np.asarray(heart.scaled((0.0, 1.0)).X)
+heart_X = np.asarray(heart.scaled((0.0, 1.0)).X)
 frame = pd.DataFrame(heart_X, columns=heart.feature_names)
 for j, name in enumerate(heart.categorical_names):
     frame[name] = pd.Categorical.from_codes(heart.categorical[:, j], heart.levels[j])
@@ -59,40 +55,22 @@ KP_FIT = ("DPKPrototypes(n_clusters=2, rho=(RHO, RHO_C), m=(M, M_C), "
           "gamma=variants.GAMMA, random_state=SEED)")
 
 
-def _heart_frame(name: str) -> tuple[Any, list[str], list[list[Any]]]:
-    """Heart as the setup cell builds it: the frame, its categorical columns, their lists."""
-    import numpy as np
-    import pandas as pd
-
-    from dpkmeans.data import load
-    from dpkmeans.errors import PrivacyLeakWarning
-
-    heart = load(name, paper="di")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        heart_X = np.asarray(heart.scaled((0.0, 1.0)).X)
-    frame = pd.DataFrame(heart_X, columns=heart.feature_names)
-    for j, column in enumerate(heart.categorical_names):
-        frame[column] = pd.Categorical.from_codes(heart.categorical[:, j], heart.levels[j])
-    return frame, list(heart.categorical_names), [list(levels) for levels in heart.levels]
-
-
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
-    """The student's data, the DI k-means fit and the DI k-prototypes fit (computed once)."""
+    """The setup cell's names (its ``X`` and Heart's ``frame``, ``categorical`` and
+    ``categories``), the DI k-means fit and the DI k-prototypes fit (computed once)."""
     from dpkmeans import DPKPrototypes
-    from dpkmeans.data import load
     from dpkmeans.estimators import DPKMeans
     from dpkmeans.papers.di import variants
 
-    X = load(p["DATASET"], scale=(-1, 1)).X
-    di = DPKMeans(n_clusters=p["K"], rho=p["RHO"], m=p["M"], bounds=(-1, 1), algorithm="di",
-                  random_state=p["SEED"]).fit(X)
-    frame, categorical, categories = _heart_frame(p["MIXED"])
-    kp = DPKPrototypes(n_clusters=2, rho=(p["RHO"], p["RHO_C"]), m=(p["M"], p["M_C"]),
-                       categorical=categorical, bounds=(0.0, 1.0), categories=categories,
-                       gamma=variants.GAMMA, random_state=p["SEED"]).fit(frame)
-    rule = variants.printed_rule(p["RHO"], p["M"], variants.ITERATIONS)
-    return {"X": X, "di": di, "kp": kp, "rule": rule}
+    c = run_setup(SETUP, p)
+    c["di"] = DPKMeans(n_clusters=p["K"], rho=p["RHO"], m=p["M"], bounds=(-1, 1),
+                       algorithm="di", random_state=p["SEED"]).fit(c["X"])
+    c["kp"] = DPKPrototypes(n_clusters=2, rho=(p["RHO"], p["RHO_C"]), m=(p["M"], p["M_C"]),
+                            categorical=c["categorical"], bounds=(0.0, 1.0),
+                            categories=c["categories"], gamma=variants.GAMMA,
+                            random_state=p["SEED"]).fit(c["frame"])
+    c["rule"] = variants.printed_rule(p["RHO"], p["M"], variants.ITERATIONS)
+    return c
 
 
 def _epsilon_rho(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:

@@ -178,6 +178,15 @@ class Sandbox:
 
         self.level, self.limits = level, limits
         self.root = Path(tempfile.mkdtemp(prefix="dpkmeans-grade-"))
+        try:
+            self._populate(data_files)
+        except BaseException:
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
+
+    def _populate(self, data_files: Mapping[str, Path]) -> None:
+        """The sandbox's folders: work, home, data copies, numba caches; owners and handle."""
+        level = self.level
         self.work = self.root / "work"
         self.work.mkdir()
         self.home = self.root / "home"
@@ -210,6 +219,9 @@ class Sandbox:
         """The working directory as the kernel sees it."""
         return INSIDE_WORK if self.level == "bubblewrap" else str(self.work)
 
+    def _numba_inside(self) -> str:
+        return INSIDE_NUMBA if self.level == "bubblewrap" else str(self.numba)
+
     def _kernels_inside(self) -> str:
         return INSIDE_KERNELS if self.level == "bubblewrap" else str(self.root / "kernels")
 
@@ -231,7 +243,7 @@ class Sandbox:
             "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{scratch}/matplotlib",
             "IPYTHONDIR": f"{scratch}/ipython", "JUPYTER_RUNTIME_DIR": f"{scratch}/jupyter",
             "JUPYTER_CONFIG_DIR": f"{scratch}/jupyter-config",
-            "JUPYTER_PLATFORM_DIRS": "1", "NUMBA_CACHE_DIR": INSIDE_NUMBA if self.level == "bubblewrap" else str(self.numba),
+            "JUPYTER_PLATFORM_DIRS": "1", "NUMBA_CACHE_DIR": self._numba_inside(),
             "DPKMEANS_KERNEL_DIR": self._kernels_inside(),
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "NUMBA_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
