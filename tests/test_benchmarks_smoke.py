@@ -92,3 +92,14 @@ def test_colored_sdp_benchmark_case():
     assert 0 < res["trace_ratio_to_white"] <= 1 + 1e-6  # never worse than white noise
     json.dumps(res)
     assert colored_sdp.table([res]).splitlines()[2].startswith("| 2 | 300 x 8 |")
+
+
+@pytest.mark.slow
+def test_grading_benchmark_reports_a_class():
+    """benchmarks/grading.py for a class of two on chapter 3 (no data files needed)."""
+    from benchmarks import grading
+
+    row = grading.bench_chapter(3, students=2, jobs=2)
+    assert row["full_marks"] == 2 and row["students"] == 2 and row["grade_s"] > 0
+    assert row["sandbox"] in ("bubblewrap", "limits") and row["target_s"] == 8.0
+    json.dumps(row)

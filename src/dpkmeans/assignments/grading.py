@@ -98,6 +98,7 @@ def _grade_one(assignment: Assignment, sid: str, entry: Mapping[str, Any], submi
     answers: dict[str, Any] = {}
     error: str | None = None
     path = submissions / f"{sid}.ipynb"
+    (graded / f"{sid}.ipynb").unlink(missing_ok=True)  # not an earlier run's notebook
     if not path.exists() and not path.is_symlink():
         row["status"] = "missing"
     else:
