@@ -56,7 +56,8 @@ SHORTHAND = re.compile(
 FILE_NAME = re.compile(
     r"(?<![\w/.-])([A-Za-z_][\w./-]*\.(?:py|md|yaml|yml|csv|json|toml|txt|ipynb|cfg))\b")
 #: File names a page shows as examples of what a command writes; they are not files of ours.
-EXAMPLE_FILES = {"roster.csv", "grades.csv", "key.json", "parameters.csv", "NN_slug.py",
+EXAMPLE_FILES = {"roster.csv", "grades.csv", "key.json", "parameters.csv", "canvas.csv",
+                 "moodle.csv", "NN_slug.py",
                  "NN_slug.ipynb"}
 #: A sphinx-proof or figure label shown as text: a cross-reference that did not resolve.
 RAW_LABEL = re.compile(r"\b(?:thm|def|lem|ex|fig|eq|alg|cor|prop|rem|tbl)-[a-z0-9]+(?:-[a-z0-9]+)+\b")
