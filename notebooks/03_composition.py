@@ -572,8 +572,9 @@ plt.show()
 # %% [markdown]
 # Halving gives the first iteration half of the budget and leaves the last with
 # $\varepsilon/2^T$: its centroids are almost pure noise, and another $\varepsilon/2^T$ is
-# never spent. Uniform spends everything evenly. Series-sum sits between, and leaves
-# $\varepsilon/(T+1)$ unspent. With a fixed $T$ there is no reason to leave budget unused, so
+# never spent. Uniform spends everything evenly. Series-sum leaves $\varepsilon/(T+1)$ unspent,
+# and its last iteration gets $\varepsilon/(T(T+1))$: more than halving's $\varepsilon/2^T$ from
+# $T = 5$ on, less for $T \le 4$. With a fixed $T$ there is no reason to leave budget unused, so
 # the library's `halving` and `series_sum` default to `normalise=True`: the same shape,
 # rescaled to spend $\varepsilon$ exactly (the table above uses `normalise=False`). Which is
 # best depends on how quickly Lloyd's iterations converge, which is exactly what the papers'
