@@ -23,7 +23,6 @@ from dpkmeans.assignments import (
 from dpkmeans.assignments.notebook import collect_answers
 from dpkmeans.assignments.notebook import is_real_number
 from dpkmeans.cli import main
-from dpkmeans.data import DataFileMissingError, load
 from dpkmeans.errors import DPKMeansError
 
 CHAPTER5 = get_assignment(5)
@@ -178,13 +177,6 @@ def _answer_notebook(handed_out, submitted, code: dict[str, str], *, tamper: boo
             cell.source += "\nEPSILON = 100.0\nSEED = 1\n"
     nbformat.write(nb, str(submitted))
 
-
-@pytest.fixture(scope="module")
-def data_available():
-    try:
-        load("blood", download=False)
-    except DataFileMissingError:
-        pytest.skip("the blood file is not available (set DPKMEANS_DATA)")
 
 
 @pytest.mark.slow

@@ -8,7 +8,6 @@ import math
 import pytest
 
 from dpkmeans.assignments import get_assignment, mark_answer
-from dpkmeans.data import DataFileMissingError, load
 
 CHAPTER11 = get_assignment(11)
 QUESTIONS = {q.variable: q for q in CHAPTER11.questions}
@@ -20,16 +19,9 @@ def _params(**overrides):
     return {**p, **overrides}
 
 
-@pytest.fixture(scope="module")
-def heart_available():
-    try:
-        load("heart", download=False)
-    except DataFileMissingError:
-        pytest.skip("the heart file is not available (set DPKMEANS_DATA)")
-
 
 @pytest.fixture(scope="module")
-def key(heart_available):
+def key(data_available):
     p = _params()
     return p, CHAPTER11.references(p)
 
@@ -65,6 +57,6 @@ def test_chapter11_classic_mistakes_are_marked_wrong(key):
     assert not _right("rho_kprototypes", rho, ref["rho_kprototypes"])
 
 
-def test_chapter11_choices_follow_the_parameters(heart_available):
+def test_chapter11_choices_follow_the_parameters(data_available):
     small = get_assignment(11).references(_params(M=21, RHO=0.06))
     assert (small["proposition_2"], small["literal_rule"]) == (2, 2)

@@ -26,16 +26,7 @@ from dpkmeans.assignments.grading import read_answers
 from dpkmeans.assignments.notebook import model_solution
 from dpkmeans.assignments.sandbox import read_untrusted
 from dpkmeans.cli import main
-from dpkmeans.data import DataFileMissingError, load
 
-
-@pytest.fixture(scope="module")
-def data_available():
-    try:
-        for name in ("blood", "heart"):
-            load(name, download=False)
-    except DataFileMissingError:
-        pytest.skip("the blood and heart files are not available (set DPKMEANS_DATA)")
 
 
 def _roster(folder: Path, text: str) -> Path:

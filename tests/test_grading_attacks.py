@@ -25,7 +25,6 @@ from dpkmeans.assignments import Limits, detect_level, get_assignment, grade_sub
 from dpkmeans.assignments import make_assignments
 from dpkmeans.assignments.notebook import model_solution
 from dpkmeans.assignments.sandbox import TOKEN_ENV
-from dpkmeans.data import DataFileMissingError, load
 
 pytestmark = pytest.mark.slow
 
@@ -181,13 +180,6 @@ def _sandbox_processes() -> list[int]:
             continue
     return found
 
-
-@pytest.fixture(scope="module")
-def data_available():
-    try:
-        load("blood", download=False)
-    except DataFileMissingError:
-        pytest.skip("the blood file is not available (set DPKMEANS_DATA)")
 
 
 def _class(tmp: Path, ids: list[str]) -> tuple[Path, Path]:

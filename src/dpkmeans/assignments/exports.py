@@ -40,14 +40,15 @@ def neutralise(value: Any) -> Any:
     return value
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place."""
+def write_text(path: Path, text: str, mode: int = 0o644) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed into place (``mode``: the
+    file's permissions, set before it appears)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

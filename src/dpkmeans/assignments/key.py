@@ -35,18 +35,9 @@ def key_path(assignment_dir: str | Path) -> Path:
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically, readable and writable by its owner only."""
-    import os
-    import tempfile
+    from dpkmeans.assignments.exports import write_text
 
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text(path, text, mode=0o600)
 
 
 def read_key(assignment_dir: str | Path) -> tuple[dict[str, Any], Assignment]:
