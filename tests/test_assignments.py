@@ -265,3 +265,16 @@ def test_make_refuses_to_overwrite_and_grade_needs_a_key(tmp_path, capsys):
     assert main(["assignments", "make", "--roster", str(roster), "--chapter", "99",
                  "--out", str(tmp_path / "hw9")]) == 2
     assert "chapter 99 has no assignment" in capsys.readouterr().err
+
+
+def test_a_value_that_cannot_be_converted_is_not_a_number():
+    class Odd(float):
+        def __float__(self):
+            raise RuntimeError("no")
+
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    answer = _answer(Odd(1.0))
+    assert answer["value"] is None and answer["repr"] == "<a value that cannot be shown>"
+    assert mark_answer(Q, answer, 1.0).points == 0.0

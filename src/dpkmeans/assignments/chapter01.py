@@ -2,8 +2,9 @@
 of the DP-Lloyd query, on your own box, dimension, epsilon and seeded synthetic data.
 
 The data (records, public centroids, a corner record, candidate utilities) are drawn in the
-setup cell from the student's ``SEED``; ``prepare`` runs that same cell (:func:`~dpkmeans.assignments.spec.run_setup`),
-so the references see exactly the student's arrays. Every reference is computed with the
+setup cell from the student's ``SEED``; ``prepare`` runs that same cell
+(:func:`~dpkmeans.assignments.spec.run_setup`), so the references see exactly the student's
+arrays. Every reference is computed with the
 library: :func:`dpkmeans.sensitivity.lloyd_query_sensitivity`,
 :func:`dpkmeans.lloyd.lloyd_query`, :func:`dpkmeans.mechanisms.laplace_scale`,
 :func:`dpkmeans.privacy_loss.laplace_privacy_loss` and

@@ -132,7 +132,8 @@ def collector_source(variables: list[str], answers_name: str) -> str:
     the assignments' modules are out of the kernel's reach)."""
     import inspect
 
-    return (f"from __future__ import annotations\n\n{inspect.getsource(is_real_number)}\n{inspect.getsource(collect_answers)}\n"
+    functions = "\n".join(inspect.getsource(f) for f in (is_real_number, collect_answers))
+    return (f"from __future__ import annotations\n\n{functions}\n"
             f"collect_answers(globals(), {variables!r}, {answers_name!r})")
 
 
@@ -159,12 +160,16 @@ def collect_answers(namespace: Mapping[str, Any], variables: Iterable[str], path
     for name in variables:
         present = name in namespace
         value = namespace.get(name)
-        number = float(value) if present and is_real_number(value) else None
+        try:  # a value of the student's own type may fail to convert or to print
+            number = float(value) if present and is_real_number(value) else None
+            shown = str(repr(value))[:80]
+        except Exception:  # noqa: BLE001 - reported as a value that is not a number
+            number, shown = None, "<a value that cannot be shown>"
         answers[name] = {
             "present": present,
             "ellipsis": value is Ellipsis,
             "value": number,  # NaN and inf stay (JSON allow_nan) and are marked as such
             "type": str(type(value).__name__)[:40],
-            "repr": str(repr(value))[:80],
+            "repr": shown,
         }
     Path(path).write_text(json.dumps(answers, allow_nan=True))

@@ -136,9 +136,9 @@ def detect_level() -> str:
 
 
 def _namespace_flags() -> list[str]:
-    # A root grader stays in the host's user namespace, so that ``setpriv`` can become
-    # the sandbox's own user and RLIMIT_NPROC counts (the kernel ignores it for root); anyone else gets a
-    # user namespace of their own.
+    # A root grader stays in the host's user namespace, so that ``setpriv`` can become the
+    # sandbox's own user and RLIMIT_NPROC counts (the kernel ignores it for root); anyone else
+    # gets a user namespace of their own.
     common = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
               "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     return common if os.geteuid() == 0 else ["--unshare-user", *common]

@@ -126,7 +126,8 @@ class Assignment:
             raise ValueError(f"chapter {self.chapter}: two questions set the same variable")
         clash = set(names) & (set(self.pools) | set(self.fixed) | {"STUDENT", "SEED"})
         if clash:
-            raise ValueError(f"chapter {self.chapter}: {sorted(clash)} is a parameter and an answer")
+            raise ValueError(f"chapter {self.chapter}: {sorted(clash)} is a parameter and an "
+                             "answer")
 
     @property
     def max_points(self) -> float:
@@ -181,7 +182,8 @@ def mark_answer(question: Question, answer: Answer | None, reference: float, *,
         return Mark(0.0, question.points, f"no answer: `{name}` is still `...`")
     if value is None:
         return Mark(0.0, question.points,
-                    f"`{name}` must be a number, got {answer.get('type', '?')}: {answer.get('repr', '')}")
+                    f"`{name}` must be a number, got {answer.get('type', '?')}: "
+                    f"{answer.get('repr', '')}")
     if not math.isfinite(value):
         return Mark(0.0, question.points, f"`{name}` is {value}, not a finite number")
     if question.choices and (value != int(value) or not 1 <= value <= len(question.choices)):
