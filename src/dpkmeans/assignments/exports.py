@@ -13,22 +13,23 @@ and one feedback file per student, all safe to open in a spreadsheet.
 Every text cell of every CSV is neutralised against formula injection: a cell that starts
 with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe, so a
 spreadsheet shows it as text instead of running it. Every file is written to a temporary
-name and renamed into place, so an interrupted run leaves the earlier files whole.
+name and renamed into place (:mod:`dpkmeans.files`), so an interrupted run leaves the earlier
+files whole.
 """
 
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from dpkmeans import files
+
 __all__ = ["FORMULA_STARTS", "canvas_table", "feedback_markdown", "moodle_table",
-           "neutralise", "write_csv", "write_text"]
+           "neutralise", "write_csv"]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -40,25 +41,10 @@ def neutralise(value: Any) -> Any:
     return value
 
 
-def write_text(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place (``mode``: the
-    file's permissions, set before it appears)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def write_csv(table: pd.DataFrame, path: Path) -> None:
     """``table`` as CSV, every header and text cell neutralised, written atomically."""
     safe = table.rename(columns=lambda c: neutralise(str(c))).map(neutralise)
-    write_text(path, safe.to_csv(index=False))
+    files.write_csv(safe, path)
 
 
 def canvas_table(grades: pd.DataFrame, students: Mapping[str, Mapping[str, Any]],

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from dpkmeans import files
 from dpkmeans.assignments import exports, notebook
 from dpkmeans.assignments.key import read_key
 from dpkmeans.assignments.sandbox import LEVELS, Limits, Sandbox, detect_level, read_untrusted
@@ -148,7 +149,7 @@ def _run_submission(assignment: Assignment, sid: str, entry: Mapping[str, Any], 
         result = read_untrusted(sandbox.work_fd, "result.json", MAX_ANSWERS_BYTES)
         executed = read_untrusted(sandbox.work_fd, "executed.ipynb", MAX_EXECUTED_BYTES)
     if executed is not None:
-        exports.write_text(graded / f"{sid}.ipynb", executed.decode("utf-8", "replace"))
+        files.write_text(graded / f"{sid}.ipynb", executed.decode("utf-8", "replace"))
     error = None
     if result is not None:
         try:
@@ -225,7 +226,7 @@ def _write_outputs(out: Path, grades: pd.DataFrame, key: Mapping[str, Any],
     """The grades table, the two exports and the feedback files (each written atomically)."""
     column = assignment.title
     for row in grades.to_dict("records"):
-        exports.write_text(out / "feedback" / f"{row['student_id']}.md",
+        files.write_text(out / "feedback" / f"{row['student_id']}.md",
                            exports.feedback_markdown(assignment.title, row, assignment.questions))
     students = key["students"]
     exports.write_csv(exports.canvas_table(grades, students, column), out / "canvas.csv")

@@ -35,7 +35,7 @@ def key_path(assignment_dir: str | Path) -> Path:
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically, readable and writable by its owner only."""
-    from dpkmeans.assignments.exports import write_text
+    from dpkmeans.files import write_text
 
     write_text(path, text, mode=0o600)
 
