@@ -131,6 +131,10 @@ test-notebooks: $(STAMP)
 # are installed when missing (root or sudo).
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 BROWSER_PACKAGES := chromium chromium-driver fonts-noto-color-emoji
+# LinkChecker started as root always switches to the user nobody (it has no option to keep
+# root), and nobody cannot read a build inside a private folder such as a clone under /root:
+# it checks a world-readable copy of _build/html in a fresh folder under /tmp, removed after.
+LINKCHECKER := $(BIN)/linkchecker --no-status --no-warnings
 
 test-browser: book
 	@if ! dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1; then \
@@ -139,7 +143,10 @@ test-browser: book
 	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null; }; \
 	fi
 	$(PYTEST) -q -p no:cacheprovider tests/browser
-	$(BIN)/linkchecker --no-status --no-warnings _build/html/index.html
+	@tmp=$$(mktemp -d /tmp/linkcheck.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT \
+	  && cp -RL _build/html "$$tmp/html" && chmod -R a+rX "$$tmp" \
+	  && echo "LinkChecker: a readable copy of _build/html in $$tmp" \
+	  && $(LINKCHECKER) "$$tmp/html/index.html"
 	@echo "Screenshots: _build/screenshots/"
 
 # Every paper-scale sweep of the book, then the papers' claims ledgers and audits, resumable

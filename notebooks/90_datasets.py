@@ -39,9 +39,9 @@
 # was dropped and why. Nothing is repaired or dropped silently.
 #
 # **Where the files come from.** The data files are not part of the repository. `load` looks
-# in `$DPKMEANS_DATA/<name>/`, then in `data/raw/<name>/` (ignored by git), and only then
-# downloads from the address in the registry, checking the sha256 before the file is put in
-# place. The command `python -m dpkmeans datasets verify` re-hashes every file it finds;
+# in `$DPKMEANS_DATA/<name>/`, then in the user's cache (`~/.cache/dpkmeans/<name>/`), then in
+# a checkout's `data/raw/<name>/` (ignored by git), and only then downloads from the address
+# in the registry into the cache, checking the sha256 before the file is put in place. The command `python -m dpkmeans datasets verify` re-hashes every file it finds;
 # `python -m dpkmeans datasets info NAME` prints everything the registry knows about one
 # dataset.
 #

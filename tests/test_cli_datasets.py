@@ -36,6 +36,7 @@ def empty(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.delenv("DPKMEANS_DATA", raising=False)
     monkeypatch.setenv("DPKMEANS_OFFLINE", "1")
     monkeypatch.setattr(fetch, "default_data_home", lambda: Location("data/raw", tmp_path / "raw"))
+    monkeypatch.setattr(fetch, "checkout_data_home", lambda: None)
     return tmp_path
 
 

@@ -28,7 +28,8 @@ BAD = b"x,y\n0.25,a\n0.99,b\n"
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the folder; ``/truncated/<file>`` promises more bytes than it sends, then closes."""
+    """Serves the folder; ``/truncated/<file>`` promises more bytes than it sends, then closes;
+    ``/error/...`` answers HTTP 500; ``/drop/...`` closes the connection without an answer."""
 
     hits: list[str]
 
@@ -41,6 +42,12 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
+            self.close_connection = True
+            return
+        if self.path.startswith("/error/"):
+            self.send_error(500, "Internal Server Error")
+            return
+        if self.path.startswith("/drop/"):
             self.close_connection = True
             return
         super().do_GET()
@@ -77,10 +84,12 @@ def server(
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Downloads land in tmp_path/home; $DPKMEANS_DATA and the repo's data/raw are bypassed."""
+    """Downloads land in tmp_path/home; $DPKMEANS_DATA, the user's cache and the repo's data/raw
+    are bypassed."""
     monkeypatch.delenv("DPKMEANS_DATA", raising=False)
     monkeypatch.delenv("DPKMEANS_OFFLINE", raising=False)
-    monkeypatch.setattr(fetch, "default_data_home", lambda: Location("data/raw", tmp_path / "raw"))
+    monkeypatch.setattr(fetch, "default_data_home", lambda: Location("cache", tmp_path / "cache"))
+    monkeypatch.setattr(fetch, "checkout_data_home", lambda: None, raising=False)
     return tmp_path / "home"
 
 
@@ -149,7 +158,7 @@ def test_corrupted_download_is_refused_and_nothing_is_written(
         hashlib.sha256(GOOD).hexdigest() in message and hashlib.sha256(BAD).hexdigest() in message
     )
     assert "Nothing was written" in message
-    assert _leftovers(home) == ["toy"]  # the folder, no file and no .part left over
+    assert _leftovers(home) == [] and not home.exists()  # no file, no .part, no folder
 
 
 def test_a_good_file_is_never_replaced_by_a_bad_one(
@@ -169,7 +178,7 @@ def test_truncated_response_is_an_error(server: tuple[str, Path, list[str]], hom
     base, _, _ = server
     with pytest.raises(DownloadError, match=r"truncated: received \d+ of \d+ bytes"):
         load("toy", registry=_registry(f"{base}/truncated/good.csv"), data_home=home)
-    assert _leftovers(home) == ["toy"]
+    assert not home.exists()
 
 
 def test_http_404_is_an_error_that_says_what_to_do(
@@ -178,13 +187,85 @@ def test_http_404_is_an_error_that_says_what_to_do(
     base, _, _ = server
     with pytest.raises(DownloadError, match="HTTP 404.*copy it by hand"):
         load("toy", registry=_registry(f"{base}/absent.csv"), data_home=home)
-    assert _leftovers(home) == ["toy"]
+    assert not home.exists()
 
 
 def test_unreachable_server_is_an_error(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("no_proxy", "127.0.0.1")
     with pytest.raises(DownloadError, match="failed"):
         load("toy", registry=_registry("http://127.0.0.1:9/toy.csv"), data_home=home)
+    assert not home.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        ("error/good.csv", DownloadError),
+        ("drop/good.csv", DownloadError),
+        ("truncated/good.csv", DownloadError),
+        ("absent.csv", DownloadError),
+        ("bad.csv", ChecksumMismatchError),
+    ],
+)
+def test_a_failed_download_into_the_user_cache_leaves_no_folder(
+    server: tuple[str, Path, list[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path: str,
+    error: type[Exception],
+) -> None:
+    """Without data_home a download goes to the default folder (the user's cache): a failure
+    removes the partial file, ``<cache>/toy/`` and the cache folders it created."""
+    base, _, hits = server
+    monkeypatch.delenv("DPKMEANS_DATA", raising=False)
+    monkeypatch.delenv("DPKMEANS_OFFLINE", raising=False)
+    monkeypatch.setattr(fetch, "checkout_data_home", lambda: None, raising=False)
+    (tmp_path / "user").mkdir()
+    cache = tmp_path / "user" / "cache" / "dpkmeans"
+    monkeypatch.setattr(fetch, "default_data_home", lambda: Location("$DPKMEANS_CACHE", cache))
+    with pytest.raises(error):
+        load("toy", registry=_registry(f"{base}/{path}"))
+    assert hits == [f"/{path}"]
+    assert _leftovers(tmp_path / "user") == []  # neither cache/ nor cache/dpkmeans/toy/
+    ds = load("toy", registry=_registry(f"{base}/good.csv"))
+    assert ds.provenance.location == "$DPKMEANS_CACHE"
+    assert _leftovers(tmp_path / "user") == ["cache", "dpkmeans", "toy", "toy.csv"]
+
+
+def test_a_download_without_data_home_goes_to_the_users_cache_not_the_checkout(
+    server: tuple[str, Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache is shared by every clone and installed copy; a checkout's data/raw is only
+    searched (before: downloads went to data/raw in a checkout)."""
+    base, _, _ = server
+    monkeypatch.delenv("DPKMEANS_DATA", raising=False)
+    monkeypatch.delenv("DPKMEANS_OFFLINE", raising=False)
+    monkeypatch.setenv("DPKMEANS_CACHE", str(tmp_path / "cache"))
+    reg = _toy_registry(
+        file={"name": "toy_cache_test.csv", "sha256": hashlib.sha256(GOOD).hexdigest(),
+              "url": f"{base}/good.csv", "no_url_reason": "test"}
+    )
+    raw = fetch.repo_root() / "data" / "raw" / "toy" if fetch.repo_root() else None
+    try:
+        ds = load("toy", registry=reg)
+        assert ds.provenance.location == "$DPKMEANS_CACHE"
+        assert (tmp_path / "cache" / "toy" / "toy_cache_test.csv").read_bytes() == GOOD
+    finally:
+        if raw is not None and (raw / "toy_cache_test.csv").exists():  # the old behaviour
+            (raw / "toy_cache_test.csv").unlink()
+            raw.rmdir()
+
+
+def test_an_unwritable_destination_is_a_one_line_error(
+    server: tuple[str, Path, list[str]], tmp_path: Path, home: Path
+) -> None:
+    base, _, hits = server
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(DownloadError, match="cannot write the download of 'toy'") as info:
+        load("toy", registry=_registry(f"{base}/good.csv"), data_home=blocker / "sub")
+    assert "\n" not in str(info.value) and hits == []
+    assert blocker.read_text() == "not a folder"
 
 
 def test_offline_never_contacts_the_server(

@@ -60,11 +60,13 @@ def _manifest() -> dict:
 
 @pytest.fixture
 def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No $DPKMEANS_DATA, an empty default folder, no downloads: only tmp_path is searched."""
+    """No $DPKMEANS_DATA, an empty default folder (the user's cache), no checkout data/raw, no
+    downloads: only tmp_path is searched."""
     monkeypatch.delenv("DPKMEANS_DATA", raising=False)
     monkeypatch.setenv("DPKMEANS_OFFLINE", "1")
     raw = tmp_path / "raw"
     monkeypatch.setattr(fetch, "default_data_home", lambda: Location("data/raw", raw))
+    monkeypatch.setattr(fetch, "checkout_data_home", lambda: None)
     return tmp_path
 
 

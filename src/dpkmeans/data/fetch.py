@@ -1,21 +1,25 @@
 """Find a dataset's file on disk, verify its sha256, or download it atomically.
 
-Lookup order for dataset ``name`` (the first folder holding the file wins; a file found with a wrong
-checksum is an error, never skipped):
+Search order for dataset ``name``, the same for the library, the CLI and every notebook,
+whichever interpreter runs them (the first folder holding the file wins; a file found with a
+wrong checksum is an error, never skipped):
 
-1. ``data_home/<name>/`` when a ``data_home`` argument is given;
-2. ``$DPKMEANS_DATA/<name>/``;
-3. ``<repo>/data/raw/<name>/`` in a source checkout (ignored by git), else
-   ``~/.cache/dpkmeans/<name>/``;
-4. a download from the registry address into ``data_home`` (or 3.), unless downloads are off
-   (``download=False`` or ``DPKMEANS_OFFLINE=1``).
+1. ``data_home/<name>/`` when a ``data_home`` argument (``--data-home``) is given;
+2. ``$DPKMEANS_DATA/<name>/`` (``make`` sets it to ``../shared/data`` when that folder exists);
+3. the user's cache, ``$DPKMEANS_CACHE/<name>/``, else ``~/.cache/dpkmeans/<name>/``, shared by
+   every clone and installed copy;
+4. ``<repo>/data/raw/<name>/`` in a source checkout (ignored by git; files copied there by hand);
+5. a download from the registry address into ``data_home``, else into the user's cache (3.),
+   unless downloads are off (``download=False`` or ``DPKMEANS_OFFLINE=1``).
 
-A download goes to a temporary file in the destination folder and is renamed into place only after
-its length and sha256 check out, so a good file is never replaced by a bad one.
+A download goes to a temporary file in the destination folder and is renamed into place only
+after its length and sha256 check out, so a good file is never replaced by a bad one; a failed
+download also removes the folders it created, so it leaves nothing behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import os
@@ -24,6 +28,7 @@ import urllib.error
 from typing import BinaryIO
 import urllib.request
 from dataclasses import dataclass
+from itertools import takewhile
 from pathlib import Path
 from typing import Literal
 
@@ -31,11 +36,13 @@ from dpkmeans.data.errors import ChecksumMismatchError, DataFileMissingError, Do
 from dpkmeans.data.registry import DatasetSpec, FileSpec, repo_root
 
 __all__ = [
+    "CACHE_ENV",
     "DATA_ENV",
     "OFFLINE_ENV",
     "FileStatus",
     "Location",
     "check_file",
+    "checkout_data_home",
     "dataset_files",
     "default_data_home",
     "download_file",
@@ -48,6 +55,7 @@ __all__ = [
 ]
 
 DATA_ENV = "DPKMEANS_DATA"
+CACHE_ENV = "DPKMEANS_CACHE"
 OFFLINE_ENV = "DPKMEANS_OFFLINE"
 _CHUNK = 1 << 20
 
@@ -73,11 +81,18 @@ class FileStatus:
 
 
 def default_data_home() -> Location:
-    """``<repo>/data/raw`` in a source checkout, else ``~/.cache/dpkmeans``; downloads go there."""
-    root = repo_root()
-    if root is not None:
-        return Location("data/raw", root / "data" / "raw")
+    """The user's cache, ``$DPKMEANS_CACHE`` else ``~/.cache/dpkmeans``: searched after
+    ``$DPKMEANS_DATA``, and downloads go there unless a ``data_home`` is given."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Location(f"${CACHE_ENV}", Path(env).expanduser())
     return Location("~/.cache/dpkmeans", Path.home() / ".cache" / "dpkmeans")
+
+
+def checkout_data_home() -> Location | None:
+    """``<repo>/data/raw`` in a source checkout (searched last, never written), else ``None``."""
+    root = repo_root()
+    return Location("data/raw", root / "data" / "raw") if root is not None else None
 
 
 def search_locations(name: str, data_home: str | os.PathLike[str] | None = None) -> list[Location]:
@@ -88,8 +103,9 @@ def search_locations(name: str, data_home: str | os.PathLike[str] | None = None)
     env = os.environ.get(DATA_ENV)
     if env:
         candidates.append(Location(f"${DATA_ENV}", Path(env) / name))
-    default = default_data_home()
-    candidates.append(Location(default.label, default.directory / name))
+    for default in (default_data_home(), checkout_data_home()):
+        if default is not None:
+            candidates.append(Location(default.label, default.directory / name))
     seen: set[Path] = set()
     unique = []
     for loc in candidates:
@@ -224,13 +240,26 @@ def download_file(
     timeout: float = 60.0,
     dataset: str = "",
 ) -> Path:
-    """Download ``url`` to ``dest`` atomically; check the length and the sha256 before renaming."""
+    """Download ``url`` to ``dest`` atomically; check the length and the sha256 before renaming.
+    On any failure the partial file and every folder this call created are removed."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
     label = dataset or dest.name
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-    tmp = Path(tmp_name)
+    # The folders that do not exist yet, deepest first: removed again unless the file lands.
+    created = list(takewhile(lambda p: not p.exists(), (dest.parent, *dest.parent.parents)))
+    tmp: Path | None = None
+    done = False
     try:
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(
+                prefix=f".{dest.name}.", suffix=".part", dir=dest.parent
+            )
+        except OSError as exc:
+            raise DownloadError(
+                f"cannot write the download of {label!r} into {dest.parent}: {exc.strerror}. "
+                f"Fix: pass a writable data_home (--data-home) or set ${CACHE_ENV}."
+            ) from exc
+        tmp = Path(tmp_name)
         with os.fdopen(fd, "wb") as out:
             actual, received = stream_url(url, out, timeout=timeout, label=label)
         if actual != sha256:
@@ -242,6 +271,7 @@ def download_file(
                 "copy a verified file by hand."
             )
         os.replace(tmp, dest)
+        done = True
         return dest
     except urllib.error.HTTPError as exc:
         raise DownloadError(
@@ -256,4 +286,9 @@ def download_file(
             f"setting ${DATA_ENV} to a folder with the verified files)."
         ) from exc
     finally:
-        tmp.unlink(missing_ok=True)
+        if not done:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+            for folder in created:
+                with contextlib.suppress(OSError):  # not empty (another download) or gone
+                    folder.rmdir()
