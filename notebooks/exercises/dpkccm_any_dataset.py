@@ -39,10 +39,9 @@
 
 # %% tags=["parameters", "hide-input"]
 dataset = "iris"  # a registry or bundled dataset name
-# whose column choice to use (e.g. "dp-kccm"); None = every numeric column
-paper = None
+paper = None  # whose columns to use (e.g. "dp-kccm"); None: every numeric one
 k = 3  # clusters
-epsilons = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0]
+epsilons = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0]  # the privacy budgets compared
 inits = 5  # sets of initial centroids (the paper: 20)
 runs = 20  # runs per set (the paper: 50)
 base_seed = 7  # every draw below comes from this seed

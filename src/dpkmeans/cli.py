@@ -8,6 +8,7 @@ a later group is added by appending its function there.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -40,11 +41,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for a usage or data error)."""
+    """Run the command line; returns the exit status: 2 for a usage or data error (one line,
+    ``error: ...``), 130 after Ctrl-C, 1 when the reader of the output went away (``| head``),
+    silently."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
     except DPKMeansError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Python's recipe: point stdout at devnull so that the flush at exit is silent too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

@@ -7,6 +7,7 @@ sweep does); when an experiment's last cell is in, its rows, in the grid's order
 ``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them.
 ``_build/reproduce/state.json`` records each finished experiment and its times, so an
 interrupted reproduction continues where it stopped; ``--restart`` starts again from nothing.
+Ctrl-C stops the run within seconds and keeps the rows of every cell that finished.
 """
 
 from __future__ import annotations
@@ -24,16 +25,21 @@ import numpy as np
 import pandas as pd
 
 from .errors import DPKMeansError
+from .files import write_csv, write_text
 from .sweep import (
     FLOAT_FORMAT,
+    SweepError,
     SweepSpec,
+    _STOPPING,
     append_rows,
     cell_id,
+    check_spec,
     completed_cells,
     expand,
     load_spec,
     pin_cell_environment,
     run_cell,
+    settle_cells,
     versions_string,
 )
 
@@ -84,8 +90,8 @@ def _di(root: Path) -> None:
     from .papers.di.audit import write_audit
     from .papers.di.claims import claims_table
     write_audit(_results(root, "di_audit.csv"))
-    claims_table(pd.read_csv(_results(root, "di.csv"))).to_csv(_results(root, "di_claims.csv"),
-                                                              index=False)
+    write_csv(claims_table(pd.read_csv(_results(root, "di.csv"))),
+              _results(root, "di_claims.csv"))
 
 
 #: Every sweep of the book, in chapter order.
@@ -154,9 +160,11 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     from tqdm.auto import tqdm
 
     if jobs < 1:
-        raise ValueError(f"jobs must be >= 1, got {jobs}")
+        raise SweepError(f"jobs must be >= 1, got {jobs}")
     root = Path(root).resolve()
     names = [e.name for e in experiments]
+    if only is not None and not [name for name in only if name]:
+        raise DPKMeansError(f"`only` names no experiment; the book's are {names}")
     unknown = sorted(set(only or ()) - set(names))
     if unknown:
         raise DPKMeansError(f"unknown experiments {unknown}; the book's are {names}")
@@ -176,6 +184,8 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             say(f"{head}: done before")
             continue
         spec = load_spec(experiment.sweep(root))
+        if runner is None:
+            check_spec(spec)
         partial = work / f"{experiment.name}.csv"
         cells = expand(spec)
         finished = completed_cells(partial)
@@ -191,6 +201,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     versions = versions_string()
     kwargs = {"runner": runner} if runner is not None else {}
     start = time.perf_counter()
+    _STOPPING.clear()
 
     def complete(name: str) -> None:
         p = pending.pop(name)
@@ -198,9 +209,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         if len(rows):  # the grid's order, each cell's rows in their own order (stable sort)
             rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
         target = _results(root, f"{p.spec.experiment}.csv")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        rows[_column_order(target, rows)].to_csv(target, index=False, float_format=FLOAT_FORMAT)
-        p.partial.unlink(missing_ok=True)
+        write_csv(rows[_column_order(target, rows)], target, float_format=FLOAT_FORMAT)
         if p.experiment.finish is not None:
             p.experiment.finish(root)
         elapsed = time.perf_counter() - start
@@ -208,51 +217,87 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             "chapter": p.experiment.chapter, "cell_seconds": round(p.cell_seconds, 1),
             "finished_after_s": round(elapsed, 1), "cells": len(p.order),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        state_path.write_text(json.dumps(state, indent=1))
+        write_text(state_path, json.dumps(state, indent=1))
+        p.partial.unlink(missing_ok=True)  # only now: stopped before, the next run redoes this
         say(f"{name} (chapter {p.experiment.chapter}): {p.cell_seconds:.0f} s of cells, done "
             f"{elapsed:.0f} s in -> {target.relative_to(root)}")
+
+    def record(name: str, rows: pd.DataFrame) -> None:
+        p = pending[name]
+        append_rows(p.partial, rows)
+        p.cell_seconds += float(rows["cell_runtime_s"].iloc[0])
+        p.left -= 1
 
     for name in [n for n, p in pending.items() if p.left == 0]:  # resumed, nothing left
         complete(name)
     bar = tqdm(total=len(tasks), desc="reproduce", disable=not progress)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each cell runs in its own kernel
-        futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
-                               **kwargs): name for _, _, name, params in tasks}
+    pool = ThreadPoolExecutor(max_workers=jobs)  # each cell runs in its own kernel
+    futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
+                           **kwargs): name for _, _, name, params in tasks}
+    try:
         for future in as_completed(futures):
             name = futures[future]
-            try:
-                rows = future.result()
-            except BaseException:  # stop: the cells not started are not run (resumable)
-                for other in futures:
-                    other.cancel()
-                raise
-            p = pending[name]
-            append_rows(p.partial, rows)
-            p.cell_seconds += float(rows["cell_runtime_s"].iloc[0])
-            p.left -= 1
+            rows = future.result()
+            record(name, rows)
             bar.update()
-            if p.left == 0:
+            if pending[name].left == 0:
                 complete(name)
+    except BaseException as exc:  # Ctrl-C or a failed cell: keep what finished (resumable)
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        finished = settle_cells(pool, futures, interrupted=interrupted)
+        for future in finished:  # those not yet in their partial file (or in the results)
+            name, rows = futures[future], future.result()
+            if (name in pending and rows["cell"].iloc[0]
+                    not in completed_cells(pending[name].partial)):
+                record(name, rows)
+        bar.close()
+        if interrupted:
+            say(f"interrupted: the rows of the {len(finished)} cells finished in this run are "
+                f"kept ({work.relative_to(root)}); run the command again to continue")
+        raise
+    finally:
+        pool.shutdown(wait=False)
     bar.close()
     state["wall_s"] = round(time.perf_counter() - start, 1)
-    state_path.write_text(json.dumps(state, indent=1))
+    write_text(state_path, json.dumps(state, indent=1))
     say(f"reproduced {len(state['experiments'])} experiments; this run took "
         f"{state['wall_s']:.0f} s")
     return state
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = subparsers.add_parser("reproduce", help="run every sweep of the book, rebuild its "
-                                                     "results and ledgers (resumable)")
+    listing = "\n".join(f"  {e.name:<18} chapter {e.chapter}" for e in EXPERIMENTS)
+    parser = subparsers.add_parser(
+        "reproduce", help="run every sweep of the book, rebuild its results and ledgers "
+                          "(resumable)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run every sweep of the book (notebooks/sweeps/NAME.yaml), replace\n"
+                    "data/results/NAME.csv and rebuild the ledgers.",
+        epilog=f"experiments (in chapter order):\n{listing}\n\n"
+               "state: ROOT/_build/reproduce/ holds state.json (the finished experiments and "
+               "their times)\nand the rows of the cells finished so far; a run resumes from "
+               "it, --restart deletes it.\nCtrl-C stops within seconds and keeps every "
+               "finished cell's rows.")
     parser.add_argument("--jobs", type=int, default=2, help="cells run at once (default 2)")
-    parser.add_argument("--only", help="comma-separated experiments (default: all)")
-    parser.add_argument("--restart", action="store_true", help="forget finished experiments")
+    parser.add_argument("--only", metavar="NAMES",
+                        help="comma-separated experiments, from the list below (default: all)")
+    parser.add_argument("--restart", action="store_true",
+                        help="forget finished experiments (delete ROOT/_build/reproduce/)")
     parser.add_argument("--root", default=".", help="the book's repository (default: .)")
     parser.set_defaults(func=_cmd)
 
 
 def _cmd(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise SweepError(f"--jobs must be at least 1, got {args.jobs}")
+    only = None
+    if args.only is not None:
+        only = [s.strip() for s in args.only.split(",")]
+        if not all(only):
+            raise DPKMeansError(f"--only {args.only!r} has an empty name; give comma-separated "
+                                f"experiments from {[e.name for e in EXPERIMENTS]}")
+    if not Path(args.root).is_dir():
+        raise DPKMeansError(f"--root {args.root}: no such folder")
     pin_cell_environment()  # the cells' kernels inherit it (cell_environment)
-    only = [s.strip() for s in args.only.split(",")] if args.only else None
     run_reproduce(args.root, jobs=args.jobs, only=only, restart=args.restart)
     return 0

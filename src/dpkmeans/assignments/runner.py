@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 import sys
 
+#: Extra arguments of the kernel (as :data:`dpkmeans.sweep.KERNEL_ARGUMENTS`, not imported).
+KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=ERROR",)
+
 
 def first_error(nb) -> str | None:
     """``cell N: Name: value`` of the first cell whose outputs hold an error, or None."""
@@ -31,8 +34,9 @@ def main(argv: list[str]) -> int:
 
     source, executed, result, cell_seconds = argv[1], argv[2], argv[3], float(argv[4])
     nb = nbformat.read(source, as_version=4)
+    # ERROR: ipykernel's warning that its local TCP sockets are unencrypted is noise here
     client = NotebookClient(nb, timeout=cell_seconds, kernel_name="python3", allow_errors=True,
-                            interrupt_on_timeout=True,
+                            interrupt_on_timeout=True, extra_arguments=list(KERNEL_ARGUMENTS),
                             record_timing=False, resources={"metadata": {"path": "."}})
     error = None
     try:

@@ -23,23 +23,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     """Register the ``datasets`` command group on the top-level CLI."""
     parser = subparsers.add_parser(
         "datasets",
-        help="list, describe, verify and fetch the papers' datasets",
+        help="the papers' datasets: list, info, verify, fetch",
         description=f"The dataset registry data/datasets.toml. Files are looked up in "
         f"--data-home, ${DATA_ENV}, then {default_data_home().label}.",
     )
     sub = parser.add_subparsers(dest="datasets_command", metavar="COMMAND", required=True)
 
+    home = "extra folder searched first (holds <name>/<file>)"
     p = sub.add_parser("list", help="table of datasets with availability and checksum status")
-    p.add_argument("--data-home", help="extra folder searched first (holds <name>/<file>)")
+    p.add_argument("--data-home", help=home)
     p.set_defaults(func=_cmd_list)
 
     p = sub.add_parser("info", help="everything the registry records about one dataset")
-    p.add_argument("name")
-    p.add_argument("--data-home")
+    p.add_argument("name", help="a dataset of `datasets list`")
+    p.add_argument("--data-home", help=home)
     p.set_defaults(func=_cmd_info)
 
     p = sub.add_parser("verify", help="re-hash every dataset file found")
-    p.add_argument("--data-home")
+    p.add_argument("--data-home", help=home)
     p.add_argument(
         "--strict", action="store_true", help="also fail (exit 1) when a file is missing"
     )

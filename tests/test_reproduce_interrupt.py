@@ -1,0 +1,119 @@
+"""Ctrl-C on `python -m dpkmeans reproduce` (issue 33, item 3): the command stops within a few
+seconds, keeps every finished cell's rows, and says how to continue; a second run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: A cell that sleeps `seconds`, then writes one row.
+CELL = """\
+import time
+
+import pandas as pd
+
+time.sleep(seconds)
+if output_csv is not None:
+    pd.DataFrame([{"value": seconds}]).to_csv(output_csv, index=False)
+"""
+
+
+def tiny_book(root: Path, seconds: list[float]) -> Path:
+    """A book at ``root`` whose one experiment (named as the book's first, so that `reproduce
+    --only` accepts it) has one cell per value of ``seconds``."""
+    sweeps = root / "notebooks" / "sweeps"
+    sweeps.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    parameters = nbformat.v4.new_code_cell("seconds = 0.1\nseed = 0\noutput_csv = None")
+    parameters.metadata["tags"] = ["parameters"]
+    nb.cells = [parameters, nbformat.v4.new_code_cell(CELL)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, str(sweeps / "sleep_cell.ipynb"))
+    (sweeps / "dplloyd_baselines.yaml").write_text(
+        "experiment: dplloyd_baselines\nnotebook: notebooks/sweeps/sleep_cell.ipynb\nseed: 1\n"
+        f"grid:\n  seconds: {seconds}\n")
+    return root / "_build" / "reproduce" / "dplloyd_baselines.csv"
+
+
+def test_ctrl_c_stops_within_seconds_and_keeps_finished_cells(tmp_path):
+    partial = tiny_book(tmp_path, [0.1, 0.2, 0.3, 300.0])
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dpkmeans", "reproduce", "--root", str(tmp_path), "--jobs", "2",
+         "--only", "dplloyd_baselines"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 150
+        while time.monotonic() < deadline:  # the three short cells are in
+            if partial.exists() and len(pd.read_csv(partial)) == 3:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        else:
+            pytest.fail("the short cells did not finish")
+        time.sleep(3)  # the long cell's kernel is up and sleeping
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {time.monotonic() - start:.0f} s after Ctrl-C")
+        seconds = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    print(f"exited {seconds:.2f} s after SIGINT")
+    assert seconds < 10, seconds
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err, err
+    assert "interrupted" in out + err
+    assert sorted(pd.read_csv(partial)["value"]) == [0.1, 0.2, 0.3]
+    state = tmp_path / "_build" / "reproduce" / "state.json"
+    assert not state.exists() or "dplloyd_baselines" not in json.loads(
+        state.read_text())["experiments"]
+
+
+def test_a_cell_finishing_while_the_run_stops_keeps_its_rows(tmp_path):
+    """Ctrl-C arrives (here: a cell raises KeyboardInterrupt) while another cell is finishing:
+    the finishing cell's rows are kept, the cells not started are not run, and the next run
+    runs only what is missing."""
+    from dpkmeans.reproduce import Experiment, run_reproduce
+
+    partial = tiny_book(tmp_path, [1.0, 2.0, 3.0, 4.0])
+    calls = []
+
+    def runner(notebook, params, workdir):
+        calls.append(params["seconds"])
+        if params["seconds"] == 2.0 and len(calls) <= 2:
+            time.sleep(0.2)
+            raise KeyboardInterrupt
+        if params["seconds"] == 1.0:
+            time.sleep(1.0)  # still running when the interrupt arrives
+        return pd.DataFrame([{"value": params["seconds"]}])
+
+    experiments = (Experiment("dplloyd_baselines", "5"),)
+    with pytest.raises(KeyboardInterrupt):
+        run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=2,
+                      say=lambda s: None, progress=False)
+    kept = pd.read_csv(partial)["value"].tolist()
+    # the finishing cell is kept; a worker may have taken one more cell before the stop
+    assert 1.0 in kept and 2.0 not in kept and len(calls) <= 3
+    run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=2,
+                  say=lambda s: None, progress=False)
+    assert sorted(calls) == [1.0, 2.0, 2.0, 3.0, 4.0]  # nothing kept ran again
+    rows = pd.read_csv(tmp_path / "data" / "results" / "dplloyd_baselines.csv")
+    assert rows["value"].tolist() == [1.0, 2.0, 3.0, 4.0]
