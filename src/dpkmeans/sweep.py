@@ -329,8 +329,9 @@ def run_cell(spec: SweepSpec, params: dict[str, Any],
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         rows = runner(spec.notebook, params, Path(tmp))
-    for name, value in params.items():
-        rows[name] = value
+    for name, value in params.items():  # a value the cell computed is kept (a non-private
+        # reference row runs once, whatever the cell's `runs`); the parameter fills the rest
+        rows[name] = rows[name].where(rows[name].notna(), value) if name in rows else value
     rows["experiment"], rows["cell"] = spec.experiment, cell_id(params)
     rows["cell_runtime_s"], rows["versions"] = time.perf_counter() - start, versions
     first = ["experiment", *params]  # parameters first, then metrics, then bookkeeping

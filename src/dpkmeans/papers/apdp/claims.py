@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ...claims import VERDICTS, combine, compare_means, verdict
+from ...files import write_csv
 from .study import CASES, CORRECTED, OTHERS, PUBLISHED
 from .variants import plan
 
@@ -276,7 +277,7 @@ def write_claims(results_path, out_path) -> pd.DataFrame:
     """The ledger from a results CSV, written as a CSV; the committed
     ``data/results/apdp_claims.csv`` is made this way and checked by a test."""
     ledger = claims_ledger(pd.read_csv(results_path))
-    ledger.to_csv(out_path, index=False)
+    write_csv(ledger, out_path)
     return ledger
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ... import audit
 from ...engine import DPLloydConfig, DPLloydResult
+from ...files import write_csv
 from ...validation import check_positive_int
 from .variants import as_published, corrected
 
@@ -81,7 +82,7 @@ def write_audit(out_path, *, trials: int = 1000, seed: int = 20261123) -> pd.Dat
     rows = [r.as_row() for eps, delta in SETTINGS
             for r in run_audits(eps, delta, trials, seed=seed)]
     frame = pd.DataFrame(rows).drop(columns="seconds")
-    frame.to_csv(out_path, index=False)
+    write_csv(frame, out_path)
     return frame
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ...claims import VERDICTS, combine, compare_means, verdict
+from ...files import write_csv
 
 __all__ = ["CLAIMS", "SETTINGS", "PDP_CHECKS", "NOT_TESTED", "claims_ledger", "claims_summary",
            "error_ratios", "write_claims"]
@@ -176,7 +177,7 @@ def write_claims(results_path, audit_path, out_path) -> pd.DataFrame:
     """The ledger from the results and audit CSVs, written as a CSV; the committed
     ``data/results/colored_claims.csv`` is made this way and checked by a test."""
     ledger = claims_ledger(pd.read_csv(results_path), pd.read_csv(audit_path))
-    ledger.to_csv(out_path, index=False)
+    write_csv(ledger, out_path)
     return ledger
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ... import audit
 from ...engine import DPLloydConfig, DPLloydResult
+from ...files import write_csv
 from . import variants
 
 __all__ = ["BOX", "START", "audit_pair", "cluster_two_moved", "audit_configs", "run_audits",
@@ -78,7 +79,7 @@ def write_audit(out_path, *, seed: int = 20261125) -> pd.DataFrame:
     dropped so that a re-run writes the same file."""
     rows = [r.as_row() for rho, trials in SETTINGS for r in run_audits(rho, trials, seed=seed)]
     frame = pd.DataFrame(rows).drop(columns="seconds")
-    frame.to_csv(out_path, index=False)
+    write_csv(frame, out_path)
     return frame
 
 

@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,13 +52,15 @@ from ...identifiability import epsilon_from_rho
 from ...lloyd import assign, lloyd_reference
 from ...prototypes import MixedLayout, encode, kprototypes_reference
 from ...studies import stable_seed, summarise
+from ...sweep import FLOAT_FORMAT
 from ...validation import check_positive_int
 from . import variants
 
 __all__ = ["CELLS", "RHOS", "RHOS_R", "RHOS_C", "EPSILONS_HEART", "GAMMAS", "GAMMA_STARTS",
            "KMEANS_ALGORITHMS", "KPROTOTYPES_ALGORITHMS", "RUNS", "REFERENCE_ITERATIONS",
            "ITERATION_GRID", "OTHER_RUNS", "K", "Point", "points", "iteration_points",
-           "paper_points", "at_paper_setting", "point_seed", "study_config", "load_case", "run_point",
+           "paper_points", "at_paper_setting", "point_seed", "row_point", "study_config",
+           "load_case", "run_point",
            "gamma_rows", "evaluate_cell"]
 
 CELLS = ("magic", "heart", "gamma", "iterations")
@@ -135,6 +139,37 @@ def _row_point(row) -> Point:
     rho = None if pd.isna(row.rho) else float(row.rho)
     return Point(row.dataset, row.algorithm, rho, None if pd.isna(row.rho_c) else float(row.rho_c),
                  None if rho is not None else float(row.epsilon), int(row.T))
+
+
+def row_point(row: Mapping[str, Any]) -> Point:
+    """The exact point a results row (of :func:`evaluate_cell`) was run at, from its columns.
+
+    A DP twin on MAGIC runs at eps(rho) of a grid rho (Shang et al. 2021, eq. 5): a float that
+    the results file prints to 12 significant digits while the row's seed (:func:`point_seed`)
+    hashed all of its digits. The planned point (:func:`points`, :func:`iteration_points`)
+    that prints as the row does is that point; a row matching none is taken as printed.
+    """
+    if row["algorithm"] == "kprototypes_nonprivate":
+        raise ValueError("a gamma row is not a point: gamma_rows makes it from its gamma")
+
+    def value(name: str) -> float | None:
+        v = row[name]
+        return None if pd.isna(v) else float(v)
+
+    rho = value("rho")
+    stored = Point(str(row["dataset"]), str(row["algorithm"]), rho, value("rho_c"),
+                   value("epsilon") if rho is None else None, int(row["T"]))
+    planned = points(stored.case) + (iteration_points() if stored.case in ("magic", "heart")
+                                     else [])
+    same = [p for p in planned if _printed(p) == _printed(stored)]
+    return same[0] if len(same) == 1 else stored
+
+
+def _printed(point: Point) -> Point:
+    """A point with its floats as the results files print them (``sweep.FLOAT_FORMAT``)."""
+    def r(v: float | None) -> float | None:
+        return None if v is None else float(FLOAT_FORMAT % v)
+    return replace(point, rho=r(point.rho), rho_c=r(point.rho_c), epsilon=r(point.epsilon))
 
 
 def _rounded(point: Point) -> Point:

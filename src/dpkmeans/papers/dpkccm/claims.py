@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ...claims import VERDICTS, combine, compare_means, verdict
+from ...files import write_csv
 from .study import EPSILONS, KS, PAPER_SETTINGS
 from .variants import VARIANTS
 
@@ -212,7 +213,7 @@ def write_claims(results_path, out_path) -> pd.DataFrame:
     results = pd.read_csv(results_path)
     ledger = pd.concat([claims_ledger(results, metric=m).assign(metric=m)
                         for m in ("nicv", "nicv_unsquared")], ignore_index=True)
-    ledger.to_csv(out_path, index=False)
+    write_csv(ledger, out_path)
     return ledger
 
 

@@ -173,7 +173,9 @@ def run_point(data: dict[str, Dataset], point: Point, *, base_seed: int, dataset
 def reference_point(data: dict[str, Dataset], k: int, *, base_seed: int, dataset: str,
                     inits: int = PAPER_INITS, iterations: int = 12) -> dict[str, object]:
     """Non-private Lloyd (``iterations`` steps) from ``inits`` sphere-packing starts of k
-    centroids: the reference line of a figure (not private; it reads the data freely)."""
+    centroids: the reference line of a figure (not private; it reads the data freely). Each
+    start is run once (the run is deterministic), so the row says ``runs = 1``, whatever the
+    private points' ``runs``."""
     X = np.asarray(data["public"].X)
     point = Point(REFERENCE, k, float("nan"))
     seed = point_seed(base_seed, dataset, point)

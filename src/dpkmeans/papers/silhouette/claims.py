@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import stats
 
 from ...claims import LEVEL, VERDICTS, Comparison, combine, compare_means, verdict
+from ...files import write_csv
 
 __all__ = ["CLAIMS", "METHODS", "BASELINE", "EQUIVALENCE", "SMALL", "claims_ledger",
            "claims_summary", "speedup_claim", "write_claims"]
@@ -178,7 +179,7 @@ def write_claims(results_path, scaling_path, out_path) -> pd.DataFrame:
     results = pd.read_csv(results_path)
     scaling = json.loads(open(scaling_path).read())["fig7_speedup"]
     ledger = claims_ledger(results, scaling)
-    ledger.to_csv(out_path, index=False)
+    write_csv(ledger, out_path)
     return ledger
 
 
