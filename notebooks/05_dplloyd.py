@@ -205,6 +205,16 @@ plt.show()
 # $\varepsilon_C^3 / \varepsilon_S^3 = 4 d \rho^2$.
 # ```
 #
+# The proposition needs $\rho$, and no public input gives it: $|c_i| \approx 2 r \rho$ says
+# where the *private* centroids lie. Su et al. set $\rho = 0.225$ on $[-1, 1]^d$ (a centroid
+# coordinate typically $0.45$ from the centre), and the library keeps that value for every box.
+# It is an assumption, not a derivation, but not one about the box: the engine releases each
+# sum centred on the box's midpoint, with sensitivity the half-width $r_i$
+# ({prf:ref}`prop-centred-release` below), so in units of $r_i$ every box is $[-1, 1]^d$ and
+# the assumption reads "a centroid coordinate lies typically $0.45\, r_i$ from the midpoint".
+# Data that break it cost accuracy (a split and a $T$ away from their optimum), never privacy:
+# the budgets add up to $\varepsilon_t$ whatever $\rho$ is.
+#
 # The library's `dpkmeans.schedules.su_split(epsilon_t, d)` returns the two budgets; its
 # last three lines (`c` is $\sqrt[3]{4d\rho^2}$):
 #

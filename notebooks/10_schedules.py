@@ -108,7 +108,8 @@ CASE = "adult"  # the case of the audit and the figure (the progression runs the
 REPLICAS = 50  # replicas of each audit run
 OFFSET = 0.25  # a centroid coordinate, from the box's midpoint (the noise profiles)
 MC_DRAWS = 200_000  # Monte-Carlo draws of the first-order noise check
-NOTE_EPSILON, NOTE_EPSILON_M = 2.0, 0.1  # the note's worked example (t_m = 10)
+NOTE_EPSILON = 2.0  # the note's worked example: its total budget
+NOTE_EPSILON_M = 0.1  # and its epsilon_m (so t_m is 10)
 RESULTS = "data/results/apdp.csv"  # the sweep notebooks/sweeps/apdp.yaml writes it
 CLAIMS_FILE = "data/results/apdp_claims.csv"  # python -m dpkmeans.papers.apdp.claims
 TIMING = "benchmarks/apdp_reproduction.json"  # the sweep's measured time

@@ -166,15 +166,17 @@ def test_one_rho_with_one_m_is_the_guarantee_of_the_whole_fit(data):
 
 
 # -- categories ---------------------------------------------------------------------------------
-def test_unknown_category_is_an_error_naming_column_and_value(data):
+def test_unknown_category_is_an_error_naming_the_column_not_the_value(data):
     X, _ = data
-    with pytest.raises(ValueError, match=r"column 'colour'.*'green'.*handle_unknown='other'"):
+    with pytest.raises(ValueError, match=r"column 'colour'.*handle_unknown='other'") as err:
         _model(categories=[["red", "blue"], SIZES]).fit(X)
+    assert "green" not in str(err.value)  # a private value: never in a message
     model = _model().fit(X)
     bad = X.head(3).copy()
     bad["size"] = ["S", "XXL", "M"]
-    with pytest.raises(ValueError, match=r"column 'size'.*'XXL'"):
+    with pytest.raises(ValueError, match=r"column 'size'") as err:
         model.predict(bad)
+    assert "XXL" not in str(err.value)
 
 
 def test_handle_unknown_other_appends_and_maps(data):
@@ -282,8 +284,8 @@ def test_bad_parameters_are_clear_errors(data, params, error, match):
 def test_missing_values_are_an_error(data):
     X, _ = data
     X = X.head(50)
-    for column, value, match in (("x1", np.nan, r"missing value\(s\) \(NaN\) in numeric column"),
-                                 ("x2", np.inf, r"infinite value\(s\) in numeric"),
+    for column, value, match in (("x1", np.nan, r"missing values \(NaN\) in numeric column"),
+                                 ("x2", np.inf, r"infinite values in numeric"),
                                  ("size", None, "missing value.*categorical column 'size'"),
                                  ("colour", np.nan, "missing value.*categorical column 'colour'")):
         bad = X.copy()
@@ -393,10 +395,12 @@ def test_scikit_learn_check_estimator_passes_in_full():
     """Every check of scikit-learn's suite on numeric input (no categorical column: the
     corrected DI k-means), none expected to fail. As for DPKMeans, the large epsilon lets
     check_clustering's quality bar test the API, and +-3 standard deviations are the public
-    bounds of the standardised data the checks use."""
+    bounds of the standardised data the checks use. Five iterations, not ten: the halving
+    schedule's last iterations are noisy enough to miss the bar at about one seed in three
+    (the check fixes random_state=0); at five every one of 30 seeds passes."""
     from sklearn.utils.estimator_checks import check_estimator
 
-    check_estimator(DPKPrototypes(n_clusters=3, epsilon=100.0, bounds=(-3.0, 3.0),
+    check_estimator(DPKPrototypes(n_clusters=3, epsilon=100.0, bounds=(-3.0, 3.0), max_iter=5,
                                   random_state=0))
 
 

@@ -13,9 +13,11 @@ import pytest
 from papermill.translators import PythonTranslator
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The notebooks run through papermill: the sweeps' cells and the exercises.
+#: The notebooks run through papermill: the sweeps' cells, the exercises and the chapters
+#: (a reader may run a chapter with other parameters).
 NOTEBOOKS = sorted([*(ROOT / "notebooks" / "sweeps").glob("*.ipynb"),
-                    *(ROOT / "notebooks" / "exercises").glob("*.ipynb")])
+                    *(ROOT / "notebooks" / "exercises").glob("*.ipynb"),
+                    *(ROOT / "notebooks").glob("*.ipynb")])
 
 
 def assigned_names(cell) -> list[str]:

@@ -2,17 +2,40 @@
 
 The companion library of the book *Private k-Means, Reproduced*. Every noise draw goes
 through :mod:`dpkmeans.mechanisms` and is recorded in a :class:`dpkmeans.accounting.PrivacyLedger`.
+
+The estimators and the ledger are exported here (``from dpkmeans import DPKMeans``) but
+imported on first use, so ``import dpkmeans`` loads neither numpy nor scikit-learn.
 """
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it)
 
 __version__ = "0.1.0"
 
-__all__ = ["DPKPrototypes"]
+#: Each exported name and the module that defines it (imported on first use).
+_LAZY = {
+    "DPKMeans": ".estimators",
+    "DPKPrototypes": ".mixed_estimator",
+    "PrivacyLedger": ".accounting",
+}
+
+__all__ = ["DPKMeans", "DPKPrototypes", "PrivacyLedger"]
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
+    from .accounting import PrivacyLedger
+    from .estimators import DPKMeans
+    from .mixed_estimator import DPKPrototypes
 
 
 def __getattr__(name: str):
-    """``dpkmeans.DPKPrototypes``, imported on first use (``import dpkmeans`` stays light)."""
-    if name == "DPKPrototypes":
-        from .mixed_estimator import DPKPrototypes
+    """``dpkmeans.DPKMeans`` and the other exports, imported on first use (PEP 562)."""
+    if name in _LAZY:
+        from importlib import import_module
 
-        return DPKPrototypes
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -103,37 +103,55 @@ class LedgerEntry:
 
 
 class _Sequential:
-    """Children compose sequentially. The cost is cached and refreshed along the open path."""
+    """Children compose sequentially. Only the last child can still change (the open scopes
+    form a path), so the others are kept folded in ``settled``: recording costs O(1) here."""
 
     kind = "sequential"
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.children: list[LedgerEntry | _Sequential | _Parallel] = []
-        self.cost = ZERO
+        self.settled = ZERO  # ZERO.then(c_1)...then(c_{n-1}): every child but the last
+        self.cost = ZERO  # settled.then(c_n): the fold over every child, in order
+
+    def combine(self, cost: PrivacyCost) -> PrivacyCost:
+        """The cost of this scope if its last child cost ``cost``."""
+        return self.settled.then(cost)
+
+    def add(self, child: LedgerEntry | _Sequential | _Parallel) -> None:
+        self.settled = self.cost  # the last child is settled: it can no longer change
+        self.children.append(child)
 
     def refresh(self) -> None:
-        total = ZERO
+        """Fold every child again (the reference: the kept costs equal it, bit for bit)."""
+        self.settled = self.cost = ZERO
         for child in self.children:
-            total = total.then(child.cost)
-        self.cost = total
+            self.settled, self.cost = self.cost, self.cost.then(child.cost)
 
 
 class _Parallel:
-    """Parts touch disjoint records: the cost is the most expensive part."""
+    """Parts touch disjoint records: the cost is the most expensive part (kept folded as in
+    :class:`_Sequential`)."""
 
     kind = "parallel"
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.parts: list[_Sequential] = []
+        self.settled = ZERO  # ZERO.alongside(p_1)...alongside(p_{n-1})
         self.cost = ZERO
 
+    def combine(self, cost: PrivacyCost) -> PrivacyCost:
+        return self.settled.alongside(cost)
+
+    def add(self, part: _Sequential) -> None:
+        self.settled = self.cost
+        self.parts.append(part)
+
     def refresh(self) -> None:
-        total = ZERO
+        self.settled = self.cost = ZERO
         for part in self.parts:
-            total = total.alongside(part.cost)
-        self.cost = total
+            self.settled, self.cost = self.cost, self.cost.alongside(part.cost)
 
 
 class PrivacyLedger:
@@ -194,7 +212,8 @@ class PrivacyLedger:
     def sequential(self, name: str) -> Iterator[PrivacyLedger]:
         """A named scope whose contents compose sequentially (e.g. one iteration)."""
         node = _Sequential(str(name))
-        self._current_sequential("open a sequential scope").children.append(node)
+        self._current_sequential("open a sequential scope")
+        self._append(node)
         self._stack.append(node)
         try:
             yield self
@@ -216,7 +235,8 @@ class PrivacyLedger:
                              "adjacency one record can touch two parts (a record that moves "
                              "leaves one and joins another); compose sequentially")
         node = _Parallel(str(name))
-        self._current_sequential("open a parallel scope").children.append(node)
+        self._current_sequential("open a parallel scope")
+        self._append(node)
         self._stack.append(node)
         try:
             yield self
@@ -230,7 +250,7 @@ class PrivacyLedger:
         if not isinstance(parent, _Parallel):
             raise RuntimeError("ledger.part(...) is only allowed directly inside ledger.parallel(...)")
         node = _Sequential(str(name))
-        parent.parts.append(node)
+        self._append(node)
         self._stack.append(node)
         try:
             yield self
@@ -266,20 +286,18 @@ class PrivacyLedger:
             label=str(label),
             details=dict(details or {}),
         )
-        node = self._current_sequential("record a draw")
-        node.children.append(entry)
-        self._refresh_open_scopes()
+        self._current_sequential("record a draw")
+        costs = self._path_costs(entry.cost)
         if self.budget is not None:
-            total = self.total()
+            total = costs[-1]
             if not total.fits_within(self.budget):
-                node.children.pop()
-                self._refresh_open_scopes()
                 raise BudgetExceededError(
                     f"{mechanism} draw{f' ({label})' if label else ''} with "
                     f"epsilon={eps:.6g}, delta={dlt:.3g} would raise the composed total "
                     f"to {total}, which exceeds the declared budget {self.budget}; "
                     f"already spent: {self.total()}"
                 )
+        self._append(entry, costs)
         self._entries.append(entry)
         return entry
 
@@ -294,17 +312,15 @@ class PrivacyLedger:
             raise ValueError(f"cannot absorb a ledger under {other.neighbour} adjacency into one "
                              f"under {self.neighbour}")
         node = _Sequential(str(name))
-        node.children.append(deepcopy(other._root))  # later draws in `other` stay out
+        node.add(deepcopy(other._root))  # later draws in `other` stay out
         node.refresh()
-        parent = self._current_sequential("absorb a ledger")
-        parent.children.append(node)
-        self._refresh_open_scopes()
-        if self.budget is not None and not self.total().fits_within(self.budget):
-            parent.children.pop()
-            self._refresh_open_scopes()
+        self._current_sequential("absorb a ledger")
+        costs = self._path_costs(node.cost)
+        if self.budget is not None and not costs[-1].fits_within(self.budget):
             raise BudgetExceededError(
                 f"{name} costs {node.cost}, which would raise the composed total past the "
                 f"declared budget {self.budget}; already spent: {self.total()}")
+        self._append(node, costs)
         prefix = self._scope_path()
         prefix = name if prefix == "total" else f"{prefix} > {name}"
 
@@ -315,10 +331,27 @@ class PrivacyLedger:
         self._entries.extend(rescoped(e) for e in other._entries)
         self._leaks.extend(rescoped(e) for e in other._leaks)
 
-    def _refresh_open_scopes(self) -> None:
-        """Re-compose the scopes on the open path, innermost first (closed scopes never change)."""
-        for node in reversed(self._stack):
-            node.refresh()
+    def _path_costs(self, cost: PrivacyCost) -> list[PrivacyCost]:
+        """The costs the open scopes would have, innermost first (the last is the composed
+        total), if a child costing ``cost`` joined the innermost one; nothing is recorded.
+        O(depth), not O(entries): each open scope is the last child of the one around it."""
+        top = self._stack[-1]
+        cost = top.cost.then(cost) if top.kind == "sequential" else top.cost.alongside(cost)
+        costs = [cost]
+        for node in reversed(self._stack[:-1]):
+            cost = node.combine(cost)
+            costs.append(cost)
+        return costs
+
+    def _append(self, child: LedgerEntry | _Sequential | _Parallel,
+                costs: list[PrivacyCost] | None = None) -> None:
+        """Add ``child`` to the innermost open scope; ``costs`` from :meth:`_path_costs`, or
+        None for a child that costs nothing (a new scope, a note), which changes no total:
+        x.then(0) and x.alongside(0) are x, bit for bit. Closed scopes never change."""
+        self._stack[-1].add(child)
+        if costs is not None:
+            for node, cost in zip(reversed(self._stack), costs):
+                node.cost = cost
 
     def post_process(self, description: str) -> LedgerEntry:
         """Record a post-processing step (costs nothing; kept so the ledger tells the whole story)."""
@@ -336,7 +369,8 @@ class PrivacyLedger:
     def _note(self, mechanism: str, description: str) -> LedgerEntry:
         entry = LedgerEntry(mechanism=mechanism, epsilon=0.0, delta=0.0, sensitivity=0.0,
                             scale=0.0, scope=self._scope_path(), label=str(description))
-        self._current_sequential(f"record {mechanism}").children.append(entry)
+        self._current_sequential(f"record {mechanism}")
+        self._append(entry)
         self._entries.append(entry)
         return entry
 

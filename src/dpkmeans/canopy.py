@@ -55,7 +55,7 @@ def _sq_dist(block: np.ndarray, centre: np.ndarray) -> np.ndarray:
 def _check_rows(n_rows: int, needed: int, k_max: int, n_clusters: int | None) -> None:
     if n_rows < needed:
         raise ValueError(f"Optimized Canopy needs at least {needed} records (k_max + 1 = "
-                         f"{k_max + 1}, n_clusters = {n_clusters}), got {n_rows}")
+                         f"{k_max + 1}, n_clusters = {n_clusters}); X has fewer")
 
 
 def optimized_canopy(X: Any, *, n_clusters: int | None = None, k_max: int = 10,

@@ -9,6 +9,9 @@ arXiv:2004.00010; "CKS20" below) give three exact samplers built from fair integ
 * Algorithm 3 -- the discrete Gaussian N_Z(0, sigma^2), P[Y = y] ~ exp(-y^2 / (2 sigma^2)),
   by rejection from the discrete Laplace (:func:`discrete_gaussian`).
 
+With Algorithm 1's coins, :func:`exponential_choice` samples the exponential mechanism (McSherry
+and Talwar 2007) exactly, by rejection from uniform proposals.
+
 This module implements them with numpy integer arithmetic only: no floating-point number is
 formed anywhere in the sampling, every probability is a ratio of integers and every coin is an
 exact comparison of uniform integers. The reference implementations read for it sample one
@@ -63,7 +66,8 @@ from typing import Union
 
 import numpy as np
 
-__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "MAX_INT", "MAX_SIGMA2"]
+__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "exponential_choice",
+           "exponential_exponents", "MAX_INT", "MAX_SIGMA2"]
 
 #: Exclusive upper bound of every integer parameter (scales, numerators, denominators).
 MAX_INT = 2**62
@@ -1143,3 +1147,102 @@ def discrete_gaussian(sigma2: object,
     gens = _as_generators(rngs)
     a = _as_int_array(sigma2, "sigma2", 1, MAX_SIGMA2)
     return _run(_gauss_kernel, gens, a, words_per_elem=13.5, words_sd=9.0)
+
+
+#: Significant bits of the exponential mechanism's coefficient (:func:`exponential_choice`),
+#: and the largest power of two of its denominator (coins below 2**48 avoid slow rejections).
+EXP_COEFFICIENT_BITS = 40
+EXP_DEN_BITS = 48
+
+
+def exponential_choice(gaps: Sequence[int] | np.ndarray, coefficient: object,
+                       widths: Sequence[int] | np.ndarray, rng: np.random.Generator,
+                       groups: np.ndarray | None = None) -> np.ndarray:
+    """Exact exponential-mechanism draws: in each group of candidates, index i with probability
+    proportional to exp(-c * gaps[i]), c = ``coefficient`` (McSherry and Talwar 2007; book
+    chapters 1 and 6).
+
+    ``gaps`` are non-negative integers (Python ints or an int64 array), the groups' candidates
+    one after the other (``widths[j]`` candidates for group j), each gap the candidate's utility
+    distance to its group's best, in integer units. One draw per group, or one per entry of
+    ``groups`` (group indices) if given. Returns the chosen index within its group.
+
+    Rejection from uniform proposals: a proposal i is accepted with Bernoulli(exp(-x_i)), drawn
+    exactly by :func:`bernoulli_exp` (CKS20 Algorithm 1), so the first accepted proposal has
+    exactly P[i] proportional to exp(-x_i); no probability is ever formed in floating point and
+    every candidate stays possible. Round r draws min(width, 2**r) proposals for each draw still
+    pending and keeps the first accepted (the same sequence of independent trials, batched).
+    The exponent is x_i = C gaps[i] / 2**p with
+    C = floor(c 2**p) (exact, from c's binary fraction) and p about 40 - log2 c, at most 48:
+    c is rounded *down* by less than 2**-39 of itself (for c >= 2**-8; by less than 2**-48
+    otherwise), which only flattens the distribution (the mechanism at a slightly smaller
+    epsilon).
+    An exponent above 2**62 - 1 is replaced by 2**62 - 1: that is the exponential mechanism of
+    the utility max(q_i, q* - (2**62 - 1) / c), which has the same sensitivity. A group whose
+    best candidate has gap 0 accepts a proposal with probability >= 1 / width.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    gen = rng
+    wid = np.asarray(widths, dtype=np.int64).reshape(-1)
+    if wid.size == 0 or np.any(wid < 1):
+        raise ValueError("every group needs at least one candidate")
+    starts = np.concatenate([[0], np.cumsum(wid)[:-1]]).astype(np.int64)
+    whole, rem, den = exponential_exponents(gaps, coefficient)
+    if whole.size != int(wid.sum()):
+        raise ValueError(f"gaps holds {whole.size} candidates, the widths {int(wid.sum())}")
+    group = np.arange(wid.size, dtype=np.int64) if groups is None \
+        else np.asarray(groups, dtype=np.int64).reshape(-1)
+    out = np.full(group.size, -1, dtype=np.int64)
+    pending = np.arange(group.size, dtype=np.int64)
+    batch = 1  # proposals per pending draw: 1, 2, 4, ... up to its width
+    while pending.size:
+        w = wid[group[pending]]
+        b = np.minimum(w, batch)
+        batch = min(2 * batch, int(wid.max()))
+        owner = np.repeat(np.arange(pending.size), b)
+        proposal = gen.integers(0, np.repeat(w, b), dtype=np.int64)  # exact bounded integers
+        cand = starts[group[pending]][owner] + proposal
+        coins = np.ones(cand.size, dtype=bool)  # exp(-x) = exp(-whole) exp(-rem / den)
+        part = whole[cand]
+        some = np.flatnonzero(part)
+        if some.size:
+            coins[some] = bernoulli_exp(part[some], 1, [gen])[0]
+        some = np.flatnonzero(coins & (rem[cand] > 0))
+        if some.size:
+            coins[some] = bernoulli_exp(rem[cand[some]], den, [gen])[0]
+        heads = np.flatnonzero(coins)
+        who = owner[heads]
+        first = np.ones(heads.size, dtype=bool)
+        first[1:] = who[1:] != who[:-1]  # proposals in order: the first head of each owner
+        out[pending[who[first]]] = proposal[heads[first]]
+        done = np.zeros(pending.size, dtype=bool)
+        done[who] = True
+        pending = pending[~done]
+    return out
+
+
+def exponential_exponents(gaps: Sequence[int] | np.ndarray,
+                          coefficient: object) -> tuple[np.ndarray, np.ndarray, int]:
+    """The exponents x_i = c gaps[i] of :func:`exponential_choice` as exact integers: x_i =
+    whole[i] + rem[i] / den, with c rounded down to C / den, den = 2**p, p about 40 - log2 c
+    (at most 48), and an exponent above 2**62 - 1 replaced by 2**62 - 1."""
+    frac = Fraction(coefficient)  # exact: a float's binary fraction
+    if frac < 0:
+        raise ValueError(f"the coefficient must be >= 0, got {float(frac)}")
+    bits = 0 if frac == 0 else min(EXP_DEN_BITS, max(0, EXP_COEFFICIENT_BITS - (
+        frac.numerator.bit_length() - frac.denominator.bit_length())))
+    C = (frac.numerator << bits) // frac.denominator
+    small = isinstance(gaps, np.ndarray) and gaps.dtype.kind in "iu"
+    gap_arr = gaps.reshape(-1).astype(np.int64) if small \
+        else np.array([int(v) for v in np.ravel(np.asarray(gaps, dtype=object))], dtype=object)
+    if gap_arr.size and gap_arr.min() < 0:
+        raise ValueError("gaps must be >= 0")
+    cap, mask = MAX_INT - 1, (1 << bits) - 1
+    if small and int(gap_arr.max(initial=0)).bit_length() + C.bit_length() <= 62:
+        x = gap_arr * np.int64(C)  # below 2**62: exact in int64, whole below the cap
+        return x >> bits, x & mask, 1 << bits
+    xs = [C * int(v) for v in gap_arr.tolist()]  # Python integers
+    whole = np.array([min(v >> bits, cap) for v in xs], dtype=np.int64)
+    rem = np.array([v & mask if (v >> bits) < cap else 0 for v in xs], dtype=np.int64)
+    return whole, rem, 1 << bits

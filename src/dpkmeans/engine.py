@@ -428,21 +428,29 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
     """Every release of one iteration, calibrated (public: it reads the configuration only).
 
     Under add/remove adjacency cluster j's releases use the budget eps_t * allocation[j].
-    Calibrations are computed once per distinct (sensitivity, epsilon, width).
+    The grid's rounding slack (:mod:`dpkmeans.noise`, book chapter 6) counts the elements one
+    record can change: a release's columns in one cluster under add/remove, in two under
+    replace (the record leaves one cluster and joins another), so 2 (d + 1) for the joint
+    (S_j, n_j). Calibrations are computed once per distinct (sensitivity, epsilon, elements).
     """
     cache: dict[tuple[float, float, int], NoiseCalibration] = {}
+    touched = 1 if config.neighbour != "replace" else min(2, config.n_clusters)
 
-    def cal(sens: float, eps: float, width: int) -> NoiseCalibration:
-        key = (sens, eps, width)
+    def cal(sens: float, eps: float, elements: int) -> NoiseCalibration:
+        key = (sens, eps, elements)
         if key not in cache:
             cache[key] = calibrate(config.sampler_noise, sens, eps, config.delta,
                                    sampler=config.sampler,
-                                   coordinates=width)
+                                   coordinates=elements)
         return cache[key]
 
+    planned: dict[float, list[tuple[str, slice, NoiseCalibration]]] = {}
+
     def specs(cluster: int | None, budget: float) -> list[Release]:
-        return [Release(label, cluster, cols, cal(sens, eps, cols.stop - cols.start))
-                for label, cols, sens, eps in _release_specs(config, budget)]
+        if budget not in planned:  # the same for every cluster of one budget
+            planned[budget] = [(label, cols, cal(sens, eps, touched * (cols.stop - cols.start)))
+                               for label, cols, sens, eps in _release_specs(config, budget)]
+        return [Release(label, cluster, cols, c) for label, cols, c in planned[budget]]
 
     if config.neighbour == "replace":
         return specs(None, eps_t)
@@ -458,12 +466,14 @@ def _charge_iteration(ledger: PrivacyLedger, releases: list[Release], replicas: 
         for r in releases:
             charge(ledger, r.calibration, label=f"{r.label}, all clusters", details=details)
         return
+    by_cluster: dict[int, list[Release]] = {}  # one pass, not one per cluster (large k)
+    for r in releases:
+        by_cluster.setdefault(r.cluster, []).append(r)
     with ledger.parallel("clusters"):
-        for j in sorted({r.cluster for r in releases}):
+        for j in sorted(by_cluster):
             with ledger.part(f"cluster {j}"):
-                for r in releases:
-                    if r.cluster == j:
-                        charge(ledger, r.calibration, label=r.label, details=details)
+                for r in by_cluster[j]:
+                    charge(ledger, r.calibration, label=r.label, details=details)
 
 
 def _element_plan(releases: list[Release], shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
@@ -609,8 +619,8 @@ def run(
     """Run ``replicas`` independent DP-Lloyd runs of ``config`` on X in one pass.
 
     X is clipped to the public bounds first (with a :class:`ClippingWarning` giving the
-    count). Each replica's ledger total equals ``config.epsilon``; the returned ledger is
-    that of one replica.
+    count, for the data holder only). Each replica's ledger total equals ``config.epsilon``;
+    the returned ledger is that of one replica.
 
     ``initial_centroids`` (R, k, d) replaces the configuration's initializer: replica r
     starts from row r. They must not depend on the data (e.g. sphere-packing draws shared by
@@ -646,7 +656,8 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
     """:func:`run` on a backend."""
     data, n_rows, n_clipped = engine.prepare(X, config.bounds)
     if n_clipped:
-        warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them",
+        warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them "
+                      "(a count for the data holder only: private, not part of the release)",
                       ClippingWarning, stacklevel=3)
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in seq.spawn(R)]

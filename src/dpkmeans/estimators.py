@@ -12,6 +12,7 @@ passes scikit-learn's ``check_estimator`` (``tests/test_estimators.py``).
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 from dataclasses import replace
 from typing import Any
@@ -33,7 +34,7 @@ from .lloyd import assign
 from .sensitivity import check_box
 from .validation import check_delta, check_epsilon, check_positive_int, check_real
 
-__all__ = ["DPKMeans", "budget_form", "charge_accountant", "check_accountant"]
+__all__ = ["DPKMeans", "budget_form", "charge_accountant", "check_accountant", "without_data"]
 
 
 def _reject_non_numeric_columns(X: ArrayLike) -> None:
@@ -74,10 +75,21 @@ def validate_numeric(estimator: BaseEstimator, X: ArrayLike, *, reset: bool) -> 
     try:
         return validate_data(estimator, X, reset=reset, dtype=np.float64)
     except (TypeError, ValueError) as err:
-        message = str(err)
+        message = without_data(str(err))
         if "X" not in message.split():
             message = f"invalid X: {message}"
         raise type(err)(message) from err
+
+
+def without_data(message: str) -> str:
+    """A scikit-learn or numpy message about X without what it quotes from X: the records
+    (``array=[...]``, a printed array), the number of records (``shape=(N, d)`` becomes
+    ``shape=(, d)``, scikit-learn's checks match that form) and an unconvertible value. They
+    are private; a message is not a release."""
+    text = re.sub(r"\n?array=\[[^\]]*\]\.?", "", message.strip())  # a printed 1-D array
+    text = re.sub(r"\n\s*\[.*\]", "", text, flags=re.S)  # a printed array on its own lines
+    text = re.sub(r"shape=\([1-9]\d*,", "shape=(,", text)
+    return re.sub(r"(could not convert \S+ to \w+): .*", r"\1", text)
 
 
 def squared_distances(X: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -197,15 +209,23 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     delta : float or None
         ``algorithm="colored"`` only (it is required there): the delta of (epsilon, delta).
     bounds : (lower, upper) or None
-        Public bounds of every feature (scalars or arrays). Data outside are clipped.
-        ``None`` reads them off the data: not private, warns ``PrivacyLeakWarning`` and the
-        ledger records the leak (``ledger_.is_private`` is then False).
+        Public bounds of every feature (scalars or arrays). Data outside are clipped; the
+        ``ClippingWarning`` then says how many values were, and that count (like the warning
+        that k exceeds the number of records) is for the data holder only: it is private, not
+        part of any release, and must not be passed on. ``None`` reads them off the data:
+        not private, warns ``PrivacyLeakWarning`` and the ledger records the leak
+        (``ledger_.is_private`` is then False).
     algorithm : str
         One of :data:`dpkmeans.catalogue.CATALOGUE` (the book's "Choosing an algorithm" page
         says when to use which):
 
         * ``"dplloyd"`` (ch. 5): epsilon / T over ``max_iter`` iterations, random starts;
-        * ``"dplloyd-impr"`` (ch. 5, default): Su et al.'s improved version; T from Su's rule;
+        * ``"dplloyd-impr"`` (ch. 5, default): Su et al.'s improved version; T from Su's rule
+          and the count : sum split from Su et al.'s (2016) constant 0.225 (their rho, not the
+          ``rho`` parameter): an **assumption** about the private centroids, a coordinate
+          typically 0.45 half-widths from the box's midpoint, that no public input gives. The
+          sums are released centred and in units of the half-widths, so it means the same in
+          every box; if the data disagree, accuracy suffers, never privacy;
         * ``"dp-kccm"`` (ch. 7): n k clusters, a decreasing budget, merged down to k;
         * ``"silhouette"`` (ch. 8): cluster budgets weighted by noisy silhouettes;
         * ``"apdp"`` (ch. 10): budgets in a decreasing arithmetic progression;
@@ -242,7 +262,9 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     cluster_centers_ : (k, d) array
         The private centroids: the release.
     n_iter_ : int
-        Iterations planned (public: they follow from public inputs or the noisy count).
+        Iterations run: the planned T (public inputs or the noisy count), or fewer when a
+        stopping rule ended the run early ("di", "silhouette": no centroid moved by the
+        threshold). Public: the rule reads the released centroids only (chapters 8 and 11).
     n_records_used_ : int or None
         The N the algorithm's rule used (the stated one or the noisy count; None if it reads
         none).
@@ -355,8 +377,8 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         X = self._validate_X(X, reset=True)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
-        if k > X.shape[0]:
-            warnings.warn(f"n_clusters = {k} exceeds the {X.shape[0]} records: some clusters "
+        if k > X.shape[0]:  # for the data holder, like the clip count: not a release
+            warnings.warn(f"n_clusters = {k} exceeds the number of records: some clusters "
                           "will be empty (they are still noised)", UserWarning, stacklevel=2)
         bounds = self._resolve_bounds(X)
         name = f"DPKMeans(algorithm={algorithm.name!r})"
@@ -382,7 +404,7 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             self.labels_ = engine.labels(X, result.centroids[0])
         charge_accountant(self.accountant, result.ledger, name)
         self.cluster_centers_ = result.centroids[0]
-        self.n_iter_ = config.iterations
+        self.n_iter_ = int(result.iterations_run[0])
         self.n_records_used_ = n_used
         self.epsilon_ = eps
         self.rho_ = None if self.rho is None else rho_from_epsilon(eps, int(self.m))

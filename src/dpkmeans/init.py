@@ -7,6 +7,9 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -49,18 +52,104 @@ def sphere_packing(
         raise ValueError(f"radius must be > 0 (and the box must have positive "
                          f"width), got {a}")
     while True:
-        centres: list[np.ndarray] = []
-        failures = 0
-        while len(centres) < k and failures < max_failures:
-            candidate = rng.uniform(lower + a, upper - a)
-            if all(np.linalg.norm(candidate - c) >= 2 * a for c in centres):
-                centres.append(candidate)
-                failures = 0
-            else:
-                failures += 1
-        if len(centres) == k:
-            return np.array(centres)
+        centres = _pack(lower + a, upper - a, 2 * a, k, rng, max_failures)
+        if centres is not None:
+            return centres
         a /= 2.0
+
+
+def _pack(low: np.ndarray, high: np.ndarray, spacing: float, k: int, rng: np.random.Generator,
+          max_failures: int) -> np.ndarray | None:
+    """One attempt of :func:`sphere_packing`: the k centres, or None after ``max_failures``
+    consecutive rejections. The same draws and decisions as testing every accepted centre
+    with ``np.linalg.norm(candidate - c) >= spacing``, in O(1) expected time per candidate
+    once the centres fill a grid (instead of O(accepted))."""
+    index = _Neighbours(low, high, spacing, k)
+    failures = 0
+    while index.size < k and failures < max_failures:
+        candidate = rng.uniform(low, high)
+        if index.is_clear(candidate):
+            index.add(candidate)
+            failures = 0
+        else:
+            failures += 1
+    return index.points if index.size == k else None
+
+
+class _Neighbours:
+    """Accepted centres, bucketed on a grid of cells at least ``spacing`` wide over (up to)
+    the three widest axes: a centre closer than ``spacing`` to a candidate lies in one of the
+    3^m cells around the candidate's. Distances are screened with a rounding margin; only
+    those too close to ``spacing`` to call are decided by the exact ``np.linalg.norm`` test."""
+
+    FEW = 16  # up to this many neighbours, screen them one by one (math.dist), else in bulk
+
+    def __init__(self, low: np.ndarray, high: np.ndarray, spacing: float, k: int) -> None:
+        d = low.size
+        self.points = np.empty((k, d))
+        self.rows: list[list[float]] = []
+        self.size = 0
+        self.spacing = spacing
+        # rounding of a d-term sum of squares in any order (BLAS dot, pairwise) and of sqrt
+        margin = 1e-12 + 4.0 * (d + 2) * np.finfo(float).eps
+        self.near_band = (spacing * (1.0 - margin), spacing * (1.0 + margin))
+        self.exact_only = not 1e-140 < spacing < 1e140  # squares near under/overflow
+        origin, width = np.minimum(low, high), np.abs(high - low)
+        cell = np.maximum(spacing * (1.0 + 1e-6), width / 1e6)  # at most ~1e6 cells per axis
+        self.axes = [] if self.exact_only or d > 10**5 else \
+            [int(i) for i in np.argsort(-width, kind="stable")[:3] if width[i] >= 3 * cell[i]]
+        self.origin = [float(origin[i]) for i in self.axes]
+        self.cell = [float(cell[i]) for i in self.axes]
+        self.cells: dict[tuple[int, ...], list[int]] = {}
+        self.shifts = list(itertools.product((-1, 0, 1), repeat=len(self.axes)))
+
+    def _key(self, x: list[float]) -> tuple[int, ...]:
+        return tuple(math.floor((x[i] - o) / c)
+                     for i, o, c in zip(self.axes, self.origin, self.cell))
+
+    def _exact(self, candidate: np.ndarray, j: int) -> bool:
+        return bool(np.linalg.norm(candidate - self.points[j]) >= self.spacing)
+
+    def is_clear(self, candidate: np.ndarray) -> bool:
+        """``all(np.linalg.norm(candidate - c) >= spacing for c in accepted)``."""
+        if not self.size:
+            return True
+        if self.exact_only:
+            return all(self._exact(candidate, j) for j in range(self.size))
+        low, high = self.near_band
+        if self.axes:
+            x = candidate.tolist()
+            key = self._key(x)
+            near: list[int] = []
+            for shift in self.shifts:
+                bucket = self.cells.get(tuple(map(operator.add, key, shift)))
+                if bucket:
+                    near.extend(bucket)
+            if len(near) <= self.FEW:
+                for j in near:
+                    dist = math.dist(x, self.rows[j])
+                    if dist < low or (dist < high and not self._exact(candidate, j)):
+                        return False
+                return True
+            index = np.array(near)
+            others = self.points[index]
+        else:
+            index, others = None, self.points[:self.size]
+        diff = candidate - others
+        dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        if (dist < low).any():
+            return False
+        close = np.flatnonzero(dist < high)  # too close to call
+        return all(self._exact(candidate, j) for j in (close if index is None
+                                                         else index[close]).tolist())
+
+    def add(self, centre: np.ndarray) -> None:
+        self.points[self.size] = centre
+        if self.axes:
+            row = centre.tolist()
+            self.rows.append(row)
+            self.cells.setdefault(self._key(row), []).append(self.size)
+        self.size += 1
 
 
 def uniform_box(bounds: tuple[ArrayLike, ArrayLike], n_clusters: int,

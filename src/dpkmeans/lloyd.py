@@ -76,7 +76,8 @@ def _as_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     """:func:`as_data_matrix` without the finiteness scan (the caller checks its results)."""
     arr = np.asarray(X, dtype=np.float64)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows x features), got shape {arr.shape}")
+        # not the shape: its number of rows is private
+        raise ValueError(f"{name} must be a 2-D array (rows x features), got {arr.ndim}-D")
     return arr
 
 

@@ -8,9 +8,11 @@ code, that this call is a demonstration that is not accounted.
 
 Laplace and Gaussian noise is exact and floating-point safe by default (``sampler="discrete"``:
 :mod:`dpkmeans.noise`); ``sampler="continuous"`` is numpy's float64 sampler, as the papers used
-it, and a ledger records it as a leak. The exponential mechanism samples an index from float64
-probabilities; it has no impossible outputs unless a probability underflows (below about
-1e-308), but it is not exact either (book chapter 6).
+it, and a ledger records it as a leak. The exponential mechanism is exact too: the utility is
+rounded to a public grid and the index drawn with integer arithmetic only
+(:func:`dpkmeans.discrete.exponential_choice`), so no candidate is ever impossible; a sampler
+that reads float64 probabilities off a cumulative sum never returns a candidate below about
+2**-53 (book chapter 6).
 
 Book: chapter 1 (Laplace), chapter 2 (Gaussian), chapter 3 (accounting), chapter 6 (floats).
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -26,7 +29,9 @@ from numpy.typing import ArrayLike
 from scipy.special import log_ndtr
 
 from .accounting import PrivacyLedger
-from .noise import FLOAT_LEAK, NOISE_KINDS, NoiseCalibration, calibrate, check_sampler, perturb
+from .discrete import exponential_choice
+from .noise import (FLOAT_LEAK, NOISE_KINDS, NoiseCalibration, _power_of_two_below, calibrate,
+                    check_sampler, perturb)
 from .validation import (
     check_delta,
     check_epsilon,
@@ -44,6 +49,7 @@ __all__ = [
     "gaussian_delta",
     "gaussian_mechanism",
     "exponential_probabilities",
+    "exponential_grid",
     "exponential_mechanism",
     "charge",
     "NOISE_KINDS",
@@ -286,7 +292,8 @@ def gaussian_mechanism(
 def exponential_probabilities(utility: ArrayLike, sensitivity: float,
                               epsilon: float) -> np.ndarray:
     """P[z] proportional to exp(epsilon * q(z) / (2 Delta q)) for the utility q
-    (McSherry-Talwar 2007; book ch. 1)."""
+    (McSherry-Talwar 2007; book ch. 1), in float64: for display and tests; the mechanism
+    itself samples exactly (:func:`exponential_mechanism`)."""
     u = check_finite_vector(utility, "utility")
     sens = check_sensitivity(sensitivity)
     if sens == 0:
@@ -299,6 +306,48 @@ def exponential_probabilities(utility: ArrayLike, sensitivity: float,
     return weights / weights.sum()
 
 
+#: Exponential-mechanism grid: g = 2^(floor(log2 Delta) - 20), so the utility's sensitivity in
+#: grid steps, ceil(Delta / g) + 1, exceeds Delta / g by at most 2^-19 of it.
+EXPONENTIAL_GRID_BITS = 20
+
+
+def exponential_grid(utility: ArrayLike, sensitivity: float, epsilon: float, *,
+                     integer_valued: bool = False) -> tuple[list[int], Fraction, dict[str, Any]]:
+    """The exact exponential mechanism's integer inputs: each candidate's utility gap to the best
+    in grid steps, the coefficient c = epsilon / (2 Delta_steps) of the weights exp(-c gap), and
+    the ledger details.
+
+    The grid g is a power of two chosen from ``sensitivity`` only (public). Rounding each utility
+    to the nearest step moves it by at most half a step, so neighbouring utilities differ by at
+    most Delta / g + 1 steps: the sensitivity in steps is ceil(Delta / g) + 1 (only adds noise).
+    ``integer_valued`` promises integer utilities (counts): g then divides 1, they sit on the
+    grid exactly and the sensitivity is not rounded up (checked)."""
+    u = check_finite_vector(utility, "utility")
+    sens = check_sensitivity(sensitivity)
+    if sens == 0:
+        raise ValueError("sensitivity of the utility must be > 0 for the exponential "
+                         "mechanism")
+    eps = check_epsilon(epsilon)
+    exponent = _power_of_two_below(sens) - EXPONENTIAL_GRID_BITS
+    if integer_valued:
+        if not np.all(u == np.round(u)):
+            raise ValueError("integer_valued=True but the utility has a non-integer entry")
+        exponent = min(exponent, 0)
+    grid = Fraction(2) ** exponent
+    scaled = np.ldexp(u, -exponent)  # exact unless it overflows
+    if np.all(np.isfinite(scaled)):
+        steps = [int(v) for v in np.rint(scaled).tolist()]
+    else:
+        steps = [round(Fraction(float(v)) / grid) for v in u.tolist()]
+    best = max(steps)
+    gaps = [best - v for v in steps]
+    sens_steps = math.ceil(Fraction(sens) / grid) + (0 if integer_valued else 1)
+    coefficient = Fraction(eps) / (2 * sens_steps)
+    details = {"sampler": "exact (integer arithmetic, rejection from uniform proposals)",
+               "grid": float(grid), "sensitivity on grid": float(sens_steps * grid)}
+    return gaps, coefficient, details
+
+
 def exponential_mechanism(
     utility: ArrayLike,
     sensitivity: float,
@@ -309,12 +358,19 @@ def exponential_mechanism(
     label: str = "",
     repeats: int | None = None,
     details: Mapping[str, Any] | None = None,
+    integer_valued: bool = False,
 ) -> int | np.ndarray:
-    """Pick an index of ``utility`` with the exponential mechanism; epsilon-DP.
+    """Pick an index of ``utility`` with the exponential mechanism, P[z] proportional to
+    exp(epsilon q(z) / (2 Delta q)); epsilon-DP (McSherry and Talwar 2007; book chapter 1).
 
-    Returns one index, or an array of ``repeats`` independent picks.
+    Returns one index, or an array of ``repeats`` independent picks. The draw is exact
+    (:func:`exponential_grid`, :func:`dpkmeans.discrete.exponential_choice`): the utility is
+    rounded to a public grid and its sensitivity rounded up, so every candidate keeps a positive
+    probability and the release is epsilon-DP for the stated sensitivity, as charged.
+    ``integer_valued`` promises integer utilities (then no rounding slack).
     """
-    probs = exponential_probabilities(utility, sensitivity, epsilon)
+    gaps, coefficient, grid_details = exponential_grid(utility, sensitivity, epsilon,
+                                                       integer_valued=integer_valued)
     rng = check_generator(rng)
     if repeats is not None:
         check_positive_int(repeats, "repeats")
@@ -322,9 +378,11 @@ def exponential_mechanism(
         r = _repeat_factor(repeats)
         ledger.charge("exponential", epsilon=r * epsilon, sensitivity=sensitivity,
                       scale=2.0 * sensitivity / epsilon, label=label,
-                      details={"range_size": probs.size, **_entry_details(details, repeats)})
-    picks = rng.choice(probs.size, size=repeats, p=probs)
-    return picks if repeats is not None else int(picks)
+                      details={"range_size": len(gaps), **grid_details,
+                               **_entry_details(details, repeats)})
+    picks = exponential_choice(np.array(gaps, dtype=object), coefficient, [len(gaps)], rng,
+                               groups=np.zeros(_repeat_factor(repeats), dtype=np.int64))
+    return picks if repeats is not None else int(picks[0])
 
 
 

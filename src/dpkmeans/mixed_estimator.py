@@ -37,6 +37,7 @@ from .estimators import (
     seed_sequence,
     squared_distances,
     validate_numeric,
+    without_data,
 )
 from .identifiability import epsilon_from_rho, rho_from_epsilon
 from .lloyd import assign
@@ -117,8 +118,9 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
       published max), each spread over the iterations by the normalised halving schedule, and
       an iteration's categorical budget is **split over the attributes**;
     * sensitivities are those of **replace** adjacency (one record replaced by another: it can
-      leave one cluster and join another), the DI setting; the numeric sensitivity is the
-      papers' uncentred 2 (sum_i max(|l_i|, |u_i|) + 1) over the public box;
+      leave one cluster and join another), the DI setting; the numeric sums are measured
+      from the public box's midpoint (book chapter 5), so the numeric sensitivity is
+      2 (sum_i (u_i - l_i) / 2 + 1) (d + 2 on [0, 1]^d; the papers' 2 (d + 1) from the origin);
     * the initial prototypes are public (sphere packing in the numeric box, random modes), k is
       fixed and a run stops once no prototype moves by 1e-3 or more (a test on releases).
 
@@ -153,23 +155,30 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         ``categories``, ``categories_`` and the columns of ``cluster_modes_``. Names need a
         DataFrame; integers are always positions. All other columns are numeric, and at least
         one must be.
-    bounds : (lower, upper) or None
-        Public bounds of the **numeric** columns (scalars or arrays of their length), in their
-        own units: the data are not rescaled, and values outside are clipped. ``None`` reads
+    bounds : (lower, upper), dict or None
+        Public bounds of the **numeric** columns (scalars or arrays of their length), or, with a
+        DataFrame, a dict of one (lower, upper) per numeric column by name
+        (``{"age": (0, 100), "income": (0, 2e5)}``; a column missing or extra is an error), in
+        their own units: the data are not rescaled, and values outside are clipped (how many, in a
+        ``ClippingWarning``, is for the data holder only: private, not part of any release,
+        like the warning that k exceeds the number of records). ``None`` reads
         them off the data ("paper mode"): not private, warns ``PrivacyLeakWarning``, and the
         ledger records the leak (``ledger_.is_private`` is then False). The distance weighs the
-        numeric columns as given, and the noise grows with max(|l_i|, |u_i|): scale them to a
+        numeric columns as given, and the noise grows with the widths u_i - l_i: scale them to a
         common range by their public bounds first (the paper uses [0, 1], where gamma = 0.12).
-    categories : list of lists, or None
-        The public category list of each categorical column (as scikit-learn's OneHotEncoder).
+    categories : list of lists, dict or None
+        The public category list of each categorical column (as scikit-learn's OneHotEncoder),
+        or, with a DataFrame, a dict of them by column name (``{"sex": ["f", "m"]}``; it must
+        name every categorical column and nothing else).
         ``None`` reads them off the data (a category dtype's categories, else the sorted
         distinct values): which categories occur is data-dependent, so this warns
         ``PrivacyLeakWarning`` and the ledger records the leak ("the category lists were read
         off the data", with the engine's ``data-derived-bounds`` flaw).
     handle_unknown : {"error", "other"}
-        A value outside its column's list: ``"error"`` raises ValueError naming the column and
-        the value (at fit and later); ``"other"`` maps it to an extra level ``"other"``, which
-        is appended at fit time to every column's list (unless the list already holds
+        A value outside its column's list: ``"error"`` raises ValueError naming the column (not
+        the value, which is private) at fit and later; ``"other"`` maps it to an extra
+        level ``"other"``, which is appended at fit time to every column's list (unless the
+        list already holds
         ``"other"``, which is then used) and can be chosen as a mode like any category.
     gamma : float > 0
         The weight of a categorical mismatch in eq. 6 (the paper uses 0.12 on [0, 1] data).
@@ -336,7 +345,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         else:
             arr = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
             if arr.ndim != 2:
-                raise ValueError(f"X must be a 2-D array (rows x columns), got shape {arr.shape}")
+                raise ValueError(f"X must be a 2-D array (rows x columns), got {arr.ndim}-D")
             n_cols, labels = arr.shape[1], None
         positions = []
         for item in items:
@@ -380,7 +389,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         frame = _is_frame(X)
         table = X if frame or isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
         if table.ndim != 2:
-            raise ValueError(f"X must be 2-D (rows x columns), got shape {table.shape}")
+            raise ValueError(f"X must be 2-D (rows x columns), got {table.ndim}-D")
         validate_data(self, table, reset=reset, skip_check_array=True)  # names, n_features_in_
         n, d = table.shape
         if n == 0:
@@ -399,8 +408,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
             column = table.iloc[:, j].to_numpy(dtype=object) if frame else table[:, j]
             missing = pd.isna(column)
             if np.any(missing):
-                raise ValueError(f"X has {int(np.sum(missing))} missing value(s) in categorical "
-                                 f"column {self._name(j)!r}: drop or impute them first (a "
+                raise ValueError(f"X has missing values in categorical column "
+                                 f"{self._name(j)!r}: drop or impute them first (a "
                                  f"missing value is not a category)")
             categorical[:, l] = column
         return numeric, categorical
@@ -419,17 +428,46 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                 numeric = np.asarray(table[:, num], dtype=np.float64)
             except (TypeError, ValueError) as err:
                 raise type(err)(f"X: the numeric columns {[self._name(j) for j in num]} must "
-                                f"hold numbers (list the others in categorical): {err}") from err
-        for kind, bad in (("missing value(s) (NaN)", np.isnan(numeric)),
-                          ("infinite value(s)", np.isinf(numeric))):
+                                f"hold numbers (list the others in categorical): "
+                                f"{without_data(str(err))}") from err
+        for kind, bad in (("missing values (NaN)", np.isnan(numeric)),
+                          ("infinite values", np.isinf(numeric))):
             if bad.any():
                 cols = [self._name(num[i]) for i in np.flatnonzero(bad.any(axis=0))]
-                raise ValueError(f"X has {int(bad.sum())} {kind} in numeric column(s) {cols}: "
+                raise ValueError(f"X has {kind} in numeric column(s) {cols}: "
                                  f"drop or impute them first")
         return numeric
 
     def _resolve_bounds(self, numeric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return public_bounds(self.bounds, numeric, columns="numeric")
+        bounds = self.bounds
+        if isinstance(bounds, dict):
+            pairs = self._by_column("bounds", bounds, self.numeric_columns_, "numeric")
+            for name, pair in zip(self._names(self.numeric_columns_), pairs):
+                if isinstance(pair, str | bytes) or not isinstance(
+                        pair, tuple | list | np.ndarray) or len(pair) != 2:
+                    raise ValueError(f"bounds[{name!r}] must be a pair (lower, upper), "
+                                     f"got {pair!r}")
+            bounds = ([pair[0] for pair in pairs], [pair[1] for pair in pairs])
+        return public_bounds(bounds, numeric, columns="numeric")
+
+    def _names(self, columns: np.ndarray) -> list[object]:
+        return [self._name(int(j)) for j in columns]
+
+    def _by_column(self, what: str, spec: dict, columns: np.ndarray, kind: str) -> list:
+        """A dict keyed by column name (``bounds``, ``categories``) as a list in the order of
+        ``columns``; it must name each of the ``kind`` columns exactly once, and nothing else."""
+        if getattr(self, "feature_names_in_", None) is None:
+            raise ValueError(f"{what} as a dict is keyed by column name: X must be a DataFrame "
+                             f"with string column names (for an array, give {what} as a list)")
+        names = self._names(columns)
+        missing = [n for n in names if n not in spec]
+        extra = [key for key in spec if key not in names]
+        if missing or extra:
+            wrong = [f"misses {missing}"] if missing else []
+            wrong += [f"has {extra}, not {kind} columns of X"] if extra else []
+            raise ValueError(f"{what} must have one entry for each {kind} column {names}: it "
+                             f"{' and '.join(wrong)}")
+        return [spec[n] for n in names]
 
     def _resolve_categories(self, X: Any, categorical: np.ndarray) -> list[np.ndarray]:
         """The category list of each categorical column (fit only), "other" appended if
@@ -445,6 +483,9 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                      for l, j in enumerate(self.categorical_columns_)]
         else:
             spec = self.categories
+            if isinstance(spec, dict):
+                spec = self._by_column("categories", spec, self.categorical_columns_,
+                                       "categorical")
             if isinstance(spec, str | bytes) or not isinstance(spec, list | tuple):
                 raise TypeError(f"categories must be a list with one list of categories per "
                                 f"categorical column, got {spec!r}")
@@ -490,9 +531,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                 name = self._name(int(self.categorical_columns_[l]))
                 if self.handle_unknown != "other":
                     raise ValueError(
-                        f"categorical column {name!r} has {int(unknown.sum())} value(s) outside "
-                        f"its public category list, e.g. {categorical[unknown, l][0]!r} (list: "
-                        f"{list(levels)}); add them to categories or use "
+                        f"categorical column {name!r} has values outside its public category "
+                        f"list {list(levels)}; add them to categories or use "
                         f"handle_unknown='other'")
                 code[unknown] = index.get_loc(OTHER)
             codes[:, l] = code
@@ -505,8 +545,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         numeric, categorical = self._validate_X(X, reset=True)
         n, d_r, d_c = numeric.shape[0], numeric.shape[1], categorical.shape[1]
         if k > n:
-            warnings.warn(f"n_clusters = {k} exceeds the {n} records: some clusters will be "
-                          "empty (they are still noised)", UserWarning, stacklevel=2)
+            warnings.warn(f"n_clusters = {k} exceeds the number of records: some clusters "
+                          "will be empty (they are still noised)", UserWarning, stacklevel=2)
         bounds = self._resolve_bounds(numeric)
         categories_read_off = d_c > 0 and self.categories is None
         if d_c == 0 and self.categories is not None:

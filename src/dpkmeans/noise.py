@@ -66,13 +66,15 @@ FLOAT_LEAK = ("continuous float64 noise (sampler='continuous'): some outputs are
               "release; sampler='discrete' is exact")
 #: Laplace grid: g = 2^(floor(log2 Delta) - 30), so the rounded sensitivity exceeds Delta by at
 #: most (c + 1) / 2^30 of itself, the scale t = ceil(steps / epsilon) is rounded up by at most
-#: epsilon / 2^30 of itself, and values up to 2^31 Delta fit the integer arithmetic.
+#: epsilon / 2^30 of itself, and values up to 2^31 Delta fit the integer arithmetic (larger ones
+#: are clamped to that public range, :func:`to_grid`).
 LAPLACE_GRID_BITS = 30
 #: Gaussian grid: g = 2^(floor(log2 sigma) - 20) (at least Delta / 2^30), so sigma is at most
 #: 2^21 steps and sigma^2 stays within the exact sampler's integer range
 #: (:func:`dpkmeans.discrete.discrete_gaussian`).
 GAUSSIAN_GRID_BITS = 20
-#: Largest |value| / g that fits the integer arithmetic (int64 with head room for the noise).
+#: Largest |value| / g that fits the integer arithmetic (int64 with head room for the noise):
+#: :func:`to_grid` clamps to it.
 _MAX_STEPS = 2.0**61
 
 
@@ -243,15 +245,20 @@ def zcdp_rho_for(epsilon: float, delta: float) -> float:
 
 # --- drawing -----------------------------------------------------------------------------
 def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: bool = False) -> np.ndarray:
-    """round(values / grid) as int64 (nearest, ties to even); a ValueError if a value is too
-    large for the integer arithmetic, or, with ``integer_valued``, not an integer."""
+    """round(values / grid) as int64 (nearest, ties to even), each value first clamped to the
+    grid's public range [-2^61 g, 2^61 g] (the integer arithmetic's; for Laplace noise at least
+    2^31 times the sensitivity). Clamping moves neighbouring values no further apart, so the
+    release keeps its guarantee, and whether a value was clamped is never revealed: no error
+    depends on the data's size (a count of 2^31 records, or sums of about 4 10^9 records, would
+    otherwise raise after earlier releases were drawn). A clamped value is released as the
+    range's end. A ValueError for a NaN, or, with ``integer_valued``, a non-integer value."""
     values = np.asarray(values, dtype=float)
-    scaled = values / grid  # exact: grid is a power of two
-    if not np.all(np.abs(scaled) < _MAX_STEPS):
-        raise ValueError("a released value is too large for its grid (more than 2^61 steps); "
-                         "scale the data down or use sampler='continuous'")
+    if np.isnan(values).any():
+        raise ValueError("a released value is not a number")
     if integer_valued and not np.all(values == np.round(values)):
         raise ValueError("integer_valued=True but the value has a non-integer coordinate")
+    with np.errstate(over="ignore"):  # exact (grid a power of two) or +-inf, then clamped
+        scaled = np.clip(values / grid, -_MAX_STEPS, _MAX_STEPS)
     return np.rint(scaled).astype(np.int64)
 
 

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .accounting import PrivacyLedger
+from .discrete import exponential_choice
 from .init import Initializer, sphere_packing
 from .lloyd import as_centroids, as_data_matrix, batched_stats
 from .validation import check_positive_int, check_real
@@ -108,20 +110,21 @@ def encode(numeric: ArrayLike, codes: ArrayLike, layout: MixedLayout) -> np.ndar
     X = np.asarray(numeric, dtype=float)
     C = np.asarray(codes)
     if X.ndim != 2 or X.shape[1] != layout.n_numeric:
-        raise ValueError(f"numeric must have shape (N, {layout.n_numeric}), "
-                         f"got {X.shape}")
+        raise ValueError(f"numeric must have shape (N, {layout.n_numeric}), got a "
+                         f"{X.ndim}-D array" + (f" of {X.shape[1]} columns" if X.ndim == 2 else ""))
     if C.ndim != 2 or C.shape != (X.shape[0], layout.n_categorical):
-        raise ValueError(f"codes must have shape ({X.shape[0]}, "
-                         f"{layout.n_categorical}), got {C.shape}")
+        got = (f"a {C.ndim}-D array" if C.ndim != 2 else f"{C.shape[1]} columns"
+               if C.shape[1] != layout.n_categorical else "another number of rows")
+        raise ValueError(f"codes must have shape (N, {layout.n_categorical}), one row per "
+                         f"numeric row; got {got}")
     if C.size and not np.issubdtype(C.dtype, np.integer):
         raise TypeError(f"codes must be integer category codes, got dtype {C.dtype}")
     Z = np.zeros((X.shape[0], layout.width))
     for l, (cols, n) in enumerate(zip(layout.blocks, layout.n_levels)):
         bad = (C[:, l] < 0) | (C[:, l] >= n)
         if bad.any():
-            raise ValueError(f"categorical attribute {l}: {int(bad.sum())} codes "
-                             f"outside 0..{n - 1} (first: {C[bad, l][0]}); give every "
-                             "category in the public list or drop missing values first")
+            raise ValueError(f"categorical attribute {l}: codes outside 0..{n - 1}; give "
+                             "every category in the public list or drop missing values first")
         Z[np.arange(X.shape[0]), cols.start + C[:, l]] = layout.scale
     Z[:, layout.n_onehot:] = X
     return Z
@@ -202,8 +205,9 @@ class CategoricalModes:
     of two clusters' selections by one each. A selection of attribute l over all clusters
     therefore costs twice its per-cluster epsilon: corrected, each cluster's draw uses half the
     attribute's budget; as published (flaw ``replace-sensitivity-d``) the full one, and the
-    ledger charges twice it. Probabilities are computed in float64 (the book's exact samplers
-    cover Laplace and Gaussian noise only).
+    ledger charges twice it. The draws are exact (integer arithmetic,
+    :func:`dpkmeans.discrete.exponential_choice`): no category is ever impossible, however
+    large the count gap (book chapter 6).
     """
 
     layout: MixedLayout
@@ -242,21 +246,26 @@ class CategoricalModes:
                           scale=2.0 / draw,
                           label=f"mode of categorical attribute {l}, every cluster in parallel "
                                 f"(one record changes {clusters_touched} clusters' counts)",
-                          details={"replicas": replicas, "epsilon per cluster draw": draw})
+                          details={"replicas": replicas, "epsilon per cluster draw": draw,
+                                   "sampler": "exact (integer arithmetic)"})
         return draw
 
     def draw(self, counts: np.ndarray, draw_epsilon: float,
              rngs: list[np.random.Generator]) -> np.ndarray:
         """The scaled one-hot modes (R, k, n_onehot) from the exact category counts
-        (R, k, n_onehot): P[v] proportional to exp(draw_epsilon * count_v / 2)."""
+        (R, k, n_onehot): P[v] proportional to exp(draw_epsilon * count_v / 2), drawn exactly
+        from the integer gaps max_v count_v - count_v (replica r from ``rngs[r]`` only)."""
         k = counts.shape[1]
         out = np.zeros(np.shape(counts))
+        coefficient = Fraction(float(draw_epsilon)) / 2
+        widths = np.repeat(np.asarray(self.layout.n_levels, dtype=np.int64), k)
+        clusters = np.arange(k)
         for r, g in enumerate(rngs):
-            u = g.random((k, self.layout.n_categorical))
+            block_counts = [np.rint(counts[r][:, cols]).astype(np.int64)
+                            for cols in self.layout.blocks]  # (k, n_l) per attribute
+            gaps = np.concatenate([(c.max(axis=1, keepdims=True) - c).reshape(-1)
+                                   for c in block_counts])
+            picks = exponential_choice(gaps, coefficient, widths, g)  # attribute-major
             for l, cols in enumerate(self.layout.blocks):
-                logits = draw_epsilon * counts[r, :, cols] / 2.0
-                p = np.exp(logits - logits.max(axis=1, keepdims=True))
-                cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
-                pick = np.minimum((cdf < u[:, l:l + 1]).sum(axis=1), cols.stop - cols.start - 1)
-                out[r, np.arange(k), cols.start + pick] = self.layout.scale
+                out[r, clusters, cols.start + picks[l * k:(l + 1) * k]] = self.layout.scale
         return out

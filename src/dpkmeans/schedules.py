@@ -31,7 +31,10 @@ __all__ = [
     "SU_RHO",
 ]
 
-#: Su et al.'s typical |centroid coordinate| factor: 0.225 on [-1, 1]^d, 0.45 on [0, 1]^d.
+#: Su et al.'s typical |centroid coordinate| factor rho: 0.225 on [-1, 1]^d (Su et al. 2016),
+#: 0.45 on [0, 1]^d (the APDP note's). An assumption about the private centroids that no public
+#: input gives (book chapter 5); with each sum centred on the box's midpoint and measured in
+#: half-widths (the engine's default) every box is [-1, 1]^d, so DPLloyd-Impr uses 0.225.
 SU_RHO = {"[-1,1]": 0.225, "[0,1]": 0.45}
 
 

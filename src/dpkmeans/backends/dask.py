@@ -155,7 +155,7 @@ class DaskBackend(Backend):
         if not isinstance(X, da.Array):
             arr = np.asarray(X, dtype=np.float64)
             if arr.ndim != 2:
-                raise ValueError(f"X must be a 2-D array (rows x features), got shape {arr.shape}")
+                raise ValueError(f"X must be a 2-D array (rows x features), got {arr.ndim}-D")
             X = da.from_array(arr, chunks=(BLOCK_ROWS, -1))  # rechunked below
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array (rows x features), got {X.ndim}-D")

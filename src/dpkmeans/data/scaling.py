@@ -72,7 +72,7 @@ def check_bounds(bounds: object, n_features: int, *, allow_degenerate: bool = Fa
 def _as_matrix(X: object) -> np.ndarray:
     arr = np.asarray(X, dtype=float)
     if arr.ndim != 2:
-        raise ValueError(f"X must be a 2-D array (rows x features), got shape {arr.shape}")
+        raise ValueError(f"X must be a 2-D array (rows x features), got {arr.ndim}-D")
     return arr
 
 

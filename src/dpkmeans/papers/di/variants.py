@@ -18,7 +18,9 @@ As published (Alg. 1-5):
   categorical parts: min(rho_r, rho_c), i.e. max(eps_r, eps_c) ("eps = 6.26").
 
 Corrected: eps from rho once, the halving schedule normalised to spend it, noisy counts with
-Delta = 2 (d + 1) under replace, sphere packing and a fixed k, public bounds; k-prototypes
+Delta = 2 (sum_i (u_i - l_i) / 2 + 1) under replace, each record measured from the box's
+midpoint (book chapter 5; d + 2 on [0, 1]^d, where measuring from the origin gives 2 (d + 1)),
+sphere packing and a fixed k, public bounds; k-prototypes
 composes its parts sequentially (eps_r + eps_c) and splits the categorical budget over the d_c
 attributes. The ledger computes the true spend of every variant.
 """
@@ -144,12 +146,13 @@ def kmeans_corrected(bounds: tuple[ArrayLike, ArrayLike], *, rho: float | None =
                      m: int = M_NUMERIC, epsilon: float | None = None, n_clusters: int = 2,
                      iterations: int = ITERATIONS) -> DPLloydConfig:
     """DI k-means corrected: eps = ln((m-1) rho / (1-rho)) once (or ``epsilon`` given), the
-    normalised halving schedule, noisy counts with Delta = 2 (d + 1) under replace, sphere
-    packing and a fixed k. At rho it is the same configuration as at eps(rho, m)."""
+    normalised halving schedule, noisy counts under replace with each record measured from the
+    box's midpoint (Delta = d + 2 on [0, 1]^d, not 2 (d + 1)), sphere packing and a fixed k.
+    At rho it is the same configuration as at eps(rho, m)."""
     eps = _one_budget(rho, m, epsilon)
     return DPLloydConfig(
         n_clusters=n_clusters, bounds=bounds, schedule=schedules.halving(eps, iterations),
-        neighbour="replace", centred=False, initializer=sphere_packing,
+        neighbour="replace", centred=True, initializer=sphere_packing,
         stop_threshold=STOP_THRESHOLD, budget=eps, name="DI k-means (corrected)")
 
 
@@ -202,7 +205,8 @@ def kprototypes_corrected(layout: MixedLayout, numeric_bounds: tuple[ArrayLike, 
                           n_clusters: int = 2, iterations: int = ITERATIONS) -> DPLloydConfig:
     """DI k-prototypes corrected: eps_r + eps_c composed sequentially, each over the normalised
     halving schedule, the categorical budget split over the d_c attributes, noisy counts,
-    replace sensitivities, sphere packing and random public modes to start.
+    replace sensitivities with the numeric part measured from its box's midpoint, sphere
+    packing and random public modes to start.
 
     With ``epsilon`` (a DP budget), ``categorical_share`` of it goes to the modes (default:
     the share eps_c / (eps_r + eps_c) of the paper's rho_r = 0.05, rho_c = 0.7)."""
@@ -224,7 +228,7 @@ def kprototypes_corrected(layout: MixedLayout, numeric_bounds: tuple[ArrayLike, 
         n_clusters=n_clusters, bounds=layout.bounds(numeric_bounds),
         schedule=schedules.halving(eps_r, T),
         categorical=CategoricalModes(layout, schedules.halving(eps_c, T)),
-        neighbour="replace", centred=False, initializer=MixedInitializer(layout),
+        neighbour="replace", centred=True, initializer=MixedInitializer(layout),
         stop_threshold=STOP_THRESHOLD, budget=eps_r + eps_c, name="DI k-prototypes (corrected)")
 
 

@@ -21,7 +21,10 @@ The paper calls ``average_k`` "DPLloyd-Impr". It is not: Su et al.'s method uses
 the sphere packing. The true one is :func:`dpkmeans.algorithms.dplloyd_impr`.
 
 Scaling ("public bounds" versus the paper's data-derived min-max) is the data layer's choice;
-these configurations take whatever public ``bounds`` they are given.
+these configurations take whatever public ``bounds`` they are given. Each record is measured from
+the box's midpoint by default (book chapter 5), Delta = sum_i (u_i - l_i) / 2 + 1: on the paper's
+[-r, r]^d that is its d r + 1, and on a box not symmetric about 0 it is smaller than the
+paper's formula read from the origin (``centred=False``; [0, 1]^2: 2 against 3).
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ def dpkccm_config(
     n: int | None = None,
     iterations: int = PAPER_ITERATIONS,
     schedule: str | Schedule | ArrayLike | None = None,
-    centred: bool = False,
+    centred: bool = True,
 ) -> DPLloydConfig:
     """The engine configuration of one of the paper's variants (see the module docstring).
 
@@ -140,10 +143,10 @@ def dpkccm_config(
         Overrides the variant's schedule: ``"uniform"``, ``"stepped"``, a callable
         ``(epsilon, T) -> budgets``, or T explicit budgets summing to epsilon.
     centred:
-        False (default): the paper's Delta = d r + 1, the largest L1 norm of a record
-        measured from the origin (eq. 10-11). True: measured from the box's midpoint
-        (:mod:`dpkmeans.sensitivity`), less noise on a box that is not symmetric about 0; the
-        two coincide on the paper's [-1, 1]^d.
+        True (default): a record's L1 norm measured from the box's midpoint
+        (:mod:`dpkmeans.sensitivity`), less noise on a box that is not symmetric about 0.
+        False: the paper's Delta = d r + 1 read as the largest L1 norm from the origin
+        (eq. 10-11). The two coincide on the paper's [-1, 1]^d.
     """
     if variant not in _VARIANTS:
         raise ValueError(f"variant must be one of {sorted(_VARIANTS)}, got {variant!r}")
@@ -181,7 +184,7 @@ def _named(variant: str, doc: str) -> Callable[..., DPLloydConfig]:
         n: int | None = None,
         iterations: int = PAPER_ITERATIONS,
         schedule: str | Schedule | ArrayLike | None = None,
-        centred: bool = False,
+        centred: bool = True,
     ) -> DPLloydConfig:
         return dpkccm_config(variant, n_clusters, epsilon, bounds, n=n, iterations=iterations,
                              schedule=schedule, centred=centred)
