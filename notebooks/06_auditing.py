@@ -64,6 +64,7 @@ import json
 import math
 import re
 import time
+from fractions import Fraction
 from itertools import count
 
 import numpy as np
@@ -1012,11 +1013,96 @@ glue("ch6_laplace_ratio", number(rows[0]["ratio"], 2), display=False)
 # products of small ones, and reads each replica's random words in a fixed order, so a
 # replica's numbers do not depend on the batch it runs in.
 #
+# ### The exponential mechanism, exactly
+#
+# The exponential mechanism {cite}`mcsherry2007mechanism` adds no noise, but its textbook
+# sampler is float-bound too: it computes $p_i \propto e^{\varepsilon q_i / (2\Delta)}$ in
+# float64, forms the cumulative sums and compares them with one float uniform. A candidate
+# whose probability is below about $2^{-53}$ vanishes from the sums and can never be chosen,
+# while on the neighbouring dataset, where its utility gap is one smaller, it can: no
+# $\varepsilon$ bounds that pair. In k-prototypes (chapter 11) the utility of a category is its
+# count in the cluster, so a large cluster's minority category is exactly such a candidate.
+#
+# The library samples it exactly instead (`discrete.exponential_choice`): propose a candidate
+# uniformly and accept it with an exact Bernoulli$(e^{-x_i})$ coin, where
+# $x_i = \varepsilon (q^* - q_i) / (2\Delta)$ is a ratio of integers; repeat until a proposal is
+# accepted. The accepted index has probability exactly proportional to $e^{-x_i}$, and every
+# $x_i$ is finite, so every candidate stays possible. The coins are those of the discrete
+# Laplace {cite}`canonne2020discrete`; a non-integer utility is first rounded to a public grid
+# ($2^{-20}$ of $\Delta$) and its sensitivity rounded up by one step, as for the noise. The
+# cell below takes two categories whose counts differ by a gap, at a per-draw $\varepsilon$ of
+# {glue:text}`ch6_expo_eps`, and gives the minority's probability under each sampler.
+
+# %%
+EXPO_EPS = 0.02981  # a per-draw epsilon; the float threshold sits at a gap of 2465
+
+
+def float_minority(gap: int, eps: float) -> float:
+    """P[minority] of the cumulative-sum sampler: two categories, counts `gap` apart,
+    one float uniform u on the 2^-53 grid of [0, 1), the minority when u > cdf[0]."""
+    logits = eps * np.array([gap, 0.0]) / 2.0
+    p = np.exp(logits - logits.max())
+    cdf0 = float(np.cumsum(p / p.sum())[0])
+    return max(0, 2**53 - 1 - math.floor(cdf0 * 2**53)) / 2**53
+
+
+def exact_minority(gap: int, eps: float) -> float:
+    """P[minority] of the exponential mechanism itself (the exact sampler's)."""
+    return 1.0 / (1.0 + math.exp(eps * gap / 2.0))
+
+
+gaps = [2000, 2463, 2464, 2465, 2466, 3000]
+samplers = {"float sampler": float_minority, "exponential mechanism": exact_minority}
+expo = pd.DataFrame({"count gap": gaps,
+                     **{name: [f(g, EXPO_EPS) for g in gaps]
+                        for name, f in samplers.items()}})
+assert float_minority(2465, EXPO_EPS) == 0.0 < float_minority(2464, EXPO_EPS)
+table(expo, name="ch6-expo-float", formats={c: "{:.3g}".format for c in samplers})
+
+# %% tags=["remove-cell"]
+glue("ch6_expo_eps", f"{EXPO_EPS:g}", display=False)
+glue("ch6_expo_p2464", f"{float_minority(2464, EXPO_EPS):.2g}", display=False)
+
+# %% [markdown]
+# At a gap of 2465 the float sampler never returns the minority, at 2464 it does with
+# probability {glue:text}`ch6_expo_p2464`: a neighbouring pair with an infinite privacy loss,
+# in every k-prototypes run that meets such counts. The exponential mechanism's own
+# probabilities are positive at every gap and change by a factor of at most
+# $e^{\varepsilon}$ between neighbours. The exact sampler draws from them. A check on the
+# sampler itself: its picks at a moderate gap, where both samplers work, follow the pmf, and at
+# the gap of 2465 the minority's coin is a Bernoulli$(e^{-x})$ with $x$ the exact rational
+# $\varepsilon' \cdot 2465 / 2$, $\varepsilon'$ the per-draw $\varepsilon$ rounded *down* by less
+# than $2^{-39}$ of itself (so the draw is never less private than charged).
+
+# %%
+from scipy import stats as scipy_stats
+
+from dpkmeans.discrete import exponential_choice, exponential_exponents
+
+check_rng = np.random.default_rng(next_seed())
+check_gaps = np.array([0, 2, 5, 9])
+picks = exponential_choice(check_gaps, Fraction(0.8) / 2, [4], check_rng,
+                          groups=np.zeros(200_000, dtype=np.int64))
+pmf = np.exp(-0.8 * check_gaps / 2.0)
+pmf /= pmf.sum()
+observed = np.bincount(picks, minlength=4)
+p_value = scipy_stats.chisquare(observed, pmf * picks.size).pvalue
+# the minority's coin at the gap of 2465: x = whole + rem / den, exact integers
+whole, rem, den = exponential_exponents(np.array([0, 2465]), Fraction(EXPO_EPS) / 2)
+x = int(whole[1]) + Fraction(int(rem[1]), den)
+target = Fraction(EXPO_EPS) * 2465 / 2
+print(f"chi-square p-value of 200,000 picks against the pmf: {p_value:.2f}")
+print(f"minority's coin at gap 2465: Bernoulli(exp(-x)), x = {int(whole[1])} + "
+      f"{int(rem[1])}/2^{den.bit_length() - 1}, below eps * 2465 / 2 by "
+      f"{float((target - x) / target):.1e} of it")
+assert p_value > 1e-3 and 0 <= target - x < target * 2.0**-39
+
+# %% [markdown]
 # **What is left.** The statistic itself is computed in float64 and treated as exact; its
 # rounding error, about $N 2^{-53}$ times the largest record, is far below a grid step for
-# every dataset of the book, but it is an assumption, written into every ledger entry. The
-# exponential mechanism still samples an index from float64 probabilities: no output is
-# impossible unless a probability underflows, but it is not exact either.
+# every dataset of the book, but it is an assumption, written into every ledger entry. A value
+# beyond $2^{61}$ grid steps ($2^{31}$ times the sensitivity for Laplace noise) is clamped to
+# that public range before rounding, so the size of the data never raises an error.
 #
 # ## Results
 #
@@ -1082,6 +1168,9 @@ glue("ch6_n_reports", len(REPORTS), display=False)
 #   adds exact discrete Laplace (or Gaussian) noise; none of its outputs is impossible under any
 #   input, its audits are consistent, and the float sampler remains only as an option that the
 #   ledger records as a leak.
+# - The exponential mechanism's textbook sampler loses every candidate below about $2^{-53}$;
+#   the library's accepts uniform proposals with exact Bernoulli$(e^{-x})$ coins, so its picks
+#   follow the mechanism's own probabilities and no candidate is impossible.
 # :::
 #
 # ## Exercises
