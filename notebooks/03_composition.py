@@ -200,12 +200,13 @@ rng = np.random.default_rng(SEED)
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python
 # :pyobject: PrivacyLedger.charge
-# :start-at: node = self._current_sequential("record a draw")
+# :start-at: self._current_sequential("record a draw")
 # :dedent: 8
 # ```
 #
-# The composition itself is two small rules, re-applied to the open scopes after every draw
-# (a closed scope can no longer change, so its cost is kept):
+# The composition itself is two small rules. Each scope keeps the folded cost of its
+# children, so a draw updates only the scopes still open along its path; folded from
+# scratch, the rules read:
 #
 # ```{literalinclude} ../src/dpkmeans/accounting.py
 # :language: python

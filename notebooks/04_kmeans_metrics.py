@@ -479,8 +479,12 @@ glue("ch4_unmatched_min", number(relabel_table["unmatched"].min(), 4), display=F
 # ```{literalinclude} ../src/dpkmeans/init.py
 # :language: python
 # :pyobject: sphere_packing
-# :lines: 1-8,23-24,28-40
+# :lines: 1-8,23-24,28-32
 # ```
+#
+# `_pack` makes one attempt: it proposes uniform points in the shrunk box and keeps each one
+# that is at least $2a$ from every centre kept so far (it finds the nearby centres through a
+# grid of cells, with the same draws and decisions as comparing against all of them).
 #
 # How much does the choice cost before any noise is added? We run non-private Lloyd
 # ({glue}`ch4_iterations` iterations) from {glue}`ch4_n_starts` starts of each kind on the

@@ -99,7 +99,8 @@ class MixedLayout:
                 np.concatenate([np.full(self.n_onehot, self.scale), upper]))
 
 
-def encode(numeric: ArrayLike, codes: ArrayLike, layout: MixedLayout) -> np.ndarray:
+def encode(numeric: ArrayLike, codes: ArrayLike,
+           layout: MixedLayout) -> np.ndarray:
     """The augmented records (N, width): scaled one-hot codes, then the numeric
     columns.
 
