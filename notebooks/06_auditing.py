@@ -1092,9 +1092,9 @@ whole, rem, den = exponential_exponents(np.array([0, 2465]), Fraction(EXPO_EPS) 
 x = int(whole[1]) + Fraction(int(rem[1]), den)
 target = Fraction(EXPO_EPS) * 2465 / 2
 print(f"chi-square p-value of 200,000 picks against the pmf: {p_value:.2f}")
-print(f"minority's coin at gap 2465: Bernoulli(exp(-x)), x = {int(whole[1])} + "
-      f"{int(rem[1])}/2^{den.bit_length() - 1}, below eps * 2465 / 2 by "
-      f"{float((target - x) / target):.1e} of it")
+print(f"minority's coin at gap 2465: Bernoulli(exp(-x)),\n"
+      f"  x = {int(whole[1])} + {int(rem[1])}/2^{den.bit_length() - 1},\n"
+      f"  below eps * 2465 / 2 by {float((target - x) / target):.1e} of it")
 assert p_value > 1e-3 and 0 <= target - x < target * 2.0**-39
 
 # %% [markdown]

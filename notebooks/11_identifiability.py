@@ -392,7 +392,7 @@ glue("ch11_intended_first", ", ".join(number(e) for e in intended.schedule[:3]),
 # ```{literalinclude} ../src/dpkmeans/prototypes.py
 # :language: python
 # :pyobject: encode
-# :lines: 1, 9-10, 18-19, 25-27
+# :lines: 1-2, 10-11, 22-23, 28-30
 # ```
 #
 # On Heart, the cell compares eq. 6 with the squared distance of the encoded records over
