@@ -289,17 +289,23 @@ def gaussian_mechanism(
 
 
 # --- Exponential ------------------------------------------------------------------------
-def exponential_probabilities(utility: ArrayLike, sensitivity: float,
-                              epsilon: float) -> np.ndarray:
-    """P[z] proportional to exp(epsilon * q(z) / (2 Delta q)) for the utility q
-    (McSherry-Talwar 2007; book ch. 1), in float64: for display and tests; the mechanism
-    itself samples exactly (:func:`exponential_mechanism`)."""
+def _exponential_inputs(utility: ArrayLike, sensitivity: float,
+                        epsilon: float) -> tuple[np.ndarray, float, float]:
+    """The exponential mechanism's checked utility, sensitivity (> 0) and epsilon."""
     u = check_finite_vector(utility, "utility")
     sens = check_sensitivity(sensitivity)
     if sens == 0:
         raise ValueError("sensitivity of the utility must be > 0 for the exponential "
                          "mechanism")
-    eps = check_epsilon(epsilon)
+    return u, sens, check_epsilon(epsilon)
+
+
+def exponential_probabilities(utility: ArrayLike, sensitivity: float,
+                              epsilon: float) -> np.ndarray:
+    """P[z] proportional to exp(epsilon * q(z) / (2 Delta q)) for the utility q
+    (McSherry-Talwar 2007; book ch. 1), in float64: for display and tests; the mechanism
+    itself samples exactly (:func:`exponential_mechanism`)."""
+    u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
     logits = eps * u / (2.0 * sens)
     logits -= logits.max()
     weights = np.exp(logits)
@@ -322,12 +328,7 @@ def exponential_grid(utility: ArrayLike, sensitivity: float, epsilon: float, *,
     most Delta / g + 1 steps: the sensitivity in steps is ceil(Delta / g) + 1 (only adds noise).
     ``integer_valued`` promises integer utilities (counts): g then divides 1, they sit on the
     grid exactly and the sensitivity is not rounded up (checked)."""
-    u = check_finite_vector(utility, "utility")
-    sens = check_sensitivity(sensitivity)
-    if sens == 0:
-        raise ValueError("sensitivity of the utility must be > 0 for the exponential "
-                         "mechanism")
-    eps = check_epsilon(epsilon)
+    u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
     exponent = _power_of_two_below(sens) - EXPONENTIAL_GRID_BITS
     if integer_valued:
         if not np.all(u == np.round(u)):
