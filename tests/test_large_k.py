@@ -1,7 +1,8 @@
 """Large k (issue 33, item 1): k = 10^4 clusters used to hang.
 
 The ledger re-composed every part of a parallel scope at each draw (quadratic in its entries)
-and sphere packing tested each candidate against every accepted centre (quadratic in k).
+and sphere packing tested each candidate against every accepted centre (quadratic in k); the
+assignment's set-up compared every pair of centroids (an (R, k, k, d) array).
 These tests count work instead of timing it: composition steps per recorded draw, exact
 distance tests per packed centre. The numbers themselves must not change: the totals are
 checked against a fold computed here from scratch, and the packing against the original
@@ -248,6 +249,49 @@ def test_sphere_packing_no_longer_tests_every_pair(monkeypatch):
     centres = init.sphere_packing((np.zeros(2), np.ones(2)), k, np.random.default_rng(0))
     assert centres.shape == (k, 2)
     assert calls["n"] <= k // 10
+
+
+# --- the nearest-centroid set-up -------------------------------------------------------------
+def pairwise_shadowed(C: np.ndarray) -> np.ndarray:
+    """The original all-pairs test: centroid j equals (==) one of lower index."""
+    same = (C[:, :, None, :] == C[:, None, :, :]).all(axis=3)
+    return np.triu(same, k=1).any(axis=1)
+
+
+def test_shadowed_centroids_are_those_of_the_all_pairs_test():
+    """Duplicates, -0.0 beside 0.0, NaN coordinates, k = 1 and several replicas."""
+    from dpkmeans.lloyd import shadowed_centroids
+
+    rng = np.random.default_rng(33)
+    for trial in range(400):
+        R, k, d = (int(v) for v in rng.integers(1, (4, 40, 5)))
+        C = rng.integers(-2, 3, (R, k, d)).astype(float)
+        zeros = C == 0
+        C[zeros] = rng.choice([0.0, -0.0], size=int(zeros.sum()))
+        if trial % 3 == 0:
+            C[rng.random(C.shape) < 0.05] = np.nan
+        assert (shadowed_centroids(C) == pairwise_shadowed(C)).all(), trial
+
+
+def test_nearest_set_up_memory_is_linear_in_k():
+    """Setting up the assignment compared every pair of centroids with an (R, k, k, d) array:
+    at k = 10^4 and d = 10, a gigabyte and most of a fit's time. Now its peak memory is a
+    small multiple of the centroids' own (k = 3000, d = 4: 96 KB of centroids)."""
+    import tracemalloc
+
+    from dpkmeans.lloyd import _Nearest
+
+    k, d = 3000, 4
+    C = np.random.default_rng(0).uniform(-1, 1, (1, k, d))
+    C[0, 1500:] = C[0, :1500]  # half of them repeat the first half
+    tracemalloc.start()
+    try:
+        near = _Nearest(np.zeros((1, d)), C)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert near.shadowed[0].sum() == 1500 and not near.shadowed[0, :1500].any()
+    assert peak < 40 * C.nbytes, peak  # the pairwise test alone took k^2 d = 36 MB
 
 
 # --- a whole fit ----------------------------------------------------------------------------

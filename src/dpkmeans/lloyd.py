@@ -137,6 +137,28 @@ def _score_margin(b_norm: np.ndarray, d: int, dtype: type) -> np.ndarray:
     return (2.3 * (d + 4 + extra) * u * b_norm).astype(dtype)
 
 
+def shadowed_centroids(C: np.ndarray) -> np.ndarray:
+    """(R, k) booleans: centroid j of replica r equals (``==`` in every coordinate) a centroid
+    of lower index in the same replica. Sorting, O(R k log k d), not all pairs (k = 10^4 made
+    the pairwise (R, k, k, d) comparison take seconds and a gigabyte).
+
+    Rows equal under ``==`` are equal under the sort's order too (-0.0 and 0.0 included), so
+    they end up side by side; a stable sort keeps the lowest index first in each run. A NaN
+    coordinate equals nothing, as with ``==``.
+    """
+    R, k, d = C.shape
+    out = np.zeros((R, k), dtype=bool)
+    if k < 2:
+        return out
+    for r in range(R):
+        rows = C[r]
+        order = np.lexsort(rows.T[::-1]) if d else np.arange(k)  # stable: index order in a run
+        ranked = rows[order]
+        same_as_previous = (ranked[1:] == ranked[:-1]).all(axis=1)
+        out[r, order[1:]] = same_as_previous
+    return out
+
+
 class _Nearest:
     """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
 
@@ -171,8 +193,7 @@ class _Nearest:
         # A centroid equal (bit for bit) to one of lower index ties it on every row and never
         # wins: its ||c||^2 is set to +inf, and so its scores, so that centroids clipped to the
         # same corner of the box do not make every row a near tie.
-        same = (C[:, :, None, :] == C[:, None, :, :]).all(axis=3)  # (R, k, k)
-        self.shadowed = np.triu(same, k=1).any(axis=1)  # (R, k): equals an earlier centroid
+        self.shadowed = shadowed_centroids(C)  # (R, k): equals an earlier centroid
         self.CT = np.ascontiguousarray(self.B[:, :d, :], dtype=self.dtype)  # (R, d, k)
         self.c_norms = np.where(self.shadowed, np.inf, c_norms).astype(self.dtype)[:, :, None]
         # The b vectors (-2 c, ||c||^2 or +inf) one centroid a row, replicas one after the
