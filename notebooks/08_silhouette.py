@@ -282,15 +282,15 @@ glue("ch8_demo_fixed", number(float(fixed.spent[0])), display=False)
 # ```
 #
 # The corrected allocation rule as the engine calls it in every iteration,
-# `NoisySilhouetteWeights.weights` of `dpkmeans.papers.silhouette.variants`: it records its
-# own release in the ledger before drawing any noise, and its last two lines are the clip and
-# the maximum-normalised weights (its `S` is $\tilde S$):
+# `NoisySilhouetteWeights.weights` of `dpkmeans.papers.silhouette.variants`: its release goes
+# through `ctx.release`, which records it in the ledger before drawing any noise, and its last
+# two lines are the clip and the maximum-normalised weights (its `S` is $\tilde S$):
 #
 # ```{literalinclude} ../src/dpkmeans/papers/silhouette/variants.py
 # :language: python
 # :pyobject: NoisySilhouetteWeights.weights
 # :dedent: 4
-# :emphasize-lines: 5-6, 17-18
+# :emphasize-lines: 5-7, 11-12
 # ```
 #
 # The ledger of the corrected run above totals {glue:text}`ch8_demo_fixed`, and the test

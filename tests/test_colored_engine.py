@@ -1,5 +1,6 @@
-"""Seed 002 in the engine (issue 12): colored noise on each iteration's (S_j, n_j), the
-as-published one-shot output release, and the flaws the ledger records."""
+"""Colored noise (Ravi, Scaglione and Peisert 2021) in the engine (book chapter 9): colored noise
+on each iteration's (S_j, n_j), the as-published one-shot output release, and the flaws the
+ledger records."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 from dpkmeans import colored, engine
+from dpkmeans.accounting import PrivacyLedger
 from dpkmeans.engine import DPLloydConfig, iteration_releases, plan_ledger
 from dpkmeans.papers.colored import variants
 from dpkmeans.schedules import uniform
@@ -30,7 +32,8 @@ def test_colored_noise_has_the_box_optimum_s_shape():
     R = 40000
     gen = np.random.default_rng(0)
     unit = gen.standard_normal((R, 2, 4))
-    noisy = engine._noisy_iteration(np.zeros((R, 2, 4)), releases, config, [gen], unit)
+    noisy = engine._noisy_iteration(np.zeros((R, 2, 4)), releases, config, [gen], unit,
+                                    PrivacyLedger())
     var = noisy.reshape(-1, 4).var(axis=0)
     shape = np.diag(colored.box_covariance(BOX, 1.0))
     assert var / var[-1] == pytest.approx(shape / shape[-1], rel=0.03)

@@ -1,5 +1,5 @@
-"""Seed 004's DI k-means and DI k-prototypes, as published and corrected (reference section 8,
-audit table 8.6; book chapter 11): the printed rho_i rule, the claimed epsilon, the DI <-> DP
+"""The DI k-means and DI k-prototypes of Shang, Zhao, Ren and Liu (2021), as published and
+corrected (book chapter 11): the printed rho_i rule, the claimed epsilon, the DI <-> DP
 identity, the true spend of the published variants, exact counts, and the Dask backend's bits."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dpkmeans import engine
+from dpkmeans.accounting import PrivacyLedger
 from dpkmeans.engine import plan_ledger, run
 from dpkmeans.identifiability import epsilon_from_rho
 from dpkmeans.lloyd import batched_stats
@@ -218,7 +219,8 @@ def test_exact_counts_divide_the_noisy_sums():
     sums, counts = batched_stats(X, initial)
     assert np.array_equal(counts, np.full((R, 1), 5.0))
     stats = np.concatenate([sums, counts[..., None]], axis=2)
-    noisy = engine._noisy_iteration(stats, [release], config, rngs, None)
+    noisy = engine._noisy_iteration(stats, [release], config, rngs, None,
+                                    PrivacyLedger(neighbour="replace"))
     assert np.array_equal(noisy[..., -1], counts)
     assert not np.array_equal(noisy[..., :-1], sums)  # the sums got noise
     expected = np.clip(noisy[..., :-1] / 5.0, 0.0, 1.0)

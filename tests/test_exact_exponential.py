@@ -1,4 +1,4 @@
-"""The exponential mechanism and the k-prototypes modes sample exactly (issue 33, item 10).
+"""The exponential mechanism and the k-prototypes modes sample exactly (book chapter 6).
 
 A sampler reading float64 probabilities off a cumulative sum never returns a candidate whose
 probability is below about 2**-53: at a count gap of 2465 (per-draw epsilon 0.02981) the
@@ -59,7 +59,8 @@ def test_minority_mode_is_possible_at_gap_2465(heads):
     modes = CategoricalModes(layout, [1.0])
     counts = np.zeros((1, 400, 2))
     counts[..., 0] = GAP  # the mode; the minority has count 0
-    out = modes.draw(counts, EPS, [np.random.default_rng(1)])
+    out = modes.release(PrivacyLedger(), counts, EPS, [np.random.default_rng(1)],
+                        clusters_touched=1)
     minority = int((out[0, :, 1] == layout.scale).sum())
     assert 100 < minority < 300  # coins all heads: the uniform proposal is returned
     # the minority's coin is exactly Bernoulli(exp(-x)), x = EPS * GAP / 2 with EPS rounded
@@ -100,7 +101,8 @@ def test_tail_category_frequency_on_modes():
     layout = MixedLayout((3,), 1, 0.5)
     modes = CategoricalModes(layout, [1.0])
     counts = np.broadcast_to(np.array([0.0, 12.0, 2.0]), (1, 50_000, 3)).copy()
-    out = modes.draw(counts, 1.0, [np.random.default_rng(3)])
+    out = modes.release(PrivacyLedger(), counts, 1.0, [np.random.default_rng(3)],
+                        clusters_touched=1)
     p = np.exp(counts[0, 0] / 2.0)
     p /= p.sum()
     observed = (out[0] == layout.scale).sum(axis=0)
@@ -121,6 +123,8 @@ def test_replicas_draw_from_their_own_generator():
     layout = MixedLayout((3, 2), 1, 0.5)
     modes = CategoricalModes(layout, [1.0])
     counts = np.random.default_rng(0).integers(0, 9, (3, 4, 5)).astype(float)
-    together = modes.draw(counts, 0.7, [np.random.default_rng(s) for s in range(3)])
-    alone = modes.draw(counts[1:2], 0.7, [np.random.default_rng(1)])
+    together = modes.release(PrivacyLedger(), counts, 0.7,
+                             [np.random.default_rng(s) for s in range(3)], clusters_touched=1)
+    alone = modes.release(PrivacyLedger(), counts[1:2], 0.7, [np.random.default_rng(1)],
+                          clusters_touched=1)
     assert np.array_equal(together[1:2], alone)

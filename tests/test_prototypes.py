@@ -1,6 +1,6 @@
-"""Mixed data for k-prototypes (seed 004 section 7; book chapter 11): the scaled one-hot layout
-(eq. 6 as a squared Euclidean distance), its validation, the initializer, the exponential
-mechanism's modes and their accounting, and the engine's ``categorical`` hook."""
+"""Mixed data for k-prototypes (Shang et al. 2021, section 7; book chapter 11): the scaled one-hot
+layout (eq. 6 as a squared Euclidean distance), its validation, the initializer, the
+exponential mechanism's modes and their accounting, and the engine's ``categorical`` hook."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def mixed(n: int, layout: MixedLayout, seed: int = 0,
 
 
 def eq6(X: np.ndarray, C: np.ndarray, U: np.ndarray, M: np.ndarray, gamma: float) -> np.ndarray:
-    """Seed 004 eq. 6, directly: sum (x^r - u^r)^2 + gamma * #(x^c != u^c), (N, k)."""
+    """Shang et al.'s (2021) eq. 6, directly: sum (x^r - u^r)^2 + gamma * #(x^c != u^c), (N, k)."""
     numeric = ((X[:, None, :] - U[None, :, :]) ** 2).sum(axis=2)
     mismatches = (C[:, None, :] != M[None, :, :]).sum(axis=2)
     return numeric + gamma * mismatches
@@ -196,14 +196,15 @@ def test_modes_validation():
 
 def test_a_large_epsilon_picks_the_largest_count():
     layout = MixedLayout((4, 3), 1, 0.5)
-    modes = CategoricalModes(layout, [1.0])
+    modes = CategoricalModes(layout, [1.0], per_attribute="full")  # each draw at 1e3
     gen = np.random.default_rng(8)
     counts = np.zeros((3, 5, layout.n_onehot))
     for r in range(3):
         for j in range(5):
             counts[r, j, :4] = gen.permutation([0.0, 3.0, 7.0, 12.0])
             counts[r, j, 4:7] = gen.permutation([5.0, 6.0, 40.0])
-    out = modes.draw(counts, 1e3, [np.random.default_rng(r) for r in range(3)])
+    rngs = [np.random.default_rng(r) for r in range(3)]
+    out = modes.release(PrivacyLedger(), counts, 1e3, rngs, clusters_touched=1)
     assert out.shape == counts.shape
     assert_one_hot(out, layout)
     _, picked = decode(np.concatenate([out, np.zeros((3, 5, 1))], axis=2), layout)
@@ -217,11 +218,12 @@ def test_pick_frequencies_are_the_exponential_mechanism(eps):
     """20,000 draws per attribute: each category within 5 binomial sigmas of
     exp(eps count / 2) / Z."""
     layout = MixedLayout((4, 3), 1, 0.5)
-    modes = CategoricalModes(layout, [1.0])
+    modes = CategoricalModes(layout, [1.0], per_attribute="full")  # each draw at eps
     n = 20_000
     block_counts = [np.array([0.0, 1.0, 2.0, 4.0]), np.array([3.0, 3.0, 0.0])]
     counts = np.broadcast_to(np.concatenate(block_counts), (1, n, layout.n_onehot)).copy()
-    out = modes.draw(counts, eps, [np.random.default_rng(20000)])
+    out = modes.release(PrivacyLedger(), counts, eps, [np.random.default_rng(20000)],
+                        clusters_touched=1)
     for cols, c in zip(layout.blocks, block_counts):
         p = np.exp(eps * c / 2.0)
         p /= p.sum()
@@ -231,10 +233,11 @@ def test_pick_frequencies_are_the_exponential_mechanism(eps):
         assert np.all(np.abs(freq - p) <= 5.0 * np.sqrt(p * (1.0 - p) / n)), (freq, p)
 
 
-def test_draw_accepts_integer_counts():
+def test_release_accepts_integer_counts():
     layout = MixedLayout((3,), 1, 0.5)
     modes = CategoricalModes(layout, [1.0])
-    out = modes.draw(np.array([[[0, 5, 1]]]), 100.0, [np.random.default_rng(0)])
+    out = modes.release(PrivacyLedger(), np.array([[[0, 5, 1]]]), 100.0,
+                        [np.random.default_rng(0)], clusters_touched=1)
     assert np.array_equal(out, [[[0.0, layout.scale, 0.0]]])
 
 

@@ -1,4 +1,4 @@
-"""The block plan, the block statistics and the silhouette weights (issue 11). The two
+"""The block plan, the block statistics and the silhouette weights (book chapter 8). The two
 configurations and the engine's hooks are tested in ``test_silhouette_variants.py``."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_weighted_noise_in_one_call_equals_each_replica_alone(variant):
                                       sampler=config.sampler, coordinates=cols.stop - cols.start))
                     for j, w in enumerate(weights[r])]
         alone = _noisy_iteration(stats[r:r + 1], releases, config, [g],
-                                 None if unit is None else unit[r:r + 1])
+                                 None if unit is None else unit[r:r + 1], PrivacyLedger())
         np.testing.assert_array_equal(noisy[r:r + 1], alone)
     np.testing.assert_array_equal(cost, eps_t * weights.max(axis=1))
 

@@ -1,6 +1,7 @@
-"""Seed 001's silhouette-weighted DP k-means as configurations of the one engine (issue 11):
-the as-published variant's leaks and computed overspend, the corrected variant's spend, the
-engine's hooks (allocation rule, initial release, per-replica early stopping) and seeding."""
+"""The silhouette-weighted DP k-means of Zhang, Liu and Wang (2018) as configurations of the one
+engine (book chapter 8): the as-published variant's leaks and computed overspend, the corrected
+variant's spend, the engine's hooks (allocation rule, initial release, per-replica early
+stopping) and seeding."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ class Recording:
     def weights(self, ctx: HookContext) -> np.ndarray:
         w = self.rule.weights(ctx)
         self.calls.append({"iteration": ctx.iteration, "epsilon": ctx.epsilon,
-                           "centroids": ctx.centroids.copy(), "replicas": len(ctx.rngs),
+                           "centroids": ctx.centroids.copy(), "replicas": ctx.replicas,
                            "weights": np.array(w, copy=True)})
         return w
 
@@ -66,8 +67,8 @@ class Fixed:
 
     def weights(self, ctx: HookContext) -> np.ndarray:
         if self.w.ndim == 1:
-            return np.broadcast_to(self.w, (len(ctx.rngs), self.w.size)).copy()
-        return self.w[: len(ctx.rngs)].copy()
+            return np.broadcast_to(self.w, (ctx.replicas, self.w.size)).copy()
+        return self.w[: ctx.replicas].copy()
 
 
 def brute_silhouettes(X: np.ndarray, C: np.ndarray) -> np.ndarray:

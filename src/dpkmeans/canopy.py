@@ -115,4 +115,4 @@ class CanopyInitialRelease:
                                   backend=ctx.backend)
         ctx.ledger.post_process("initial centres: Optimized Canopy on the raw records (a leak, "
                                 "recorded by the configuration's flaw)")
-        return np.repeat(canopy.centres[None], len(ctx.rngs), axis=0)
+        return np.repeat(canopy.centres[None], ctx.replicas, axis=0)

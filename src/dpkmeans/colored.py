@@ -10,7 +10,10 @@ here with cvxpy and Clarabel. The paper's closed form (Lemma 5, as coded in CEDS
 published, to be audited: :func:`constraint_check` measures how far any covariance is from its
 constraints.
 
-Delta sets are arrays of shape (n, m): one possible change per row.
+Delta sets are arrays of shape (n, m): one possible change per row. The noise itself is drawn
+in the privacy modules: :func:`draw_colored` is :func:`dpkmeans.noise.draw_colored`, and a
+release charges and draws through :func:`dpkmeans.mechanisms.release` with a
+:class:`~dpkmeans.noise.CovarianceNoise`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from .mechanisms import gaussian_sigma_analytic
+from .noise import draw_colored  # the sampler lives with the other noise (re-exported)
 from .privacy_loss import gaussian_pdp_delta, gaussian_pdp_sigma
 from .sensitivity import box_midpoint, check_box
 from .validation import check_delta, check_epsilon
@@ -393,7 +397,7 @@ def box_covariance(bounds: tuple[ArrayLike, ArrayLike],
     return np.diag(r * r.sum() / g)
 
 
-# --- checking and drawing --------------------------------------------------------------------
+# --- checking --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ConstraintCheck:
     """How a covariance meets Delta' Sigma^-1 Delta <= gamma over a Delta set: ``ratios`` are
@@ -444,14 +448,3 @@ def constraint_check(D: ArrayLike, covariance: ArrayLike, gamma: float, *,
     outside = np.any(np.abs(proj[:, ~inside]) > 1e-9 * np.linalg.norm(D, axis=1)[:, None], axis=1)
     s2 = np.where(outside, np.inf, s2)
     return ConstraintCheck(s2 / g, float(tolerance), g)
-
-
-def draw_colored(covariance: ArrayLike, rng: np.random.Generator,
-                 size: int | None = None) -> np.ndarray:
-    """Draws of N(0, Sigma) from ``rng`` (continuous float64, as the paper; chapter 9 records
-    it): the symmetric square root, so a singular Sigma is fine."""
-    S = np.asarray(covariance, dtype=float)
-    w, V = np.linalg.eigh((S + S.T) / 2.0)
-    root = V * np.sqrt(np.clip(w, 0.0, None))
-    z = rng.standard_normal((S.shape[0],) if size is None else (size, S.shape[0]))
-    return z @ root.T

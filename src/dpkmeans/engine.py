@@ -1,10 +1,15 @@
-"""The one DP-Lloyd loop that every algorithm in the book configures (DESIGN.md section 2).
+"""The one DP-Lloyd loop that every algorithm in the book configures (book chapter 5).
 
     init -> for t in schedule: stats = backend.stats(X, centroids)      # exact
                                noisy = release(stats, budget_t, ledger)  # the only noise
                                centroids = update(noisy)                 # post-processing
          -> final release (e.g. merge n*k -> k)                          # post-processing
-         -> output release (e.g. seed 002's one-shot colored noise)      # a hook, charged
+         -> output release (e.g. Ravi et al.'s one-shot colored noise)   # a hook, charged
+
+The loop holds the replicas' generators but draws no noise itself: every release is charged and
+drawn in one call of :mod:`dpkmeans.mechanisms` (``release_plan`` for an iteration,
+``release_choices`` for the categorical modes), and hooks get a releaser bound to the ledger
+(:class:`~dpkmeans.hooks.HookContext`).
 
 A configuration names the initializer, the budget schedule, the per-cluster allocation, the
 count/sum split, the noise, the neighbour relation and the final release. R replicas run in
@@ -28,15 +33,9 @@ from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
 from .backends import Backend, get_backend
 from .lloyd import SCORE_PRECISIONS, as_data_matrix
-from .mechanisms import charge
-from .noise import (
-    NOISE_KINDS,
-    NoiseCalibration,
-    calibrate,
-    check_sampler,
-    grid_release,
-    shared_grid_release,
-)
+from . import mechanisms
+from .mechanisms import Charges, Entry, Parallel, entry
+from .noise import NOISE_KINDS, NoiseCalibration, NoisePlan, calibrate, check_sampler
 from .schedules import SU_RHO, su_split
 from .sensitivity import (
     box_midpoint,
@@ -65,9 +64,9 @@ __all__ = [
 ]
 
 #: How one iteration's budget is spent on a cluster's (sum, count):
-#: "joint" = one Laplace release of the (d + 1)-vector (DPLloyd; seed 000),
+#: "joint" = one Laplace release of the (d + 1)-vector (DPLloyd; DP-KCCM, Ni et al. 2021),
 #: "su" = the count and each sum dimension separately, count : dimension = cbrt(4 d rho^2) : 1
-#: (DPLloyd-Impr, reference §3.3c).
+#: (DPLloyd-Impr, Su et al. 2016).
 SPLITS = ("joint", "su")
 
 #: The noise of an iteration's (S_j, n_j): the samplers' kinds, and "colored": Gaussian noise
@@ -163,7 +162,7 @@ class DPLloydConfig:
 
     ``noise`` is ``"laplace"``, ``"gaussian"`` or ``"colored"`` (Gaussian with the box optimum's
     covariance, book chapter 9); ``output_release`` is a hook that publishes the final
-    centroids with its own noise (seed 002's one-shot release, :mod:`dpkmeans.hooks`).
+    centroids with its own noise (Ravi et al.'s one-shot release, :mod:`dpkmeans.hooks`).
 
     ``centred`` (default) releases each cluster's sum measured from the box's midpoint and adds
     the midpoint back (book chapter 5): the sensitivity uses the half-widths of the box instead
@@ -459,21 +458,26 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
 
 
 def _charge_iteration(ledger: PrivacyLedger, releases: list[Release], replicas: int) -> None:
-    """Record an iteration's releases: sequentially over releases that cover all clusters
+    """Record an iteration's releases without drawing them (a plan of the spend,
+    :func:`plan_ledger`); a run charges and draws them in one call (:func:`_noisy_iteration`)."""
+    mechanisms.charge_all(ledger, _iteration_charges(releases, replicas))
+
+
+def _iteration_charges(releases: list[Release], replicas: int) -> Charges:
+    """An iteration's ledger entries: sequential over releases that cover all clusters
     (replace), in parallel over the disjoint clusters otherwise (add/remove)."""
     details = {"replicas": replicas}
     if releases[0].cluster is None:
-        for r in releases:
-            charge(ledger, r.calibration, label=f"{r.label}, all clusters", details=details)
-        return
-    by_cluster: dict[int, list[Release]] = {}  # one pass, not one per cluster (large k)
+        return [entry(r.calibration, label=f"{r.label}, all clusters", details=details)
+                for r in releases]
+    made: dict[tuple[int, str], Entry] = {}  # one entry per (calibration, label), not per cluster
+    by_cluster: dict[int, list[Entry]] = {}  # one pass, not one per cluster (large k)
     for r in releases:
-        by_cluster.setdefault(r.cluster, []).append(r)
-    with ledger.parallel("clusters"):
-        for j in sorted(by_cluster):
-            with ledger.part(f"cluster {j}"):
-                for r in by_cluster[j]:
-                    charge(ledger, r.calibration, label=r.label, details=details)
+        key = (id(r.calibration), r.label)
+        if key not in made:
+            made[key] = entry(r.calibration, label=r.label, details=details)
+        by_cluster.setdefault(r.cluster, []).append(made[key])
+    return Parallel("clusters", [(f"cluster {j}", by_cluster[j]) for j in sorted(by_cluster)])
 
 
 def _element_plan(releases: list[Release], shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
@@ -489,60 +493,44 @@ def _element_plan(releases: list[Release], shape: tuple[int, int]) -> tuple[np.n
 
 
 def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloydConfig,
-                     rngs: list[np.random.Generator], unit: np.ndarray | None) -> np.ndarray:
-    """Add noise to every cluster's (S_j, n_j), empty clusters included.
+                     rngs: list[np.random.Generator], unit: np.ndarray | None,
+                     ledger: PrivacyLedger) -> np.ndarray:
+    """Charge an iteration's releases to ``ledger`` and add their noise to every cluster's
+    (S_j, n_j), empty clusters included, in one call (:func:`dpkmeans.mechanisms.release_plan`).
 
     Discrete sampler: every noised element is rounded to its public grid and gets exact
     integer noise drawn now, per iteration, from each replica's own generator. Continuous:
     ``unit`` holds this iteration's unit draws (drawn up front). Columns that no release
     covers (the counts, under the "exact-counts" flaw) stay exact.
     """
-    return _add_noise(stats, *_element_plan(releases, stats.shape[1:]), config, rngs, unit)
+    return _add_noise(stats, *_element_plan(releases, stats.shape[1:]), config, rngs, unit,
+                      ledger, _iteration_charges(releases, stats.shape[0]))
 
 
 def _add_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np.ndarray,
                config: DPLloydConfig, rngs: list[np.random.Generator],
-               unit: np.ndarray | None) -> np.ndarray:
-    """:func:`_noisy_iteration` from an element plan (:func:`_element_plan`): grid, steps and
-    scale of shape (k, d + 1), shared by the replicas, or (R, k, d + 1), row r for replica r
-    (an allocation rule's). Replica r's noise is the same either way, and the same as when r
-    is noised alone (:func:`dpkmeans.noise.draw_steps`)."""
-    per_replica = grid.ndim == 3
-    if "shared-noise" in config.flaws:
-        return _shared_noise(stats, grid, steps, scale, config, rngs, unit, per_replica)
-    noised = scale > 0
-    if per_replica and not (noised == noised[0]).all():  # the replicas noise other elements
-        return np.concatenate([_add_noise(stats[r:r + 1], grid[r], steps[r], scale[r], config,
-                                          [g], None if unit is None else unit[r:r + 1])
-                               for r, g in enumerate(rngs)])
-    mask = noised[0] if per_replica else noised
-    plan = [a[:, mask] if per_replica else a[mask] for a in (grid, steps, scale)]
+               unit: np.ndarray | None, ledger: PrivacyLedger, charges: Charges) -> np.ndarray:
+    """:func:`_noisy_iteration` from an element plan (:func:`_element_plan`) and the ledger
+    entries that pay for it: grid, steps and scale of shape (k, d + 1), shared by the replicas,
+    or (R, k, d + 1), row r for replica r (an allocation rule's). Replica r's noise is the same
+    either way, and the same as when r is noised alone (:func:`dpkmeans.noise.draw_steps`).
+    Colored noise is released on the whitened vector and scaled back, and the
+    "skip-empty-clusters" flaw restores the exact statistics of empty clusters (both
+    post-processing of the release)."""
+    shared = "shared-noise" in config.flaws
+    plan = NoisePlan(config.sampler_noise, config.sampler, grid, steps, scale, shared)
+    if shared:  # one draw per cluster, added to every column of its (S_j, n_j)
+        return mechanisms.release_plan(ledger, charges, stats, plan, rngs, unit=unit)
     white = config.whitening()
     if config.noise == "colored":
         stats = stats * white  # the whitened vector; scaled back below (post-processing)
-    noisy = stats.copy()
-    if config.sampler == "continuous":
-        noisy[:, mask] = stats[:, mask] + plan[2] * unit[:, mask]
-    elif mask.any():
-        noisy[:, mask] = grid_release(config.sampler_noise, stats[:, mask], plan[0], plan[1],
-                                      rngs, per_replica=per_replica)
+    noisy = mechanisms.release_plan(ledger, charges, stats, plan, rngs, unit=unit)
     if config.noise == "colored":
         stats, noisy = stats / white, noisy / white
     if "skip-empty-clusters" in config.flaws:
         empty = stats[..., -1] == 0
         noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
     return noisy
-
-
-def _shared_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np.ndarray,
-                  config: DPLloydConfig, rngs: list[np.random.Generator],
-                  unit: np.ndarray | None, per_replica: bool) -> np.ndarray:
-    """The "shared-noise" flaw: one draw per cluster added to every column of its (S_j, n_j)
-    (all columns of a cluster share one release, so one grid and one scale)."""
-    if config.sampler == "continuous":
-        return stats + scale * unit[..., :1]
-    return shared_grid_release(config.sampler_noise, stats, grid, steps[..., 0], rngs,
-                               per_replica=per_replica)
 
 
 def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
@@ -561,14 +549,15 @@ def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
                        sampler=config.sampler,
                        coordinates=cols.stop - cols.start) for w in row] for row in weights]
     top = cals[int(np.argmax(cost))][int(np.argmax(weights[int(np.argmax(cost))]))]
-    charge(ledger, replace(top, epsilon=float(cost.max())),
-           label=f"{label}, every cluster in parallel at epsilon_t w_j",
-           details={"replicas": len(rngs), "weights": f"{weights.min():.4g} to {weights.max():.4g}",
-                    "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"})
+    paid = entry(replace(top, epsilon=float(cost.max())),
+                 label=f"{label}, every cluster in parallel at epsilon_t w_j",
+                 details={"replicas": len(rngs),
+                          "weights": f"{weights.min():.4g} to {weights.max():.4g}",
+                          "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"})
     plans = [_element_plan([Release(label, j, cols, cal) for j, cal in enumerate(row)],
                            stats.shape[1:]) for row in cals]
     grid, steps, scale = (np.stack(a) for a in zip(*plans))  # (R, k, d + 1) each
-    return _add_noise(stats, grid, steps, scale, config, rngs, unit), cost
+    return _add_noise(stats, grid, steps, scale, config, rngs, unit, ledger, [paid]), cost
 
 
 def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,
@@ -597,13 +586,6 @@ def _given_initial(initial: ArrayLike, config: DPLloydConfig, R: int, d: int) ->
     return C
 
 
-def _unit_noise(kind: str, rngs: list[np.random.Generator], shape: tuple[int, ...]) -> np.ndarray:
-    """Continuous sampler only: unit-scale float noise of shape (R, *shape), drawn up front;
-    replica r draws only from ``rngs[r]`` (noise never depends on the data)."""
-    return np.stack([g.laplace(0.0, 1.0, size=shape) if kind == "laplace"
-                     else g.standard_normal(size=shape) for g in rngs])
-
-
 def run(
     X: ArrayLike,
     config: DPLloydConfig,
@@ -624,7 +606,7 @@ def run(
 
     ``initial_centroids`` (R, k, d) replaces the configuration's initializer: replica r
     starts from row r. They must not depend on the data (e.g. sphere-packing draws shared by
-    several replicas, as in seed 000's "20 initial-centroid sets x 50 runs"); the run cannot
+    several replicas, as in Ni et al.'s "20 initial-centroid sets x 50 runs"); the run cannot
     check that, so it is the caller's promise. They must lie in the bounds.
 
     ``ledger`` continues an existing ledger (same neighbour relation) whose declared budget
@@ -672,7 +654,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         initial = _given_initial(initial, config, R, d)
     else:
         initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
-    unit = (_unit_noise(config.sampler_noise, rngs, (T, k, d + 1))
+    unit = (mechanisms.unit_noise(config.sampler_noise, rngs, (T, k, d + 1))
             if config.sampler == "continuous" else None)
     centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
     centre[:config.numeric_offset] = 0.0  # one-hot blocks are never centred
@@ -715,11 +697,11 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
                 step = stats.copy()
             elif config.allocation_rule is None:
                 releases = iteration_releases(config, float(eps_t))
-                _charge_iteration(ledger, releases, idx.size)  # before any noise is drawn
-                step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit)
+                step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit, ledger)
                 if category_counts is not None:
-                    draw_eps = _charge_modes(ledger, config, t, idx.size)
-                    modes = config.categorical.draw(category_counts, draw_eps, sub_rngs)
+                    modes = config.categorical.release(
+                        ledger, category_counts, float(config.categorical.schedule[t]),
+                        sub_rngs, **_mode_options(config))
                 spent[idx] += ledger.total().epsilon - before
             else:
                 ctx = HookContext(engine, data, n_rows, config, previous, sub_rngs, ledger,
@@ -805,11 +787,17 @@ def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
 
 
 def _charge_modes(ledger: PrivacyLedger, config: DPLloydConfig, t: int, replicas: int) -> float:
-    """Record iteration t's categorical mode selections; the epsilon of each cluster's draw."""
-    return config.categorical.charge(
-        ledger, float(config.categorical.schedule[t]), replicas,
-        clusters_touched=2 if config.neighbour == "replace" else 1,
-        understated="replace-sensitivity-d" in config.flaws)
+    """Record iteration t's categorical mode selections without drawing them (a plan of the
+    spend); the epsilon of each cluster's draw."""
+    return config.categorical.charge(ledger, float(config.categorical.schedule[t]), replicas,
+                                     **_mode_options(config))
+
+
+def _mode_options(config: DPLloydConfig) -> dict[str, Any]:
+    """How the categorical modes are paid for: one record changes the counts of two clusters
+    under replace, one under add/remove; the "replace-sensitivity-d" flaw understates it."""
+    return {"clusters_touched": 2 if config.neighbour == "replace" else 1,
+            "understated": "replace-sensitivity-d" in config.flaws}
 
 
 def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:

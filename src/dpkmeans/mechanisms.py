@@ -1,9 +1,16 @@
 """Noise mechanisms: Laplace, Gaussian (classic and analytic calibration), exponential.
 
-These are the only functions in dpkmeans that draw privacy noise (DESIGN.md section 2).
-Each takes an explicit ``numpy.random.Generator`` and a keyword-only ``ledger``: pass a
-:class:`~dpkmeans.accounting.PrivacyLedger` to record the draw (it is charged *before* the
-noise is drawn, so an over-budget draw never happens), or ``ledger=None`` to say, in the
+Every draw of privacy noise in dpkmeans goes through this module (docs/design.md, "Privacy
+rules"): :func:`release` charges the ledger and draws the noise in one call, the ledger first, so
+a release the budget refuses draws nothing. Its batched forms draw a whole DP-Lloyd iteration in
+one vectorised call (:func:`release_plan`) and the exponential mechanism over many groups
+(:func:`release_choices`); :func:`unit_noise` draws the continuous sampler's unit noise up front,
+before any release scales it. ``tests/test_privacy_boundary.py`` fails when code outside the
+privacy modules draws random numbers on the private path.
+
+The mechanisms below take an explicit ``numpy.random.Generator`` and a keyword-only ``ledger``:
+pass a :class:`~dpkmeans.accounting.PrivacyLedger` to record the draw (it is charged *before*
+the noise is drawn, so an over-budget draw never happens), or ``ledger=None`` to say, in the
 code, that this call is a demonstration that is not accounted.
 
 Laplace and Gaussian noise is exact and floating-point safe by default (``sampler="discrete"``:
@@ -20,7 +27,8 @@ Book: chapter 1 (Laplace), chapter 2 (Gaussian), chapter 3 (accounting), chapter
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -30,8 +38,8 @@ from scipy.special import log_ndtr
 
 from .accounting import PrivacyLedger
 from .discrete import exponential_choice
-from .noise import (FLOAT_LEAK, NOISE_KINDS, NoiseCalibration, _power_of_two_below, calibrate,
-                    check_sampler, perturb)
+from .noise import (FLOAT_LEAK, NOISE_KINDS, CovarianceNoise, NoiseCalibration, NoisePlan,
+                    _power_of_two_below, calibrate, check_sampler, perturb, perturb_elements)
 from .validation import (
     check_delta,
     check_epsilon,
@@ -52,6 +60,15 @@ __all__ = [
     "exponential_grid",
     "exponential_mechanism",
     "charge",
+    "Entry",
+    "Parallel",
+    "Charges",
+    "entry",
+    "charge_all",
+    "release",
+    "release_plan",
+    "release_choices",
+    "unit_noise",
     "NOISE_KINDS",
 ]
 
@@ -129,21 +146,145 @@ def _release_one(arr: np.ndarray, cal: NoiseCalibration, rng: np.random.Generato
     """Charge ``repeats`` (or one) release(s) of ``arr`` to the ledger, then draw them."""
     rng = check_generator(rng)
     shape = _output_shape(arr, repeats)
-    if ledger is not None:
-        r = _repeat_factor(repeats)
-        charge(ledger, cal, label=label, details=_entry_details(details, repeats), times=r)
-    return perturb(np.broadcast_to(arr, shape)[None], cal, [rng], integer_valued=integer_valued)[0]
+    return release(ledger, cal, np.broadcast_to(arr, shape)[None], [rng], label=label,
+                   details=_entry_details(details, repeats), times=_repeat_factor(repeats),
+                   integer_valued=integer_valued)[0]
 
 
-def charge(ledger: PrivacyLedger, cal: NoiseCalibration, *, label: str = "",
+# --- one charge, then one draw ------------------------------------------------------------
+@dataclass(frozen=True)
+class Entry:
+    """One ledger entry of a release: what :meth:`~dpkmeans.accounting.PrivacyLedger.charge`
+    records, and a ``leak`` recorded right after it (a continuous sampler's)."""
+
+    mechanism: str
+    epsilon: float
+    sensitivity: float
+    scale: float
+    delta: float = 0.0
+    label: str = ""
+    details: Mapping[str, Any] | None = None
+    leak: str | None = None
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """Ledger entries that compose in parallel: ``parts`` holds (name, entries) per disjoint
+    subset of the records (e.g. one cluster each, under add/remove adjacency), recorded in a
+    parallel scope called ``name``. The same entry may serve many parts."""
+
+    name: str
+    parts: Sequence[tuple[str, Sequence[Entry]]]
+
+
+#: What a release charges: entries in sequence, or in parallel over disjoint parts.
+Charges = Sequence[Entry] | Parallel
+
+
+def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
+          details: Mapping[str, Any] | None = None, times: int = 1) -> Entry:
+    """The ledger entry of ``times`` releases calibrated by ``cal`` (sequential composition); a
+    continuous (float64) sampler also records a leak."""
+    leak = FLOAT_LEAK if cal.sampler == "continuous" and cal.adds_noise else None
+    return Entry(cal.mechanism, times * cal.epsilon, cal.sensitivity, cal.scale,
+                 min(times * cal.delta, 1.0), label, {**cal.details(), **dict(details or {})},
+                 leak)
+
+
+def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
+    """Record ``charges`` in order (each before its noise is drawn): a sequence of entries, or a
+    :class:`Parallel` set (one ``ledger.part`` per part, inside one parallel scope)."""
+    if not isinstance(charges, Parallel):
+        for e in charges:
+            _record(ledger, e)
+        return
+    with ledger.parallel(charges.name):
+        for name, group in charges.parts:
+            with ledger.part(name):
+                for e in group:
+                    _record(ledger, e)
+
+
+def _record(ledger: PrivacyLedger, e: Entry) -> None:
+    ledger.charge(e.mechanism, epsilon=e.epsilon, delta=e.delta, sensitivity=e.sensitivity,
+                  scale=e.scale, label=e.label, details=e.details)
+    if e.leak is not None:
+        ledger.leak(e.leak)
+
+
+def charge(ledger: PrivacyLedger, cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
            details: Mapping[str, Any] | None = None, times: int = 1) -> None:
     """Record ``times`` releases calibrated by ``cal`` (sequential composition) *before* their
-    noise is drawn; a continuous (float64) sampler is also recorded as a leak."""
-    ledger.charge(cal.mechanism, epsilon=times * cal.epsilon,
-                  delta=min(times * cal.delta, 1.0), sensitivity=cal.sensitivity,
-                  scale=cal.scale, label=label, details={**cal.details(), **dict(details or {})})
-    if cal.sampler == "continuous" and cal.adds_noise:
-        ledger.leak(FLOAT_LEAK)
+    noise is drawn; a continuous (float64) sampler is also recorded as a leak. Charging alone
+    draws nothing (a plan of the spend); :func:`release` charges and draws."""
+    _record(ledger, entry(cal, label=label, details=details, times=times))
+
+
+def release(ledger: PrivacyLedger | None, calibration: NoiseCalibration | CovarianceNoise,
+            values: ArrayLike, rngs: Sequence[np.random.Generator], *, label: str,
+            details: Mapping[str, Any] | None = None, times: int = 1,
+            integer_valued: bool = False, shared: bool = False,
+            unit: np.ndarray | None = None) -> np.ndarray:
+    """Charge ``ledger`` for the release of ``values`` calibrated by ``calibration``, then draw
+    its noise: values (R, *S) plus noise, replica r's drawn from ``rngs[r]`` only.
+
+    The ledger entry (``label``, ``details``; ``times`` releases in sequence) is recorded
+    first: a release the ledger refuses (:class:`~dpkmeans.errors.BudgetExceededError`) draws
+    nothing. ``ledger=None`` says, in the code, that the release is a demonstration that is
+    not accounted.
+
+    ``calibration`` is a :class:`~dpkmeans.noise.NoiseCalibration` (Laplace or Gaussian; the
+    exact discrete sampler on its public grid, or numpy's float64 sampler, recorded as a leak)
+    or a :class:`~dpkmeans.noise.CovarianceNoise` (a Gaussian covariance per replica).
+    ``integer_valued`` promises integer values (counts: exactly on the grid). ``shared`` adds one
+    draw per row of the last axis to all of its columns (an as-published flaw). ``unit``
+    (continuous only) is unit-scale noise of the values' shape drawn up front
+    (:func:`unit_noise`), scaled instead of drawing now.
+    """
+    values = np.asarray(values, dtype=float)
+    if unit is None and (values.ndim == 0 or values.shape[0] != len(rngs)):
+        raise ValueError(f"values need a leading axis of one row per generator ({len(rngs)}), "
+                         f"got shape {values.shape}")
+    if ledger is not None:
+        charge(ledger, calibration, label=label, details=details, times=times)
+    return perturb(values, calibration, rngs, integer_valued=integer_valued, shared=shared,
+                   unit=unit)
+
+
+def release_plan(ledger: PrivacyLedger, charges: Charges, values: np.ndarray, plan: NoisePlan,
+                 rngs: Sequence[np.random.Generator], *,
+                 unit: np.ndarray | None = None) -> np.ndarray:
+    """A batched :func:`release`: record ``charges`` (:func:`charge_all`), then draw the noise
+    of ``plan`` onto ``values`` (R, k, c) in one vectorised call for every element and replica
+    (:func:`~dpkmeans.noise.perturb_elements`). A refused entry draws nothing. The engine
+    releases one DP-Lloyd iteration this way (under add/remove, each cluster's entries in
+    parallel over the clusters)."""
+    charge_all(ledger, charges)
+    return perturb_elements(values, plan, rngs, unit=unit)
+
+
+def release_choices(ledger: PrivacyLedger, charges: Charges, gaps: Sequence[np.ndarray],
+                    rngs: Sequence[np.random.Generator], *, coefficient: Fraction,
+                    widths: np.ndarray) -> np.ndarray:
+    """The exponential mechanism over many groups of candidates, for every replica: record
+    ``charges``, then for replica r pick one candidate per group with P proportional to
+    exp(-coefficient gap) from the integer utility gaps ``gaps[r]`` (groups of ``widths``
+    candidates, back to back), exactly (:func:`~dpkmeans.discrete.exponential_choice`), from
+    ``rngs[r]`` only. Returns the picks (R, groups). A refused entry draws nothing."""
+    charge_all(ledger, charges)
+    return np.stack([exponential_choice(g, coefficient, widths, rng)
+                     for g, rng in zip(gaps, rngs)])
+
+
+def unit_noise(kind: str, rngs: Sequence[np.random.Generator],
+               shape: tuple[int, ...]) -> np.ndarray:
+    """Continuous sampler only: unit-scale float64 noise (Laplace or standard normal) of shape
+    (R, *shape), replica r's from ``rngs[r]`` only, drawn up front for releases that scale it
+    later (``release(..., unit=...)``, :func:`release_plan`). It depends on no data and is
+    nothing until a charged release scales it; the engine draws a run's whole supply right
+    after its initial centroids, so a replica's numbers do not depend on when it stops."""
+    return np.stack([g.laplace(0.0, 1.0, size=shape) if kind == "laplace"
+                     else g.standard_normal(size=shape) for g in rngs])
 
 
 # --- Gaussian ---------------------------------------------------------------------------

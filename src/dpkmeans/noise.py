@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
 
@@ -54,6 +55,10 @@ __all__ = [
     "grid_release",
     "shared_grid_release",
     "perturb",
+    "NoisePlan",
+    "perturb_elements",
+    "CovarianceNoise",
+    "draw_colored",
 ]
 
 #: Noise samplers: exact discrete noise on a public grid (default) or numpy's float samplers.
@@ -204,7 +209,7 @@ def _gaussian(sens: float, eps: float, delta: float, sampler: str,
                             math.sqrt(sigma2) * grid, grid, steps, sigma2, nominal)
 
 
-# --- zCDP of the discrete Gaussian (CKS20 §2.3) --------------------------------------------
+# --- zCDP of the discrete Gaussian (Canonne, Kamath and Steinke 2020, section 2.3) ---------
 def zcdp_delta(rho: float, epsilon: float) -> float:
     """The smallest delta such that rho-zCDP gives (epsilon, delta)-DP, by CKS20 Cor. 13:
     delta = inf_{a > 1} exp((a - 1)(a rho - epsilon)) / (a - 1) * (1 - 1/a)^a.
@@ -318,17 +323,128 @@ def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
     return (to_grid(values, grid) + draws) * grid
 
 
-def perturb(values: np.ndarray, calibration: NoiseCalibration,
-            rngs: Sequence[np.random.Generator], *, integer_valued: bool = False) -> np.ndarray:
-    """values (R, *S) plus the calibrated noise; replica r draws only from ``rngs[r]``."""
+def perturb(values: np.ndarray, calibration: NoiseCalibration | CovarianceNoise,
+            rngs: Sequence[np.random.Generator], *, integer_valued: bool = False,
+            shared: bool = False, unit: np.ndarray | None = None) -> np.ndarray:
+    """values (R, *S) plus the calibrated noise; replica r draws only from ``rngs[r]``.
+
+    Uncharged: a release goes through :func:`dpkmeans.mechanisms.release`, which charges the
+    ledger first. ``shared`` adds one draw per row of the last axis to all of its columns (the
+    "shared-noise" flaw of an as-published variant); ``unit`` (continuous sampler only) holds
+    unit-scale noise of the values' shape drawn earlier (:func:`dpkmeans.mechanisms.unit_noise`),
+    which is scaled instead of drawing now. A :class:`CovarianceNoise` draws N(0, Sigma_r) for
+    replica r."""
     values = np.asarray(values, dtype=float)
+    if isinstance(calibration, CovarianceNoise):
+        draws = np.stack([draw_colored(S, g) for S, g in zip(calibration.covariances, rngs)])
+        return values + draws.reshape(values.shape)
     if not calibration.adds_noise:
         return values.copy()
     if calibration.sampler == "continuous":
-        draws = [g.laplace(0.0, calibration.scale, size=values.shape[1:])
+        if unit is not None:
+            return values + calibration.scale * (unit[..., :1] if shared else unit)
+        shape = values.shape[1:-1] + (1,) if shared else values.shape[1:]
+        draws = [g.laplace(0.0, calibration.scale, size=shape)
                  if calibration.kind == "laplace"
-                 else g.normal(0.0, calibration.scale, size=values.shape[1:]) for g in rngs]
+                 else g.normal(0.0, calibration.scale, size=shape) for g in rngs]
         return values + np.stack(draws)
+    if shared:
+        steps = np.full(values.shape[1:-1], calibration.noise_steps, dtype=np.int64)
+        return shared_grid_release(calibration.kind, values, calibration.grid, steps, rngs)
     steps = np.full(values.shape[1:], calibration.noise_steps, dtype=np.int64)
     return grid_release(calibration.kind, values, calibration.grid, steps, rngs,
                         integer_valued=integer_valued)
+
+
+@dataclass(frozen=True, eq=False)
+class NoisePlan:
+    """The noise of each element of a batched statistic (k, c), e.g. one DP-Lloyd iteration's
+    (S_j, n_j) of every cluster, whose elements belong to releases of different calibrations.
+
+    ``grid``, ``steps`` and ``scale`` hold, per element, the public grid step, the exact
+    sampler's integer noise parameter and the continuous scale (0: the element gets no noise);
+    shape (k, c), shared by the replicas, or (R, k, c), row r for replica r. ``shared`` adds one
+    draw per row to all of its columns (the "shared-noise" flaw; every column of a row then has
+    one grid and one scale)."""
+
+    kind: str
+    sampler: str
+    grid: np.ndarray
+    steps: np.ndarray
+    scale: np.ndarray
+    shared: bool = False
+
+    @property
+    def per_replica(self) -> bool:
+        """Whether each replica has its own plan (arrays of shape (R, k, c))."""
+        return self.grid.ndim == 3
+
+    def row(self, r: int) -> NoisePlan:
+        """Replica r's plan, of a per-replica plan."""
+        return NoisePlan(self.kind, self.sampler, self.grid[r], self.steps[r], self.scale[r],
+                         self.shared)
+
+
+def perturb_elements(values: np.ndarray, plan: NoisePlan, rngs: Sequence[np.random.Generator],
+                     *, unit: np.ndarray | None = None) -> np.ndarray:
+    """values (R, k, c) plus the noise of ``plan`` (uncharged: see
+    :func:`dpkmeans.mechanisms.release_plan`): every noised element of every replica in one
+    vectorised draw, replica r from ``rngs[r]`` only, so replica r's noise is the same as when it
+    is noised alone (:func:`draw_steps`). Continuous sampler: ``unit`` holds unit-scale noise
+    (R, k, c) drawn earlier, which is scaled. Elements the plan does not noise stay exact."""
+    per_replica = plan.per_replica
+    if plan.shared:
+        if plan.sampler == "continuous":
+            return values + plan.scale * unit[..., :1]
+        return shared_grid_release(plan.kind, values, plan.grid, plan.steps[..., 0], rngs,
+                                   per_replica=per_replica)
+    noised = plan.scale > 0
+    if per_replica and not (noised == noised[0]).all():  # the replicas noise other elements
+        return np.concatenate([perturb_elements(values[r:r + 1], plan.row(r), [g],
+                                                unit=None if unit is None else unit[r:r + 1])
+                               for r, g in enumerate(rngs)])
+    mask = noised[0] if per_replica else noised
+    grid, steps, scale = (a[:, mask] if per_replica else a[mask]
+                          for a in (plan.grid, plan.steps, plan.scale))
+    noisy = values.copy()
+    if plan.sampler == "continuous":
+        noisy[:, mask] = values[:, mask] + scale * unit[:, mask]
+    elif mask.any():
+        noisy[:, mask] = grid_release(plan.kind, values[:, mask], grid, steps, rngs,
+                                      per_replica=per_replica)
+    return noisy
+
+
+# --- colored (correlated) Gaussian noise -------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CovarianceNoise:
+    """Gaussian noise N(0, Sigma_r) with its own covariance per replica, ``covariances`` of
+    shape (R, m, m), drawn with numpy's float64 normal (continuous: a ledger records the leak),
+    and what the ledger records of it: ``mechanism``, ``sensitivity``, ``epsilon``, ``delta``
+    and ``scale`` (Ravi, Scaglione and Peisert 2021; book chapter 9)."""
+
+    covariances: np.ndarray
+    mechanism: str
+    sensitivity: float
+    epsilon: float
+    delta: float
+    scale: float
+
+    sampler = "continuous"
+    adds_noise = True
+
+    def details(self) -> dict[str, Any]:
+        """Nothing beyond the caller's details: the covariance is the caller's to describe."""
+        return {}
+
+
+def draw_colored(covariance: ArrayLike, rng: np.random.Generator,
+                 size: int | None = None) -> np.ndarray:
+    """Draws of N(0, Sigma) from ``rng`` (continuous float64, as the paper; chapter 9 records
+    it): the symmetric square root, so a singular Sigma is fine. Uncharged: a release goes
+    through :func:`dpkmeans.mechanisms.release` with a :class:`CovarianceNoise`."""
+    S = np.asarray(covariance, dtype=float)
+    w, V = np.linalg.eigh((S + S.T) / 2.0)
+    root = V * np.sqrt(np.clip(w, 0.0, None))
+    z = rng.standard_normal((S.shape[0],) if size is None else (size, S.shape[0]))
+    return z @ root.T

@@ -30,9 +30,10 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import mechanisms
 from .accounting import PrivacyLedger
-from .discrete import exponential_choice
 from .init import Initializer, sphere_packing
+from .mechanisms import Entry
 from .lloyd import as_centroids, as_data_matrix, batched_stats
 from .validation import check_positive_int, check_real
 
@@ -231,10 +232,10 @@ class CategoricalModes:
         """The budget of one attribute's selection over all clusters in an iteration."""
         return eps_t if self.per_attribute == "full" else eps_t / self.layout.n_categorical
 
-    def charge(self, ledger: PrivacyLedger, eps_t: float, replicas: int, *,
-               clusters_touched: int, understated: bool = False) -> float:
-        """Record one iteration's selections (one entry per attribute, before any draw) and
-        return the epsilon of each cluster's draw.
+    def entries(self, eps_t: float, replicas: int, *, clusters_touched: int,
+                understated: bool = False) -> tuple[list[Entry], float]:
+        """One iteration's ledger entries (one per attribute) and the epsilon of each
+        cluster's draw.
 
         One record changes the counts of ``clusters_touched`` clusters (2 under replace, 1
         under add/remove): each cluster's draw gets the attribute's budget divided by it, or,
@@ -242,31 +243,47 @@ class CategoricalModes:
         budget, and the entry then charges the true cost."""
         per_attr = self.attribute_budget(eps_t)
         draw = per_attr if understated else per_attr / clusters_touched
-        for l in range(self.layout.n_categorical):
-            ledger.charge("exponential", epsilon=clusters_touched * draw, sensitivity=1.0,
-                          scale=2.0 / draw,
-                          label=f"mode of categorical attribute {l}, every cluster in parallel "
-                                f"(one record changes {clusters_touched} clusters' counts)",
-                          details={"replicas": replicas, "epsilon per cluster draw": draw,
-                                   "sampler": "exact (integer arithmetic)"})
+        entries = [Entry("exponential", clusters_touched * draw, 1.0, 2.0 / draw,
+                         label=f"mode of categorical attribute {l}, every cluster in parallel "
+                               f"(one record changes {clusters_touched} clusters' counts)",
+                         details={"replicas": replicas, "epsilon per cluster draw": draw,
+                                  "sampler": "exact (integer arithmetic)"})
+                   for l in range(self.layout.n_categorical)]
+        return entries, draw
+
+    def charge(self, ledger: PrivacyLedger, eps_t: float, replicas: int, *,
+               clusters_touched: int, understated: bool = False) -> float:
+        """Record one iteration's selections without drawing them (a plan of the spend) and
+        return the epsilon of each cluster's draw (:meth:`entries`)."""
+        entries, draw = self.entries(eps_t, replicas, clusters_touched=clusters_touched,
+                                     understated=understated)
+        mechanisms.charge_all(ledger, entries)
         return draw
 
-    def draw(self, counts: np.ndarray, draw_epsilon: float,
-             rngs: list[np.random.Generator]) -> np.ndarray:
-        """The scaled one-hot modes (R, k, n_onehot) from the exact category counts
-        (R, k, n_onehot): P[v] proportional to exp(draw_epsilon * count_v / 2), drawn exactly
-        from the integer gaps max_v count_v - count_v (replica r from ``rngs[r]`` only)."""
+    def release(self, ledger: PrivacyLedger, counts: np.ndarray, eps_t: float,
+                rngs: list[np.random.Generator], *, clusters_touched: int,
+                understated: bool = False) -> np.ndarray:
+        """One iteration's modes: charge the selections (:meth:`entries`), then draw the
+        scaled one-hot modes (R, k, n_onehot) from the exact category counts (R, k, n_onehot),
+        P[v] proportional to exp(epsilon * count_v / 2) with epsilon each cluster's draw, exactly
+        from the integer gaps max_v count_v - count_v (replica r from ``rngs[r]`` only), in one
+        call (:func:`dpkmeans.mechanisms.release_choices`; a refused one draws nothing)."""
+        entries, draw = self.entries(eps_t, len(rngs), clusters_touched=clusters_touched,
+                                     understated=understated)
         k = counts.shape[1]
         out = np.zeros(np.shape(counts))
-        coefficient = Fraction(float(draw_epsilon)) / 2
         widths = np.repeat(np.asarray(self.layout.n_levels, dtype=np.int64), k)
-        clusters = np.arange(k)
-        for r, g in enumerate(rngs):
+        gaps = []
+        for r in range(len(rngs)):
             block_counts = [np.rint(counts[r][:, cols]).astype(np.int64)
                             for cols in self.layout.blocks]  # (k, n_l) per attribute
-            gaps = np.concatenate([(c.max(axis=1, keepdims=True) - c).reshape(-1)
-                                   for c in block_counts])
-            picks = exponential_choice(gaps, coefficient, widths, g)  # attribute-major
+            gaps.append(np.concatenate([(c.max(axis=1, keepdims=True) - c).reshape(-1)
+                                        for c in block_counts]))
+        picks = mechanisms.release_choices(ledger, entries, gaps, rngs,
+                                           coefficient=Fraction(float(draw)) / 2,
+                                           widths=widths)  # attribute-major
+        clusters = np.arange(k)
+        for r in range(len(rngs)):
             for l, cols in enumerate(self.layout.blocks):
-                out[r, clusters, cols.start + picks[l * k:(l + 1) * k]] = self.layout.scale
+                out[r, clusters, cols.start + picks[r, l * k:(l + 1) * k]] = self.layout.scale
         return out

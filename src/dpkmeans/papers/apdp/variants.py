@@ -42,8 +42,7 @@ from ... import schedules
 from ...engine import DPLloydConfig
 from ...hooks import HookContext
 from ...init import sphere_packing
-from ...mechanisms import charge
-from ...noise import calibrate, perturb
+from ...noise import calibrate
 from ...schedules import SU_RHO, ApdpPlan, apdp_plan, su_epsilon_m
 from ...validation import check_epsilon, check_positive_int
 
@@ -111,13 +110,14 @@ class RecordInitialRelease:
             raise ValueError(f"need at least k = {k} records to pick one from each split, "
                              f"got {ctx.n_rows}")
         edges = np.arange(k + 1) * ctx.n_rows // k
-        rows = np.stack([g.integers(edges[:-1], edges[1:]) for g in ctx.rngs])  # (R, k)
+        # which record of each split: the flaws "record-order-split" and "record-initialisation"
+        rows = np.stack([g.integers(edges[:-1], edges[1:]) for g in ctx.public_rngs])  # (R, k)
         records = ctx.backend.records(ctx.data, rows)
         l1 = float(np.sum(upper - lower))  # a record's largest move, replace one (d on [0, 1]^d)
         cal = calibrate("laplace", l1, self.epsilon, sampler=cfg.sampler, coordinates=d)
-        charge(ctx.ledger, cal, label="initial centres: one noisy record per split, in parallel",
-               details={"replicas": len(ctx.rngs)})
-        noisy = perturb(records, cal, ctx.rngs)
+        noisy = ctx.release(cal, records,
+                            label="initial centres: one noisy record per split, in parallel",
+                            details={"replicas": ctx.replicas})
         ctx.ledger.post_process("initial centres: the noisy records clipped to the box")
         return np.clip(noisy, lower, upper)
 

@@ -27,7 +27,7 @@ from ... import colored, schedules
 from ...engine import DPLloydConfig
 from ...hooks import HookContext
 from ...lloyd import assign
-from ...noise import FLOAT_LEAK
+from ...noise import CovarianceNoise
 from ...validation import check_delta, check_epsilon, check_positive_int
 
 __all__ = ["as_published", "corrected", "white", "local_deltas", "CEDSOutputRelease",
@@ -73,7 +73,7 @@ class KMeansPlusPlusOnData:
         X = _records(ctx)
         k = ctx.config.n_clusters
         return np.stack([kmeans_plusplus(X, k, random_state=int(g.integers(2**31 - 1)))[0]
-                         for g in ctx.rngs])
+                         for g in ctx.public_rngs])
 
 
 @dataclass(frozen=True)
@@ -107,19 +107,18 @@ class CEDSOutputRelease:
             covariances.append(S)
             own.append(colored.constraint_check(D, S, gamma_c))
             claimed.append(colored.constraint_check(D, S, gamma_claim))
-        ctx.ledger.charge(
-            "colored Gaussian (CEDS closed form)", epsilon=nominal, delta=self.delta,
-            sensitivity=float(np.sqrt(gamma_c)), scale=float(np.sqrt(max(np.trace(covariances[0]), 0))),
-            label="stacked centroids + N(0, Sigma), Sigma from the leave-one-out Delta's",
-            details={"replicas": len(ctx.rngs), "gamma_c": gamma_c,
+        noise = CovarianceNoise(
+            np.stack(covariances), "colored Gaussian (CEDS closed form)",
+            sensitivity=float(np.sqrt(gamma_c)), epsilon=nominal, delta=self.delta,
+            scale=float(np.sqrt(max(np.trace(covariances[0]), 0))))
+        return ctx.release(  # charged, the float sampler recorded as a leak, then drawn
+            noise, C, label="stacked centroids + N(0, Sigma), Sigma from the leave-one-out Delta's",
+            details={"replicas": ctx.replicas, "gamma_c": gamma_c,
                      "own constraints violated": f"{max(o.fraction for o in own):.1%} (worst "
                                                  f"s2/gamma {max(o.worst for o in own):.3g})",
                      f"(eps={self.epsilon:g}, delta={self.delta:g})-PDP constraints violated":
                          f"{max(c.fraction for c in claimed):.1%} (worst s2/gamma "
                          f"{max(c.worst for c in claimed):.3g})"})
-        ctx.ledger.leak(FLOAT_LEAK)
-        noise = np.stack([colored.draw_colored(S, g) for S, g in zip(covariances, ctx.rngs)])
-        return C + noise.reshape(C.shape)
 
 
 def as_published(n_clusters: int, epsilon: float, delta: float,

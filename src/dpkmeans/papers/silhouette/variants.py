@@ -42,8 +42,7 @@ from ...engine import DPLloydConfig
 from ...hooks import HookContext
 from ...init import sphere_packing
 from ...lloyd import block_silhouette
-from ...mechanisms import charge
-from ...noise import calibrate, grid_release, shared_grid_release
+from ...noise import calibrate
 from ...validation import check_epsilon, check_positive_int, check_real
 
 __all__ = [
@@ -112,15 +111,9 @@ class NoisySilhouetteWeights:
         sums, counts = cluster_silhouettes(ctx)
         cal = calibrate("laplace", 2.0, self.epsilon(ctx.epsilon),
                         sampler=ctx.config.sampler, coordinates=2)
-        charge(ctx.ledger, cal, label="(sum_x S(x), n_j) of every cluster in parallel",
-               details={"replicas": len(ctx.rngs)})
-        values = np.stack([sums, counts], axis=2)  # (r, k, 2)
-        if cal.sampler == "continuous":
-            noisy = values + np.stack([g.laplace(0.0, cal.scale, values.shape[1:])
-                                       for g in ctx.rngs])
-        else:
-            steps = np.full(values.shape[1:], cal.noise_steps, dtype=np.int64)
-            noisy = grid_release("laplace", values, cal.grid, steps, ctx.rngs)
+        noisy = ctx.release(cal, np.stack([sums, counts], axis=2),  # (r, k, 2)
+                            label="(sum_x S(x), n_j) of every cluster in parallel",
+                            details={"replicas": ctx.replicas})
         ctx.ledger.post_process("S~_j = clip(sum' / max(n', 1), 0, 1), "
                                 "w_j = (1 + S~_j) / (1 + max S~): weights from released "
                                 "values, max w = 1")
@@ -157,15 +150,10 @@ class EqualSplitInitialRelease:
         sums, counts = ctx.backend.map_reduce(ctx.data, _equal_split_sums, ctx.n_rows, k,
                                               with_start=True)
         cal = calibrate("laplace", d + 1.0, self.epsilon, sampler=cfg.sampler, coordinates=d + 1)
-        charge(ctx.ledger, cal, label="initial (sum, count) of K equal splits, one shared draw",
-               details={"replicas": len(ctx.rngs)})
-        values = np.broadcast_to(np.hstack([sums, counts[:, None]]),
-                                 (len(ctx.rngs), k, d + 1))
-        if cal.sampler == "continuous":
-            noisy = values + np.stack([g.laplace(0.0, cal.scale, (k, 1)) for g in ctx.rngs])
-        else:
-            steps = np.full(k, cal.noise_steps, dtype=np.int64)
-            noisy = shared_grid_release("laplace", values, cal.grid, steps, ctx.rngs)
+        values = np.broadcast_to(np.hstack([sums, counts[:, None]]), (ctx.replicas, k, d + 1))
+        noisy = ctx.release(cal, values, shared=True,
+                            label="initial (sum, count) of K equal splits, one shared draw",
+                            details={"replicas": ctx.replicas})
         ctx.ledger.post_process("u_k = sum' / count' (the box's midpoint if count' < 1), "
                                 "clipped to the box")
         mid = (lower + upper) / 2.0
