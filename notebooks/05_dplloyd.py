@@ -436,7 +436,7 @@ table(pd.DataFrame(sens_rows), name="ch5-centred-sensitivity")
 # %%
 NAMES = {"dplloyd": "DPLloyd", "dplloyd-impr": "DPLloyd-Impr",
          "diffprivlib": "diffprivlib KMeans"}
-centring = pd.concat([centring_comparison(name, paper="dp-kccm", k=k,
+centring = pd.concat([centring_comparison(name, paper="dpkccm", k=k,
                                           epsilons=CENTRING_EPSILONS,
                                           replicas=CENTRING_REPLICAS, seed=SEED)
                       for name, k in (("blood", 4), ("adult", 5))], ignore_index=True)

@@ -30,7 +30,7 @@
 #
 # ```python
 # from dpkmeans.data import load
-# ds = load("blood", paper="dp-kccm", scale=(-1, 1))  # DP-KCCM's columns, on [-1, 1]
+# ds = load("blood", paper="dpkccm", scale=(-1, 1))  # DP-KCCM's columns, on [-1, 1]
 # ```
 #
 # The returned dataset carries the numeric matrix `ds.X` with its feature names and public
@@ -68,7 +68,7 @@ from myst_nb import glue
 from dpkmeans.data import DataError, gaussian_mixture_dataset, get_registry, load
 from dpkmeans.data.report import availability_frame, bounds_frame
 from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.papers.registry import paper_of_data_key
+from dpkmeans.papers.registry import paper as paper_record
 from dpkmeans.plotting import new_figure, use_book_style
 from dpkmeans.reading import number, table
 
@@ -82,8 +82,8 @@ available = set(availability.loc[availability["status"].str.endswith("verified")
 
 # %% tags=["remove-cell"]
 def paper_link(key: str) -> str:
-    """The paper of a dataset-registry key, as a link to its chapter."""
-    record = paper_of_data_key(key)
+    """The paper ``key``, as a link to its chapter."""
+    record = paper_record(key)
     return f"{{doc}}`{record.cite} <{record.chapter}>`"
 
 
@@ -115,13 +115,13 @@ glue("datasets_available", len(available), display=False)
 uses = []
 for spec in registry.datasets.values():
     for key, use in spec.papers.items():
-        uses.append({"dataset": spec.name, "paper": paper_of_data_key(key).cite,
+        uses.append({"dataset": spec.name, "paper": paper_record(key).cite,
                      "rows": f"{stated(use.stated_rows)} / {number(use.rows)}",
                      "dims": f"{stated(use.stated_dims)} / {number(use.dims)}",
                      "match": use.match})
 for key, paper in registry.papers.items():
     if paper.datasets_unknown:
-        uses.append({"dataset": "unknown", "paper": paper_of_data_key(key).cite, "rows": "? / –",
+        uses.append({"dataset": "unknown", "paper": paper_record(key).cite, "rows": "? / –",
                      "dims": "? / –", "match": "unknown"})
 table(pd.DataFrame(uses), name="datasets-uses")
 
@@ -186,8 +186,8 @@ table(shown.rename(columns={"rows x cols": "rows × columns"}),
 
 # %%
 drops = []
-for name, paper in (("review_ratings", "dp-kccm"),
-                    ("marketing_campaign", "colored-noise")):
+for name, paper in (("review_ratings", "dpkccm"),
+                    ("marketing_campaign", "colored")):
     if name not in available:
         continue  # the file is not in this build: nothing to report
     ds = load(name, paper=paper, download=False)

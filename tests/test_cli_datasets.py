@@ -93,7 +93,7 @@ def test_info_prints_the_registry_entry(capsys: pytest.CaptureFixture[str], empt
     out = capsys.readouterr().out
     assert REG.dataset("adult").file.sha256 in out
     assert "hours-per-week" in out and "[1, 168]" in out
-    assert "dp-kccm: rows 32561 (paper 32561), dims 6 (paper 6), exact" in out
+    assert "dpkccm: rows 32561 (paper 32561), dims 6 (paper 6), exact" in out
     assert "missing markers=['?']" in out
 
 

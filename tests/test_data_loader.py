@@ -116,7 +116,7 @@ def test_each_paper_gets_its_rows_and_dimensions(name: str, paper: str) -> None:
 
 def test_blood_for_dp_kccm_includes_the_label_as_fifth_column() -> None:
     _need("blood")
-    ds = load("blood", paper="dp-kccm", download=False)
+    ds = load("blood", paper="dpkccm", download=False)
     assert ds.feature_names[-1] == ds.target_name
     np.testing.assert_array_equal(ds.X[:, -1], ds.target)
     np.testing.assert_array_equal(ds.X[0], [2, 50, 12500, 98, 1])
@@ -125,7 +125,7 @@ def test_blood_for_dp_kccm_includes_the_label_as_fifth_column() -> None:
 
 def test_review_ratings_drops_the_two_malformed_rows_and_says_why() -> None:
     _need("review_ratings")
-    ds = load("review_ratings", paper="dp-kccm", download=False)
+    ds = load("review_ratings", paper="dpkccm", download=False)
     (drop,) = ds.provenance.dropped
     assert drop.count == 2 and drop.records == (1348, 2713)
     assert "malformed" in drop.reason
@@ -134,7 +134,7 @@ def test_review_ratings_drops_the_two_malformed_rows_and_says_why() -> None:
 
 def test_marketing_campaign_2212_rows_for_the_colored_noise_paper() -> None:
     _need("marketing_campaign")
-    ds = load("marketing_campaign", paper="colored-noise", download=False)
+    ds = load("marketing_campaign", paper="colored", download=False)
     assert ds.n_samples == 2212 and ds.n_features == 28
     assert [d.count for d in ds.provenance.dropped] == [24, 3, 1]
     assert "Income is blank" in ds.provenance.dropped[0].reason
@@ -153,7 +153,7 @@ def test_adult_question_marks_are_missing_values_not_levels() -> None:
     kept = load("adult", on_missing="keep", download=False)
     j = kept.categorical_names.index("workclass")
     assert int((kept.categorical[:, j] == -1).sum()) == 1836
-    paper = load("adult", paper="dp-kccm", download=False)
+    paper = load("adult", paper="dpkccm", download=False)
     assert paper.n_samples == 32561 and paper.provenance.n_dropped == 0
 
 
@@ -235,7 +235,7 @@ def test_paper_mode_warns_and_records_the_mode() -> None:
 def test_paper_mode_on_a_paper_dataset() -> None:
     _need("blood")
     with pytest.warns(PrivacyLeakWarning):
-        ds = load("blood", paper="dp-kccm", bounds="paper", scale=(-1, 1), download=False)
+        ds = load("blood", paper="dpkccm", bounds="paper", scale=(-1, 1), download=False)
     assert ds.metadata["bounds_mode"] == "paper" and ds.X.shape == (748, 5)
 
 
@@ -251,7 +251,7 @@ def test_bundled_datasets_need_no_files(isolated: Path) -> None:
     wine = load("wine", columns=["alcohol", "proline"])
     assert wine.feature_names == ("alcohol", "proline")
     with pytest.raises(PaperColumnError):
-        load("iris", paper="dp-kccm")
+        load("iris", paper="dpkccm")
 
 
 def test_datasets_are_read_only() -> None:
@@ -336,10 +336,10 @@ def test_unknown_dataset_lists_the_known_ones() -> None:
 @pytest.mark.parametrize(
     ("name", "kwargs", "message"),
     [
-        ("heart", {"paper": "dp-kccm"}, "did not use dataset 'heart'"),
+        ("heart", {"paper": "dpkccm"}, "did not use dataset 'heart'"),
         ("blood", {"paper": "kccm"}, "Known paper keys"),
         ("blood", {"paper": "apdp"}, "no registered datasets"),
-        ("adult", {"paper": "dp-kccm", "columns": ["workclass"]}, "did not use the columns"),
+        ("adult", {"paper": "dpkccm", "columns": ["workclass"]}, "did not use the columns"),
         ("adult", {"columns": ["Age"]}, "no column 'Age'"),
         ("tripadvisor", {"columns": ["User ID"]}, "id column"),
     ],

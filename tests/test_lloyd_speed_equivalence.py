@@ -107,8 +107,8 @@ def _replicas(d, k, R, seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, paper, k", [("adult", "dp-kccm", 5),
-                                            ("credit_card", "dp-kccm", 5),
+@pytest.mark.parametrize("name, paper, k", [("adult", "dpkccm", 5),
+                                            ("credit_card", "dpkccm", 5),
                                             ("covtype", "silhouette", 7),
                                             ("magic", "silhouette", 2)])
 def test_study_datasets_same_bits(name, paper, k, monkeypatch):

@@ -1,4 +1,4 @@
-"""Ctrl-C on `python -m dpkmeans reproduce` (issue 33, item 3): the command stops within a few
+"""Ctrl-C on `python -m dpkmeans reproduce`: the command stops within a few
 seconds, keeps every finished cell's rows, and says how to continue; a second run resumes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The synthesis chapter (issue 16): the leaderboard's results, its ranks with ties, the
+"""The synthesis chapter (book chapter 12): the leaderboard's results, its ranks with ties, the
 advice by regime, and the book-wide claims ledger."""
 
 from __future__ import annotations

@@ -39,7 +39,7 @@
 
 # %% tags=["parameters", "hide-input"]
 dataset = "iris"  # a registry or bundled dataset name
-paper = None  # whose columns to use (e.g. "dp-kccm"); None: every numeric one
+paper = None  # whose columns to use (e.g. "dpkccm"); None: every numeric one
 k = 3  # clusters
 epsilons = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0]  # the privacy budgets compared
 inits = 5  # sets of initial centroids (the paper: 20)

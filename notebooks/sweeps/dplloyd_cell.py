@@ -24,7 +24,7 @@
 # %% tags=["parameters"]
 case = "synthetic"  # the case name in the sweep file (informational)
 dataset = "synthetic"  # a registry name, or "synthetic" for a Gaussian mixture
-paper = None  # whose columns to use (e.g. "dp-kccm")
+paper = None  # whose columns to use (e.g. "dpkccm")
 n = 2000  # synthetic data only: rows,
 d = 3  # dimensions,
 data_seed = 0  # the seed of the mixture,

@@ -1,23 +1,26 @@
 """Every corrected algorithm of the book, by the name ``DPKMeans(algorithm=...)`` takes.
 
-Each :class:`Choice` builds the engine configuration of one algorithm from the public inputs
-of a fit and says what its guarantee needs: the adjacency it is proven under, whether it reads
-the number of records (public, or a noisy count the estimator pays for), whether it is
-(epsilon, delta)-DP. The as-published variants are deliberately absent: they are reachable
-only through their paper modules (``dpkmeans.papers.<paper>.variants``), where the book audits
-them.
+Each paper's record (:mod:`dpkmeans.papers.registry`) lists the corrected algorithms it adds;
+the catalogue gathers them, the pure epsilon-DP ones first in the book's order, then the
+(epsilon, delta) ones. Each :class:`Choice` builds the engine configuration of one algorithm
+from the public inputs of a fit and says what its guarantee needs: the adjacency it is proven
+under, whether it reads the number of records (public, or a noisy count the estimator pays
+for), whether it is (epsilon, delta)-DP. The as-published variants are deliberately absent:
+they are reachable only through their paper modules (``dpkmeans.papers.<paper>.variants``),
+where the book audits them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
 from .engine import DPLloydConfig
+from .papers.registry import CatalogueEntry, PaperRecord, records
 
-__all__ = ["CATALOGUE", "Choice", "FitInputs", "choice"]
+__all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices"]
 
 
 @dataclass(frozen=True)
@@ -46,68 +49,48 @@ class Choice:
     uses_max_iter: bool = False
 
 
-def _dplloyd(f: FitInputs) -> DPLloydConfig:
-    from .algorithms import dplloyd
-
-    return dplloyd(f.n_clusters, f.epsilon, f.bounds, iterations=f.max_iter)
-
-
-def _dplloyd_impr(f: FitInputs) -> DPLloydConfig:
-    from .algorithms import dplloyd_impr
-
-    return dplloyd_impr(f.n_clusters, f.epsilon, f.bounds, n_records=f.n_records)
+def _choice(record: PaperRecord, entry: CatalogueEntry) -> Choice:
+    return Choice(entry.name, entry.build, entry.summary, record.number, entry.neighbour,
+                  entry.needs_n_records, entry.needs_delta, entry.uses_max_iter)
 
 
-def _dpkccm(f: FitInputs) -> DPLloydConfig:
-    from .papers.dpkccm.variants import allocation_nk
-
-    return allocation_nk(f.n_clusters, f.epsilon, f.bounds)
+_built: tuple[tuple[PaperRecord, ...], dict[str, Choice]] | None = None
 
 
-def _silhouette(f: FitInputs) -> DPLloydConfig:
-    from .papers.silhouette.variants import corrected
-
-    return corrected(f.n_clusters, f.epsilon, f.bounds)
-
-
-def _apdp(f: FitInputs) -> DPLloydConfig:
-    from .papers.apdp.variants import corrected
-
-    return corrected(f.n_clusters, f.epsilon, f.bounds, n_records=f.n_records)
-
-
-def _di(f: FitInputs) -> DPLloydConfig:
-    from .papers.di.variants import kmeans_corrected
-
-    return kmeans_corrected(f.bounds, epsilon=f.epsilon, n_clusters=f.n_clusters)
+def choices() -> dict[str, Choice]:
+    """Every corrected algorithm by name, as the papers' records list them: the pure
+    epsilon-DP ones first, in the book's order, then the (epsilon, delta) ones."""
+    global _built
+    papers = records()
+    if _built is None or _built[0] is not papers:
+        every = sorted((_choice(r, e) for r in papers for e in r.algorithms),
+                       key=lambda c: c.needs_delta)  # stable: the book's order within each
+        names = [c.name for c in every]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"two papers offer the algorithm(s) {twice}")
+        _built = (papers, {c.name: c for c in every})
+    return _built[1]
 
 
-def _colored(f: FitInputs) -> DPLloydConfig:
-    from .papers.colored.variants import corrected
+class _Catalogue(Mapping[str, Choice]):
+    """The catalogue as the registry holds it now (a read-only mapping)."""
 
-    return corrected(f.n_clusters, f.epsilon, f.delta, f.bounds, iterations=f.max_iter)
+    def __getitem__(self, name: str) -> Choice:
+        return choices()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(choices())
+
+    def __len__(self) -> int:
+        return len(choices())
+
+    def __repr__(self) -> str:
+        return f"CATALOGUE({list(self)})"
 
 
-CATALOGUE: dict[str, Choice] = {c.name: c for c in (
-    Choice("dplloyd", _dplloyd, "Su et al.'s baseline: epsilon / T every iteration from random "
-           "starts in the box.", "5", uses_max_iter=True),
-    Choice("dplloyd-impr", _dplloyd_impr, "Su et al.'s improved DPLloyd: sphere-packing starts, "
-           "the count/sum split and T chosen from N epsilon / k and d.", "5",
-           needs_n_records=True),
-    Choice("dp-kccm", _dpkccm, "DP-KCCM (Ni et al. 2021): n k clusters, a decreasing budget "
-           "and a noisy-count merge down to k.", "7"),
-    Choice("silhouette", _silhouette, "Silhouette-weighted budgets (Zhang, Liu and Wang "
-           "2018), corrected: the cluster weights come from noisy silhouettes, public bounds, "
-           "a normalised schedule.", "8"),
-    Choice("apdp", _apdp, "APDPk-means, corrected: budgets in a decreasing arithmetic "
-           "progression floored at Su's minimum.", "10", needs_n_records=True),
-    Choice("di", _di, "DI k-means (Shang et al. 2021), corrected: one epsilon (or rho over m "
-           "worlds), the normalised halving schedule, under replace adjacency.", "11",
-           neighbour="replace"),
-    Choice("colored", _colored, "DP-Lloyd with colored Gaussian noise (Ravi, Scaglione and "
-           "Peisert 2021), corrected: the box-optimal covariance on each cluster's centred "
-           "statistics; (epsilon, delta).", "9", needs_delta=True, uses_max_iter=True),
-)}
+#: Every corrected algorithm by name (a live view of :func:`choices`).
+CATALOGUE: Mapping[str, Choice] = _Catalogue()
 
 
 def choice(name: str) -> Choice:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .errors import DPKMeansError
 from .files import write_csv, write_text
+from .papers.registry import records
 from .sweep import (
     FLOAT_FORMAT,
     SweepError,
@@ -43,16 +44,24 @@ from .sweep import (
     versions_string,
 )
 
-__all__ = ["EXPERIMENTS", "Experiment", "add_parser", "run_reproduce"]
+__all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "add_parser", "all_experiments",
+           "data_notebooks", "run_reproduce"]
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """One sweep of the book, its chapter, and what rebuilds its ledgers from its results."""
+    """One sweep of the book, its chapter, and what rebuilds its ledgers from its results.
+
+    ``paper`` is the key of the paper whose sweep it is ("" for the book's own): when a paper
+    has several sweeps, its finisher runs once the last of them is in. ``needs_data``: the
+    sweep's cell notebook reads a data file with its default parameters.
+    """
 
     name: str
     chapter: str
     finish: Callable[[Path], None] | None = None
+    paper: str = ""
+    needs_data: bool = True
 
     def sweep(self, root: Path) -> Path:
         return root / "notebooks" / "sweeps" / f"{self.name}.yaml"
@@ -62,48 +71,36 @@ def _results(root: Path, name: str) -> Path:
     return root / "data" / "results" / name
 
 
-def _dpkccm(root: Path) -> None:
-    from .papers.dpkccm.claims import write_claims
-    write_claims(_results(root, "dpkccm.csv"), _results(root, "dpkccm_claims.csv"))
+#: The book's own sweeps, which belong to no paper: the synthesis chapter's leaderboard.
+BOOK_EXPERIMENTS: tuple[Experiment, ...] = (Experiment("leaderboard", "12"),)
 
 
-def _silhouette(root: Path) -> None:
-    from .papers.silhouette.claims import write_claims
-    write_claims(_results(root, "silhouette.csv"), root / "benchmarks" / "dask_scaling.json",
-                 _results(root, "silhouette_claims.csv"))
+def all_experiments() -> tuple[Experiment, ...]:
+    """Every sweep of the book in chapter order: each paper's, as its registry record lists
+    them (with the paper's finisher), and the book's own (:data:`BOOK_EXPERIMENTS`)."""
+    found = [Experiment(s.name, r.number, r.finisher, r.key, s.needs_data)
+             for r in records() for s in r.sweeps]
+    return tuple(sorted([*found, *BOOK_EXPERIMENTS], key=lambda e: int(e.chapter)))
 
 
-def _colored(root: Path) -> None:
-    from .papers.colored.audit import write_audit
-    from .papers.colored.claims import write_claims
-    write_audit(_results(root, "colored_audit.csv"))
-    write_claims(_results(root, "colored.csv"), _results(root, "colored_audit.csv"),
-                 _results(root, "colored_claims.csv"))
+def __getattr__(name: str) -> tuple[Experiment, ...]:
+    """``EXPERIMENTS``: :func:`all_experiments` now (PEP 562), for the callers of the constant."""
+    if name == "EXPERIMENTS":
+        return all_experiments()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _apdp(root: Path) -> None:
-    from .papers.apdp.claims import write_claims
-    write_claims(_results(root, "apdp.csv"), _results(root, "apdp_claims.csv"))
-
-
-def _di(root: Path) -> None:
-    from .papers.di.audit import write_audit
-    from .papers.di.claims import claims_table
-    write_audit(_results(root, "di_audit.csv"))
-    write_csv(claims_table(pd.read_csv(_results(root, "di.csv"))),
-              _results(root, "di_claims.csv"))
-
-
-#: Every sweep of the book, in chapter order.
-EXPERIMENTS: tuple[Experiment, ...] = (
-    Experiment("dplloyd_baselines", "5"),
-    Experiment("dpkccm", "7", _dpkccm),
-    Experiment("silhouette", "8", _silhouette),
-    Experiment("colored", "9", _colored),
-    Experiment("apdp", "10", _apdp),
-    Experiment("di", "11", _di),
-    Experiment("leaderboard", "12"),
-)
+def data_notebooks(root: str | Path, chosen: Sequence[Experiment] | None = None) -> list[Path]:
+    """The cell notebooks (relative to ``root``) of the sweeps that read a data file with their
+    default parameters (``make test-notebooks`` checks their outputs only with the files)."""
+    root = Path(root).resolve()
+    out = []
+    for experiment in all_experiments() if chosen is None else chosen:
+        if experiment.needs_data:
+            notebook = load_spec(experiment.sweep(root)).notebook.resolve()
+            if notebook.relative_to(root) not in out:
+                out.append(notebook.relative_to(root))
+    return out
 
 
 def _column_order(target: Path, rows: pd.DataFrame) -> list[str]:
@@ -144,13 +141,13 @@ def _previous_runtimes(root: Path, name: str) -> dict[str, float]:
 
 
 def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None = None,
-                  restart: bool = False, experiments: Sequence[Experiment] = EXPERIMENTS,
+                  restart: bool = False, experiments: Sequence[Experiment] | None = None,
                   runner=None, say: Callable[[str], None] = print,
                   progress: bool = True) -> dict:
     """Run every experiment not yet finished (module docstring); returns the state, with each
     experiment's ``cell_seconds`` (the time its cells took), ``finished_after_s`` (since this
-    run started), ``cells`` and finish time, and the run's ``wall_s``. ``runner`` replaces the
-    papermill cell runner (tests).
+    run started), ``cells`` and finish time, and the run's ``wall_s``. ``experiments`` default
+    to :func:`all_experiments`; ``runner`` replaces the papermill cell runner (tests).
 
     The cells of all the experiments share one pool of ``jobs`` workers, longest first (by
     their runtime in the committed results; new cells first): one slow cell no longer leaves a
@@ -162,6 +159,8 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     if jobs < 1:
         raise SweepError(f"jobs must be >= 1, got {jobs}")
     root = Path(root).resolve()
+    if experiments is None:
+        experiments = all_experiments()
     names = [e.name for e in experiments]
     if only is not None and not [name for name in only if name]:
         raise DPKMeansError(f"`only` names no experiment; the book's are {names}")
@@ -210,7 +209,9 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
         target = _results(root, f"{p.spec.experiment}.csv")
         write_csv(rows[_column_order(target, rows)], target, float_format=FLOAT_FORMAT)
-        if p.experiment.finish is not None:
+        same_paper = [q for q in pending.values()
+                      if p.experiment.paper and q.experiment.paper == p.experiment.paper]
+        if p.experiment.finish is not None and not same_paper:  # after the paper's last sweep
             p.experiment.finish(root)
         elapsed = time.perf_counter() - start
         state["experiments"][name] = {
@@ -266,7 +267,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    listing = "\n".join(f"  {e.name:<18} chapter {e.chapter}" for e in EXPERIMENTS)
+    listing = "\n".join(f"  {e.name:<18} chapter {e.chapter}" for e in all_experiments())
     parser = subparsers.add_parser(
         "reproduce", help="run every sweep of the book, rebuild its results and ledgers "
                           "(resumable)",
@@ -284,10 +285,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--restart", action="store_true",
                         help="forget finished experiments (delete ROOT/_build/reproduce/)")
     parser.add_argument("--root", default=".", help="the book's repository (default: .)")
+    parser.add_argument("--data-notebooks", action="store_true",
+                        help="print the sweeps' cell notebooks that read a data file with their "
+                             "default parameters, one a line, and exit (make test-notebooks)")
     parser.set_defaults(func=_cmd)
 
 
 def _cmd(args: argparse.Namespace) -> int:
+    if not Path(args.root).is_dir():
+        raise DPKMeansError(f"--root {args.root}: no such folder")
+    if args.data_notebooks:
+        print("\n".join(str(path) for path in data_notebooks(args.root)))
+        return 0
     if args.jobs < 1:
         raise SweepError(f"--jobs must be at least 1, got {args.jobs}")
     only = None
@@ -295,9 +304,7 @@ def _cmd(args: argparse.Namespace) -> int:
         only = [s.strip() for s in args.only.split(",")]
         if not all(only):
             raise DPKMeansError(f"--only {args.only!r} has an empty name; give comma-separated "
-                                f"experiments from {[e.name for e in EXPERIMENTS]}")
-    if not Path(args.root).is_dir():
-        raise DPKMeansError(f"--root {args.root}: no such folder")
+                                f"experiments from {[e.name for e in all_experiments()]}")
     pin_cell_environment()  # the cells' kernels inherit it (cell_environment)
     run_reproduce(args.root, jobs=args.jobs, only=only, restart=args.restart)
     return 0

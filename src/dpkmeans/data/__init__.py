@@ -1,7 +1,7 @@
 """The data layer: registry, files, loading, public-bounds scaling, synthetic data.
 
 >>> from dpkmeans.data import load
->>> ds = load("blood", paper="dp-kccm", scale=(-1, 1))     # doctest: +SKIP
+>>> ds = load("blood", paper="dpkccm", scale=(-1, 1))     # doctest: +SKIP
 >>> ds.X.shape, ds.n_clipped                                 # doctest: +SKIP
 
 Modules, one job each: :mod:`~dpkmeans.data.registry` (data/datasets.toml),

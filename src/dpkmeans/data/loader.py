@@ -28,6 +28,7 @@ from dpkmeans.data.registry import (
     Registry,
     get_registry,
 )
+from dpkmeans.papers.registry import current_key
 
 __all__ = ["load", "select_columns"]
 
@@ -147,8 +148,9 @@ def load(
     Parameters
     ----------
     name : a registry name (``python -m dpkmeans datasets list``) or a bundled one (iris, wine).
-    paper : a paper key (dp-kccm, silhouette, colored-noise, di); selects that paper's columns
-        and row filters. ``None`` gives every feature column.
+    paper : a paper's key (dpkccm, silhouette, colored, di: :mod:`dpkmeans.papers.registry`);
+        selects that paper's columns and row filters. ``None`` gives every feature column. A
+        former key (dp-kccm, colored-noise) still works, with a ``DeprecationWarning``.
     columns : explicit feature columns (with ``paper``, a subset of the paper's).
     scale : e.g. ``(-1, 1)`` (DP-KCCM) or ``(0, 1)`` (the other papers): clip to the
         bounds, then rescale.
@@ -165,6 +167,8 @@ def load(
     if on_missing not in ("drop", "raise", "keep"):
         raise ValueError(f"on_missing must be 'drop', 'raise' or 'keep', got {on_missing!r}")
     reg = registry if registry is not None else get_registry()
+    if isinstance(paper, str) and paper not in reg.papers:
+        paper = current_key(paper)  # a former key: the paper's key, with a warning
     if isinstance(name, str) and name in reg.bundled:
         if paper is not None:
             raise PaperColumnError(f"{name!r} is a scikit-learn demo dataset; no paper used it")

@@ -120,7 +120,8 @@ class PaperUse:
 
 @dataclass(frozen=True)
 class PaperSpec:
-    """A paper key (``dp-kccm``, ``silhouette``, ``colored-noise``, ``apdp``, ``di``)."""
+    """A paper, by its key in :mod:`dpkmeans.papers.registry` (``dpkccm``, ``silhouette``,
+    ``colored``, ``apdp``, ``di``). ``seed`` is optional and unused ("" when absent)."""
 
     key: str
     seed: str
@@ -362,7 +363,7 @@ def _parse_paper(key: str, t: Mapping[str, Any]) -> PaperSpec:
     w = f"papers.{key}"
     return PaperSpec(
         key=key,
-        seed=_get(t, "seed", str, w),
+        seed=_get(t, "seed", str, w, ""),
         citation=_get(t, "citation", str, w),
         chapter=_get(t, "chapter", str, w),
         dims_source=_get(t, "dims_source", str, w),

@@ -1,9 +1,9 @@
-"""The papers of the book, one subpackage each (DESIGN.md section 2).
+"""The papers of the book, one subpackage each.
 
-A paper is a folder ``papers/<name>/`` with ``variants.py`` (its as-published and corrected
-configurations of the one DP-Lloyd engine), ``study.py`` (its grids and paper-scale runs) and
-``claims.py`` (its claims ledger, judged by the shared rules of :mod:`dpkmeans.claims`). It
-reuses the core and never copies it.
-
-- :mod:`dpkmeans.papers.dpkccm`: DP-KCCM, cluster merging and an adaptive budget (seed 000).
+A paper is a folder ``papers/<key>/`` whose ``__init__.py`` holds its record (``RECORD``, read
+by :mod:`dpkmeans.papers.registry`, the one list of papers), with ``variants.py`` (its
+as-published and corrected configurations of the one DP-Lloyd engine), ``study.py`` (its grids
+and paper-scale runs), ``claims.py`` (its claims ledger, judged by the shared rules of
+:mod:`dpkmeans.claims`) and ``entries.py`` (what the record names: the catalogue's builders, the
+finisher). It reuses the core and never copies it; ``docs/design.md`` says how to add one.
 """

@@ -5,7 +5,7 @@ grid, with the same number of runs and the same non-private reference.
 Each algorithm runs as ``DPKMeans(algorithm=...)`` runs it: its own initialisation (part of
 the algorithm), its own rule for T, the public record count where its rule reads one. Every
 point reports the relative squared NICV against non-private Lloyd from shared sphere-packing
-starts, (NICV_dp - NICV_lloyd) / NICV_lloyd (algorithms.md §2.5), with a 95% interval over
+starts, (NICV_dp - NICV_lloyd) / NICV_lloyd (book chapter 4), with a 95% interval over
 its independent runs. Data are scaled from their public bounds to [0, 1]^d, as in the APDP
 study whose cases (dataset, k) this reuses.
 """

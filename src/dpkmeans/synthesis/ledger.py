@@ -1,9 +1,10 @@
 """The claims ledger of the whole book (synthesis chapter), computed from committed files.
 
-* **Headline claims**: every claim of the five papers, read from ``data/results/<paper>_claims.csv``
-  (each paper's own ledger, written by its ``claims`` module). A claim's rows (datasets,
-  metrics, readings: each one test) combine into one verdict (:func:`dpkmeans.claims.combine`:
-  theirs if they all agree, else "mixed"). Where a paper's rows also test the corrected method
+* **Headline claims**: every claim of the papers (:func:`papers`: those of the registry with an
+  as-published configuration), read from ``data/results/<paper>_claims.csv`` (each paper's own
+  ledger, written by its finisher). A claim's rows (datasets, metrics, readings: each one test)
+  combine into one verdict (:func:`dpkmeans.claims.combine`: theirs if they all agree, else
+  "mixed"). Where a paper's rows also test the corrected method
   (a ``method`` or ``setting`` that says "corrected"), the claim gets two verdicts, one for the
   published method (every other row) and one for the corrected. The evidence is the tally of
   the rows' verdicts, in words.
@@ -19,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..claims import combine
 from ..engine import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig
 from ..papers.registry import paper as paper_record
+from ..papers.registry import records
 
-__all__ = ["PAPERS", "Paper", "headline_claims", "privacy_claims"]
+__all__ = ["PAPERS", "Paper", "headline_claims", "papers", "privacy_claims"]
 
 
 @dataclass(frozen=True)
@@ -49,42 +50,19 @@ class Paper:
         return paper_record(self.key).chapter
 
 
-def _box(d: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros(d), np.ones(d)
+def papers() -> tuple[Paper, ...]:
+    """The papers of the ledger, in the book's order: every paper of the registry with an
+    as-published configuration (:attr:`~dpkmeans.papers.registry.PaperRecord.published`); each
+    has a claims ledger ``<key>_claims.csv``."""
+    return tuple(Paper(r.key, r.theorem, r.published) for r in records()
+                 if r.published is not None)
 
 
-def _dpkccm() -> DPLloydConfig:
-    from ..papers.dpkccm.variants import allocation_nk
-    return allocation_nk(3, 1.0, _box())
-
-
-def _silhouette() -> DPLloydConfig:
-    from ..papers.silhouette.variants import as_published
-    return as_published(3, 1.0, _box())
-
-
-def _colored() -> DPLloydConfig:
-    from ..papers.colored.variants import as_published
-    return as_published(3, 1.0, 1e-5, _box())
-
-
-def _apdp() -> DPLloydConfig:
-    from ..papers.apdp.variants import as_published
-    return as_published(3, 1.0, _box(), n_records=1000)
-
-
-def _di() -> DPLloydConfig:
-    from ..papers.di.variants import kmeans_as_published
-    return kmeans_as_published(_box(), rho=0.05, m=10001)
-
-
-PAPERS: tuple[Paper, ...] = (
-    Paper("dpkccm", "thm-dpkccm-private", _dpkccm),
-    Paper("silhouette", "thm-silhouette-corrected", _silhouette),
-    Paper("colored", "thm-colored-dplloyd", _colored),
-    Paper("apdp", "thm-ap-schedule", _apdp),
-    Paper("di", "thm-di-dp", _di),
-)
+def __getattr__(name: str) -> tuple[Paper, ...]:
+    """``PAPERS``: :func:`papers` now (PEP 562), for the callers that read the constant."""
+    if name == "PAPERS":
+        return papers()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _split_rows(claim: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -117,7 +95,7 @@ def headline_claims(results: str | Path) -> pd.DataFrame:
     (``verdict``) and the corrected method's (``corrected``, "" where not tested), and the
     verdicts' tallies in words."""
     rows = []
-    for paper in PAPERS:
+    for paper in papers():
         table = pd.read_csv(Path(results) / f"{paper.key}_claims.csv", dtype={"claim": str})
         text = "text" if "text" in table else "statement"
         for claim_id, claim in table.groupby("claim", sort=False):
@@ -136,7 +114,7 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
     book's audit of it, where there is one. ``leaks`` and ``overspends`` hold the flaws' texts
     (:data:`dpkmeans.engine.FLAWS`), split as the ledger treats them."""
     rows = []
-    for paper in PAPERS:
+    for paper in papers():
         flaws = paper.published().flaws
         audit_path = Path(results) / f"{paper.key}_audit.csv"
         audit = pd.read_csv(audit_path) if audit_path.exists() else None

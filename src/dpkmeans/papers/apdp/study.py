@@ -83,12 +83,12 @@ __all__ = [
 
 #: case -> (registry dataset, k, the registry's paper key for its columns).
 CASES: dict[str, tuple[str, int, str]] = {
-    "blood": ("blood", 4, "dp-kccm"),
-    "tripadvisor": ("tripadvisor", 4, "dp-kccm"),
-    "review_ratings": ("review_ratings", 4, "dp-kccm"),
-    "adult": ("adult", 5, "dp-kccm"),
-    "electrical": ("electrical", 5, "dp-kccm"),
-    "credit_card": ("credit_card", 5, "dp-kccm"),
+    "blood": ("blood", 4, "dpkccm"),
+    "tripadvisor": ("tripadvisor", 4, "dpkccm"),
+    "review_ratings": ("review_ratings", 4, "dpkccm"),
+    "adult": ("adult", 5, "dpkccm"),
+    "electrical": ("electrical", 5, "dpkccm"),
+    "credit_card": ("credit_card", 5, "dpkccm"),
     "blood_k2": ("blood", 2, "silhouette"),
     "abalone": ("abalone", 3, "silhouette"),
     "magic": ("magic", 2, "silhouette"),

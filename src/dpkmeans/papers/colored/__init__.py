@@ -2,5 +2,32 @@
 arXiv:2111.07850, 2021; book chapter 9).
 
 - :mod:`dpkmeans.colored`: the mechanism's math (gamma, Delta sets, covariances, the check);
-- :mod:`.variants`: the paper as published (CEDS) and corrected, as engine configurations.
+- :mod:`.variants`: the paper as published (CEDS) and corrected, as engine configurations;
+- :mod:`.study`, :mod:`.audit`, :mod:`.claims`: the reproduction, the audit, the claims ledger;
+- :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
 """
+
+from ..registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+
+__all__ = ["RECORD"]
+
+#: The paper in the registry (:mod:`dpkmeans.papers.registry`).
+RECORD = PaperRecord(
+    key="colored", authors="Ravi, Scaglione and Peisert", year="2021",
+    title="Colored noise mechanism for differentially private clustering",
+    method="colored Gaussian noise", chapter="09_colored", bibkey="ravi2021colored",
+    algorithms=(CatalogueEntry(
+        "colored", Ref(f"{__name__}.entries:catalogue_config"),
+        "DP-Lloyd with colored Gaussian noise (Ravi, Scaglione and Peisert 2021), corrected: "
+        "the box-optimal covariance on each cluster's centred statistics; (epsilon, delta).",
+        needs_delta=True, uses_max_iter=True),),
+    # its cell's default data set is a Gaussian mixture: no data file
+    sweeps=(Sweep("colored", needs_data=False, target_s=5 * 60, cell_keys=("dataset",),
+                  cell_label="all algorithms x (epsilon, delta): {dataset}"),),
+    finisher=Ref(f"{__name__}.entries:finish"),
+    published=Ref(f"{__name__}.entries:as_published"),
+    theorem="thm-colored-dplloyd",
+    former_keys=("colored-noise",),
+)
+
+__getattr__ = lazy_exports(__name__, {})

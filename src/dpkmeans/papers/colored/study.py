@@ -151,7 +151,7 @@ def _load(dataset: str, base_seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
         raise ValueError(f"dataset must be one of {tuple(DATASETS)}, got {dataset!r}")
     registry_name, n, d = DATASETS[dataset]
     if registry_name is not None:
-        raw = load(registry_name, paper="colored-noise")
+        raw = load(registry_name, paper="colored")
         X = np.asarray(raw.scaled().X, dtype=float)
         half = np.ones(X.shape[1])
         if dataset == "marketing_units":

@@ -211,7 +211,7 @@ def points(dataset: str, axis: str) -> list[Point]:
 
 
 def _datasets(dataset: str, need_paper: bool) -> dict[str, Dataset]:
-    raw = load(dataset, paper="dp-kccm")
+    raw = load(dataset, paper="dpkccm")
     out = {"public": raw.scaled(BOX)}
     if need_paper:
         with warnings.catch_warnings():  # deliberate: the paper-mode ablation measures the leak
