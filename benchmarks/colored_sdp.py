@@ -1,9 +1,9 @@
-"""Speed of the optimal-covariance SDP, ``dpkmeans.colored.optimal_covariance`` (issue 12).
+"""Speed of the optimal-covariance SDP, ``dpkmeans.colored.optimal_covariance`` (book chapter 9).
 
-Target (issue 12, "Speed"): for K = 4 and d up to 28 the SDP solves in under 10 s here.
+Target: for K = 4 and d up to 28 the SDP solves in under 10 s here.
 
 The input is chapter 9's: the Marketing campaign data as the colored-noise paper uses it
-(``load("marketing_campaign", paper="colored-noise").scaled()``: 2212 x 28 in [-1, 1]; two
+(``load("marketing_campaign", paper="colored").scaled()``: 2212 x 28 in [-1, 1]; two
 columns are constant), for d < 28 its first d columns; ``KMeans(4, n_init=1, random_state=0)``
 without privacy; the leave-one-out Delta set (2212 rows, K d columns); gamma = 1; one SDP per
 centroid (``blocks=K``). A time is the median of the repeats after one untimed call (which
@@ -44,7 +44,7 @@ def marketing() -> np.ndarray:
     """The 2212 x 28 Marketing matrix scaled to [-1, 1], as chapter 9 loads it."""
     from dpkmeans.data import load
 
-    return np.asarray(load("marketing_campaign", paper="colored-noise").scaled().X, dtype=float)
+    return np.asarray(load("marketing_campaign", paper="colored").scaled().X, dtype=float)
 
 
 def deltas(X: np.ndarray, k: int = K, seed: int = 0) -> np.ndarray:
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "clarabel_options": dict(colored.CLARABEL_OPTIONS),
                                   "start_multiple": colored.START_MULTIPLE},
               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "data": "marketing_campaign (paper colored-noise), scaled to [-1, 1], first d "
+              "data": "marketing_campaign (paper colored), scaled to [-1, 1], first d "
                       "columns; KMeans(4, n_init=1, random_state=0); leave-one-out Delta's",
               "method": f"median of {REPEATS[mode]} calls of optimal_covariance(D, 1.0, "
                         "blocks=4) after one untimed call",

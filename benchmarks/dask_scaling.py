@@ -1,7 +1,7 @@
 """The Dask backend's speed: the paper's Fig 7 (speed-up against data size) and its overhead.
 
-Seed 001 (Zhang, Liu, Wang 2018) runs on 5 Hadoop nodes and reports the speed-up
-S(m) = T_1 / T_m (reference §2.5) against data size. Here: 1 and 2 single-threaded worker
+Zhang, Liu and Wang (2018) run on 5 Hadoop nodes and report the speed-up
+S(m) = T_1 / T_m (their eq. 6) against data size. Here: 1 and 2 single-threaded worker
 processes on this 2-core machine (``LocalCluster``), on synthetic Gaussian mixtures of the
 paper's four dataset sizes (blood, abalone, gamma, covtype: rows x attributes, k classes), for
 both versions of the paper's method. The data are persisted on the workers first (as they
@@ -10,7 +10,7 @@ would sit in HDFS); a time is one whole fit, from the persisted array to the rel
 Also measured in the same run:
 
 - the overhead of the Dask path on one machine at N = 10^6, d = 10, k = 8 (one DPLloyd fit,
-  T = 5): Dask with 2 workers over the in-memory path (issue 11: at most 1.5x), and the same
+  T = 5): Dask with 2 workers over the in-memory path (target: at most 1.5x), and the same
   for a batch of 20 replicas;
 - the fixed cost of one map-reduce round trip (one block, a trivial statistic): what every
   iteration pays on top of its arithmetic, and what a larger cluster does not shrink.

@@ -1,5 +1,5 @@
 """Wall-clock time of ``make reproduce``: every paper-scale sweep of the book from nothing, with
-the time of each chapter's sweep (issue 16; target: at most 30 minutes on 2 cores).
+the time of each chapter's sweep (target: at most 30 minutes on 2 cores).
 
 Run it on a quiet machine, from the repository root::
 

@@ -10,7 +10,7 @@ count is recorded with it.
     python -m benchmarks.run --out PATH      # write the JSON to PATH
     python -m benchmarks.run --only 1,3      # a subset of the benchmarks
 
-The benchmarks (targets from issue 4; see benchmarks/README.md):
+The benchmarks (targets in benchmarks/README.md):
 
 1. one Lloyd iteration at N = 10^6, d = 10, k = 8 against scikit-learn's (<= 1.0x);
 2. one DPLloyd-Impr fit against one diffprivlib KMeans fit at the same size (>= 8x faster);

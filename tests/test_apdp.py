@@ -1,6 +1,6 @@
-"""Seed 003's library parts (issue 13): the reversed arithmetic progression and its branches,
-the note as published and corrected, the engine's partition stop and SSE history, and the
-planned centroid noise of a schedule."""
+"""APDPk-means' library parts (book chapter 10): the reversed arithmetic progression and its
+branches, the study notes' algorithm as published and corrected, the engine's partition stop
+and SSE history, and the planned centroid noise of a schedule."""
 
 from __future__ import annotations
 

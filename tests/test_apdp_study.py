@@ -1,5 +1,5 @@
-"""Seed 003 reproduced and the schedules compared (issue 13): the study's points and rows, the
-claims ledger and the ranking, the sweep, and the committed results."""
+"""APDPk-means reproduced and the schedules compared (book chapter 10): the study's points and
+rows, the claims ledger and the ranking, the sweep, and the committed results."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Per-student assignments (issue 15): roster, parameters, marking, and the worked example of
-a class of three: the made notebooks, one correct and one wrong submission, one missing, and
-the grades file."""
+"""Per-student assignments (book: How to use): roster, parameters, marking, and the worked
+example of a class of three: the made notebooks, one correct and one wrong submission, one
+missing, and the grades file."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The Dask backend: the in-memory bits on every partitioning, a killed worker, the estimators
-(book chapter 8; DESIGN.md section 7)."""
+(book chapter 8; ``docs/design.md``, "Determinism and the block plan")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The public block plan and its fixed reduction order (DESIGN.md section 7), the in-memory
-map-reduce over it, and the centre-based silhouette of one block (reference §2.4)."""
+"""The public block plan and its fixed reduction order (``docs/design.md``, "Determinism and the
+block plan"), the in-memory map-reduce over it, and the centre-based ("simplified") silhouette
+of one block (Zhang, Liu and Wang 2018; book chapter 8)."""
 
 from __future__ import annotations
 

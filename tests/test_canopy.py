@@ -1,5 +1,5 @@
-"""Seed 004's Optimized Canopy (dpkmeans.canopy): max-min order, the depth rule for k, errors,
-the engine hook, the Dask backend's bits and the Magic data."""
+"""Shang et al.'s (2021) Optimized Canopy (dpkmeans.canopy): max-min order, the depth rule for k,
+errors, the engine hook, the Dask backend's bits and the Magic data."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The corrected DP-KCCM, DI k-means and DPKPrototypes measure each record from the box's
-midpoint (issue 33, item 14); the as-published configurations keep the papers' own
-sensitivity, read from the origin."""
+midpoint; the as-published configurations keep the papers' own sensitivity, read from the
+origin. Regression test: the corrected three used the uncentred sensitivity (3.0, 6.0 and 6.0
+on [0, 1]^2, against 2.0 and 4.0 centred)."""
 
 import numpy as np
 import pandas as pd

@@ -1,5 +1,6 @@
 """Bad input to `sweep` and `reproduce` is one line, `error: ...`, exit code 2, no traceback;
-a closed pipe is silent; the help says what the commands do (issue 33, item 4)."""
+a closed pipe is silent; the help says what the commands do. Regression test: these printed
+full tracebacks, and `reproduce --only ""` started the whole run."""
 
 from __future__ import annotations
 

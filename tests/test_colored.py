@@ -1,9 +1,11 @@
-"""dpkmeans.colored (seed 002, book chapter 9): calibration, Delta sets, covariances, checks.
+"""dpkmeans.colored (Ravi, Scaglione and Peisert 2021; book chapter 9): calibration, Delta
+sets, covariances, checks.
 
 Every expected value comes from an independent computation (scipy's normal tail, the
 bisection of :mod:`dpkmeans.privacy_loss`, an explicit leave-one-out recomputation, the
-Sigma-form SDP solved with cvxpy + SCS, np.linalg.solve, Monte Carlo) or from the reference's
-printed numbers (reference §6 and Appendix A.1-A.3), never from the function under test.
+Sigma-form SDP solved with cvxpy + SCS, np.linalg.solve, Monte Carlo) or from the printed
+numbers of a verification run made before this module (GAMMA_TABLE, the tails at gamma_c and
+the make_blobs settings below), never from the function under test.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def random_spd(m: int, seed: int, cond: float = 20.0) -> np.ndarray:
 
 
 def blobs(n: int, seed: int, K: int = 3, d: int = 3):
-    """make_blobs + sklearn KMeans (n_init=1), the reference's Appendix A.3 setting; the
+    """make_blobs + sklearn KMeans (n_init=1), the verification run's setting; the
     centroids are the plain cluster means of the labels."""
     X, _ = make_blobs(n, n_features=d, centers=K, random_state=seed)
     labels = KMeans(K, n_init=1, random_state=seed).fit(X).labels_
@@ -71,8 +73,8 @@ def explicit_loo(X: np.ndarray, labels: np.ndarray, K: int, n: int) -> np.ndarra
 
 def scs_sigma_sdp(D: np.ndarray, gamma: float) -> np.ndarray:
     """min tr(S) s.t. [[S, Delta_n], [Delta_n', gamma]] >= 0 for every row, the Sigma form
-    (reference §6.9), solved with cvxpy + SCS on the rescaled problem (max ||Delta|| = 1,
-    gamma = 1); S = S_1 a^2 / gamma."""
+    (the Schur complement of Ravi et al.'s eq. 11), solved with cvxpy + SCS on the rescaled
+    problem (max ||Delta|| = 1, gamma = 1); S = S_1 a^2 / gamma."""
     import cvxpy as cp
 
     a2 = float(np.max(np.einsum("ij,ij->i", D, D)))
@@ -88,9 +90,10 @@ def scs_sigma_sdp(D: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def ceds_reference(D: np.ndarray, gamma: float) -> np.ndarray:
-    """Reference §6.6 steps 1-6, written again: sort by norm ascending, keep the first
-    independent columns (greedy matrix_rank), SVD, M = (U diag(sqrt s) V')^2, lambda =
-    (gamma M^-1 1)^-2, R = D_S diag(lambda) D_S', Sigma = R^(1/2) by SVD."""
+    """The authors' closed form for Lemma 5 (their code, CEDS), written again: sort by norm
+    ascending, keep the first independent columns (greedy matrix_rank), SVD,
+    M = (U diag(sqrt s) V')^2, lambda = (gamma M^-1 1)^-2, R = D_S diag(lambda) D_S',
+    Sigma = R^(1/2) by SVD."""
     cols = D.T[:, np.argsort(np.linalg.norm(D, axis=1), kind="stable")]
     pivots: list[int] = []
     for i in range(cols.shape[1]):
@@ -123,7 +126,7 @@ def blob_solutions(blob_sets):
 
 
 # --- 1. gamma*(eps, delta) -------------------------------------------------------------------
-TABLE_A1 = [  # eps, delta, gamma_c, gamma*, decimals printed
+GAMMA_TABLE = [  # eps, delta, gamma_c, gamma*, decimals printed
     (0.1, 1e-5, 0.0004, 0.0005, 4),
     (1.0, 1e-5, 0.0410, 0.0506, 4),
     (1.0, 0.1, 0.1669, 0.3405, 4),
@@ -134,15 +137,15 @@ TABLE_A1 = [  # eps, delta, gamma_c, gamma*, decimals printed
 ]
 
 
-@pytest.mark.parametrize("eps, delta, g_c, g_star, dec", TABLE_A1)
-def test_gamma_pdp_and_gamma_ceds_match_table_a1(eps, delta, g_c, g_star, dec):
+@pytest.mark.parametrize("eps, delta, g_c, g_star, dec", GAMMA_TABLE)
+def test_gamma_pdp_and_gamma_ceds_match_the_table(eps, delta, g_c, g_star, dec):
     half_unit = 0.5 * 10.0**-dec + 1e-12
     assert abs(gamma_pdp(eps, delta) - g_star) <= half_unit
     assert abs(gamma_ceds(eps, delta) - g_c) <= half_unit
 
 
 @pytest.mark.parametrize("eps, delta",
-                         [(e, d) for e, d, *_ in TABLE_A1] + [(0.5, 1e-8), (3.0, 1e-6)])
+                         [(e, d) for e, d, *_ in GAMMA_TABLE] + [(0.5, 1e-8), (3.0, 1e-6)])
 def test_gamma_pdp_is_the_root_of_the_tail(eps, delta):
     g = gamma_pdp(eps, delta)
     assert pdp_tail(eps, g) == pytest.approx(delta, rel=1e-6)
@@ -156,7 +159,7 @@ def test_gamma_pdp_is_the_root_of_the_tail(eps, delta):
     (2.0, 1e-5, 1.2e-6, 0.05), (5.0, 1e-3, 5.6e-4, 0.01),
     (10.0, 1e-5, 4.3e-5, 0.02), (11.2, 0.1, 0.44, 0.02),
 ])
-def test_tail_at_gamma_c_matches_table_a1(eps, delta, expected, rel):
+def test_tail_at_gamma_c_matches_the_table(eps, delta, expected, rel):
     t = pdp_tail(eps, gamma_ceds(eps, delta))
     assert t == pytest.approx(expected, rel=rel)  # printed to 2 significant digits
     assert t == pytest.approx(tail(eps, gamma_ceds(eps, delta)), rel=1e-9)
@@ -232,7 +235,7 @@ def test_ceds_gamma_fails_from():
 
 
 def test_ceds_gamma_fails_from_at_delta_0_1_is_below_11_2():
-    # Table A.1: at delta = 0.1, eps = 11.2 already violates; eps = 1 does not
+    # GAMMA_TABLE: at delta = 0.1, eps = 11.2 already violates; eps = 1 does not
     e = ceds_gamma_fails_from(0.1)
     assert 1.0 < e < 11.2
     assert tail(e, gamma_ceds(e, 0.1)) == pytest.approx(0.1, rel=1e-5)

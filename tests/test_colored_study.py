@@ -1,5 +1,5 @@
-"""Seed 002 reproduced (issue 12): the study's points and rows, the claims ledger, the audit,
-the sweep, and the committed results."""
+"""The colored-noise paper reproduced (book chapter 9): the study's points and rows, the claims
+ledger, the audit, the sweep, and the committed results."""
 
 from __future__ import annotations
 

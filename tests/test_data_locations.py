@@ -1,7 +1,7 @@
 """Where the data files are looked for: the same documented order for the library, the CLI and
 any interpreter (``.venv/bin/python`` without ``make``): data_home, ``$DPKMEANS_DATA``, the
 user's cache (``$DPKMEANS_CACHE``, else ``~/.cache/dpkmeans``), then the checkout's data/raw.
-Regression tests for issue 33, item 6 (a README command outside ``make`` found no dataset)."""
+Regression test: a README command run outside ``make`` found no dataset."""
 
 from __future__ import annotations
 

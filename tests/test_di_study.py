@@ -1,5 +1,5 @@
-"""Seed 004 reproduced (issue 14): the study's points, the committed results, the claims
-ledger and the audit."""
+"""Shang et al. (2021) reproduced (book chapter 11): the study's points, the committed results,
+the claims ledger and the audit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DP-KCCM (seed 000, issue 6): the eq. 12 merge and the four engine configurations."""
+"""DP-KCCM (Ni et al. 2021; book chapter 7): the eq. 12 merge and the four engine configurations."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""DP-KCCM's non-private reference rows say how many runs they made (issue 33, item 18): each
-sphere-packing start is run once, so ``runs = 1``, while the private points of the same sweep
-cell run ``runs = 50`` per start. The committed file says so, and so does a fresh sweep cell."""
+"""DP-KCCM's non-private reference rows say how many runs they made: each sphere-packing start
+is run once, so ``runs = 1``, while the private points of the same sweep cell run ``runs = 50``
+per start. The committed file says so, and so does a fresh sweep cell. Regression test: the
+reference rows used to say ``runs = 50``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DP-KCCM at the paper's scale (issue 6): the study's points and seeds, the shared starts,
+"""DP-KCCM at the paper's scale (book chapter 7): the study's points and seeds, the shared starts,
 the summaries, the claims ledger, and spot checks of the committed results."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""DPLloyd-Impr's rho = 0.225 on every box (issue 33, item 15).
+"""DPLloyd-Impr's rho = 0.225 on every box.
 
 Su et al.'s rho is the typical size of a centroid coordinate relative to the per-dimension
 sensitivity (book chapter 5, the proposition on the split): a statement about the private

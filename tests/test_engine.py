@@ -1,4 +1,4 @@
-"""The DP-Lloyd engine: accounting, post-processing, determinism (issue 4)."""
+"""The DP-Lloyd engine: accounting, post-processing, determinism (book chapter 5)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""The estimators' API (issue 33, items 16, 19 and 20).
+"""The estimators' API: three regression tests.
 
-16. ``DPKMeans.n_iter_`` is the number of iterations run, as ``DPKPrototypes.n_iter_``: after
-    an early stop it used to report the planned T (``di``: 10, with 0.999 of epsilon spent).
-19. With a DataFrame, ``DPKPrototypes`` takes ``bounds`` and ``categories`` as dicts keyed by
-    column name, refusing a dict that misses or adds a column; the list forms stay.
-20. ``from dpkmeans import DPKMeans`` (and the ledger) works, and ``import dpkmeans`` stays light.
+1. ``DPKMeans.n_iter_`` is the number of iterations run, as ``DPKPrototypes.n_iter_``: after
+   an early stop it used to report the planned T (``di``: 10, with 0.999 of epsilon spent).
+2. With a DataFrame, ``DPKPrototypes`` takes ``bounds`` and ``categories`` as dicts keyed by
+   column name, refusing a dict that misses or adds a column; the list forms stay.
+3. ``from dpkmeans import DPKMeans`` (and the ledger) works (it used to raise ImportError), and
+   ``import dpkmeans`` stays light.
 """
 
 from __future__ import annotations

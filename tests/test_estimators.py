@@ -1,4 +1,4 @@
-"""The sklearn-style estimator (issue 4)."""
+"""The sklearn-style estimator (book chapter 5)."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_transform_matches_explicit_distances(X):
     np.testing.assert_allclose(model.transform(X), explicit, atol=1e-12)
 
 
-# -- every corrected algorithm behind one estimator (issue 16) ---------------------------------
+# -- every corrected algorithm behind one estimator (book chapter 12) --------------------------
 
 
 def _extra(name: str) -> dict:

@@ -1,4 +1,4 @@
-"""Values beyond the exact sampler's integer range are clamped, never refused (issue 33, item 12).
+"""Values beyond the exact sampler's integer range are clamped, never refused (book chapter 6).
 
 The range is 2^61 grid steps, a threshold crossed by the private data's size: a noisy count of
 N = 2^31 records, or the sums of about 4e9 records, raised a ValueError (in DPLloyd after the

@@ -1,4 +1,5 @@
-"""Differential identifiability: the rho <-> epsilon map and DI composition (seed 004)."""
+"""Differential identifiability: the rho <-> epsilon map and DI composition (Lee and Clifton 2012;
+Shang et al. 2021; book chapter 11)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ m_st = st.integers(min_value=2, max_value=10**6)
 
 
 def test_published_examples():
-    # reference/algorithms.md section 8.1: m = 10001, rho = 0.05 -> 6.266; m = 2, rho = 0.7 -> 0.847
+    # Lee and Clifton's (2012) Theorem 1: m = 10001, rho = 0.05 -> 6.266; m = 2, rho = 0.7 -> 0.847
     assert di.epsilon_from_rho(0.05, 10001) == pytest.approx(6.266, abs=1e-3)
     assert di.epsilon_from_rho(0.7, 2) == pytest.approx(0.847, abs=1e-3)
-    # seed 004's published sequential bound can exceed 1 (vacuous): m = 2, rho = 3/4 twice
+    # Shang et al.'s (2021) sequential bound can exceed 1 (vacuous): m = 2, rho = 3/4 twice
     assert di.compose_rho_published([0.75, 0.75], 2) == pytest.approx(9 / 8)
 
 
@@ -36,7 +37,8 @@ def test_round_trip(m, u):
 @settings(max_examples=300, deadline=None)
 @given(m=m_st, epsilons=st.lists(st.floats(1e-3, 5.0), min_size=1, max_size=6))
 def test_published_sequential_bound_is_valid_but_loose(m, epsilons):
-    """m^(n-1) prod rho_i >= the exact composed posterior (reference §8.2, verified there)."""
+    """m^(n-1) prod rho_i >= the exact composed posterior (Shang et al. 2021, Proposition 2: valid
+    but loose; book chapter 11)."""
     rhos = [di.rho_from_epsilon(e, m) for e in epsilons]
     assume(all(1.0 / m < r < 1.0 for r in rhos))
     exact = di.compose_rho_exact(rhos, m)

@@ -1,4 +1,4 @@
-"""Large k (issue 33, item 1): k = 10^4 clusters used to hang.
+"""Large k: k = 10^4 clusters used to hang (regression tests).
 
 The ledger re-composed every part of a parallel scope at each draw (quadratic in its entries)
 and sphere packing tested each candidate against every accepted centre (quadratic in k); the

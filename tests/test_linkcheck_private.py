@@ -2,8 +2,8 @@
 
 LinkChecker started as root switches to the user nobody, who cannot read a book built in a
 folder only root can enter (a clone under /root; pytest's own tmp_path under
-/tmp/pytest-of-root is one). Regression test for issue 33, item 7: the Makefile's exact command,
-read with ``make -n``, run on a two-page book in a 0700 folder.
+/tmp/pytest-of-root is one), and the check failed there. Regression test: the Makefile's exact
+command, read with ``make -n``, run on a two-page book in a 0700 folder.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Monte-Carlo tests of the noise distributions, each with fixed seeds.
 
 Every check is also run against a deliberately mis-scaled sampler, and must reject it:
-that is what shows the suite would catch a wrong scale (issue 2, "done when").
+that is what shows the suite would catch a wrong scale.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Evaluation metrics against brute force (reference/algorithms.md section 2)."""
+"""Evaluation metrics against brute force (book chapter 4)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """DPKPrototypes: the sklearn-style estimator for corrected DI k-prototypes on mixed data (book
-chapter 11; seed 004 eq. 6)."""
+chapter 11; Shang et al. 2021, eq. 6)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _model(**params) -> DPKPrototypes:
 
 
 def _heart():
-    """Statlog heart (seed 004's mixed data), or skip when its file is not under
+    """Statlog heart (Shang et al.'s mixed data), or skip when its file is not under
     $DPKMEANS_DATA (as ``_need`` in tests/test_data_loader.py)."""
     if not _DATA_ROOT:
         pytest.skip("heart: $DPKMEANS_DATA is not set (point it at ../shared/data)")

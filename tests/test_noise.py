@@ -1,4 +1,4 @@
-"""Calibration of exact noise on a public grid (issue 10; book chapter 6)."""
+"""Calibration of exact noise on a public grid (book chapter 6)."""
 
 from __future__ import annotations
 

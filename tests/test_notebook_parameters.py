@@ -1,6 +1,6 @@
 """Papermill reads every parameter of every parametrized notebook, and the exercise notebooks
-document each one in `papermill --help-notebook` (issue 33, item 8: a comment with `=` hid the
-exercise notebook's `paper`)."""
+document each one in `papermill --help-notebook`. Regression test: a comment with `=` hid the
+exercise notebook's `paper`."""
 
 from __future__ import annotations
 

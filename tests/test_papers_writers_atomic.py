@@ -1,5 +1,5 @@
-"""The papers' claims and audit writers go through ``dpkmeans.files.write_csv`` (issue 33,
-item 2): a crash while writing leaves the previous file whole, and the text is what
+"""The papers' claims and audit writers go through ``dpkmeans.files.write_csv``: a crash while
+writing leaves the previous file whole, and the text is what
 ``DataFrame.to_csv(index=False)`` gives, as before."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 10: each leak an independent review found, as a test that failed before its fix.
+"""Each leak an independent privacy review found, as a regression test that failed before its fix.
 
 1. DPLloyd-Impr read the exact N (T told D and D + one record apart with certainty).
 2. The fitted model stored fresh entropy (``seed_``): anyone holding it regenerated the noise.

@@ -1,4 +1,4 @@
-"""No warning or error on the private path prints a private count or value (issue 33, item 13).
+"""No warning or error on the private path prints a private count or value.
 
 Under add/remove adjacency the number of records N is private, and so is every value of X. The
 records here number 37 and hold the sentinel 0.123456789, so a message that prints either is

@@ -1,4 +1,4 @@
-"""The grid's rounding slack under replace adjacency (issue 33, item 11).
+"""The grid's rounding slack under replace adjacency (book chapter 6).
 
 The discrete sampler rounds each released element to the grid g, which moves it by at most half
 a step, so the rounded images of two neighbouring values differ by at most Delta / g plus one

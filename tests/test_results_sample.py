@@ -1,7 +1,7 @@
-"""Every committed results file, spot-checked at random (issue 16, widened by issue 33): a row of
-every kind (corrected, as published, non-private reference, ...) of every file in
-``data/results/`` is rebuilt from its own columns and must give the stored numbers (relative
-1e-9: the files keep 12 significant digits).
+"""Every committed results file, spot-checked at random: a row of every kind (corrected, as
+published, non-private reference, ...) of every file in ``data/results/`` is rebuilt from its
+own columns and must give the stored numbers (relative 1e-9: the files keep 12 significant
+digits).
 
 - A sweep's results file: one row per kind, drawn among the rows on its affordable datasets
   (a point there runs its 200-1000 replicas in seconds) by a generator seeded with the file's

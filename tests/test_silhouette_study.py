@@ -1,5 +1,5 @@
-"""Seed 001 reproduced (issue 11): the study's points and rows, the claims ledger, the audit,
-the sweep, and the committed results."""
+"""Zhang, Liu and Wang (2018) reproduced (book chapter 8): the study's points and rows, the claims
+ledger, the audit, the sweep, and the committed results."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Sweeps: grid expansion, stable seeds, resume, a real papermill smoke run, and spot checks
-of the committed results (issue 4)."""
+of the committed results (``docs/design.md``, "Notebooks and chapters")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Sweeps refuse what they used to accept silently, write their files whole, and keep the
-kernels quiet (issue 33, items 2, 5 and 9)."""
+kernels quiet (regression tests: a half-written file, an unknown parameter or an experiment
+name outside data/results/ accepted, and every kernel start printing a warning)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input raises a ValueError/TypeError that names the parameter (issue 2)."""
+"""Bad input raises a ValueError/TypeError that names the parameter."""
 
 from __future__ import annotations
 

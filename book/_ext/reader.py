@@ -1,4 +1,4 @@
-"""What a reader's browser gets, fixed once here for every page (issue 15).
+"""What a reader's browser gets, fixed once here for every page.
 
 * Alt text: Sphinx writes an image's file name as its ``alt`` when none is given, which is what
   a screen reader then reads. Every figure of the book has a caption (tests/test_project.py

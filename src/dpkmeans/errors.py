@@ -10,7 +10,8 @@ class BudgetExceededError(DPKMeansError, ValueError):
 
 
 class PrivacyLeakWarning(UserWarning):
-    """Something data-dependent was used without paying privacy budget (DESIGN.md section 3)."""
+    """Something data-dependent was used without paying privacy budget (``docs/design.md``,
+    "Privacy rules")."""
 
 
 class ClippingWarning(UserWarning):

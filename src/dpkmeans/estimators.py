@@ -2,7 +2,7 @@
 book (:mod:`dpkmeans.catalogue`; chapter 5 introduces it, the synthesis chapter compares them).
 
 ``DPKMeans(n_clusters, epsilon, bounds, algorithm, random_state)`` follows diffprivlib's API
-but avoids its bugs (reference/dp-libraries.md §3.1): the parameters are never mutated (clone
+but avoids the bugs of its version 0.6.6 (book chapter 5): the parameters are never mutated (clone
 safe), every cluster is noised every iteration, Su's split is the right way round, the record
 count behind Su's rule is public or paid for, and ``bounds=None`` ("paper mode", bounds read
 off the data) warns with ``PrivacyLeakWarning`` and is recorded as a leak in the ledger. It

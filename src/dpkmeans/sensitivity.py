@@ -1,4 +1,4 @@
-"""Sensitivity of the per-iteration DP-Lloyd query (book chapter 1, reference §1.2).
+"""Sensitivity of the per-iteration DP-Lloyd query under both neighbour relations (book chapter 1).
 
 With the assignment fixed by already-public centroids, one DP-Lloyd iteration asks for
 f(D) = (S_1, n_1, ..., S_k, n_k): the sum and the count of the records in each cluster.
@@ -71,7 +71,7 @@ def check_box(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarr
     """:func:`check_bounds` for a clustering box: every feature must have lower < upper.
 
     A degenerate feature (lower == upper) carries no information and has no midpoint-centred
-    scale worth the name; DP-Lloyd configurations reject it (issue 10).
+    scale worth the name; DP-Lloyd configurations reject it.
     """
     lower, upper = check_bounds(bounds)
     flat = np.flatnonzero(lower == upper)

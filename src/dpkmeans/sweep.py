@@ -1,5 +1,5 @@
 """Parameter sweeps: expand a YAML grid, run each cell through a papermill notebook, append
-tidy rows to ``data/results/<experiment>.csv`` (DESIGN.md section 5).
+tidy rows to ``data/results/<experiment>.csv`` (``docs/design.md``, "Notebooks and chapters").
 
 A sweep file looks like::
 

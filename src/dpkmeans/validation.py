@@ -73,7 +73,8 @@ def check_positive_int(value: object, name: str, *, minimum: int = 1) -> int:
 
 
 def check_generator(rng: object, name: str = "rng") -> np.random.Generator:
-    """Require an explicit ``numpy.random.Generator`` (DESIGN.md section 3: seeded randomness)."""
+    """Require an explicit ``numpy.random.Generator`` (seeded randomness: ``docs/design.md``,
+    "Determinism and the block plan")."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
             f"{name} must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "

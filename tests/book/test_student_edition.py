@@ -1,4 +1,4 @@
-"""The student edition (``make student``) holds every exercise and no solution (issue 15).
+"""The student edition (``make student``) holds every exercise and no solution.
 
 Run by ``make student`` after both builds; not collected by ``make test-unit``, which runs
 before any book exists.

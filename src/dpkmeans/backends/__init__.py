@@ -1,4 +1,5 @@
-"""Where the statistics of the data are computed: in memory, or on a Dask cluster (DESIGN.md 7).
+"""Where the statistics of the data are computed: in memory, or on a Dask cluster (book
+chapter 8; ``docs/design.md``, "Determinism and the block plan").
 
 A backend holds the clipped data and runs *map-reduce* steps over the public block plan of
 :mod:`dpkmeans.blocks`: a map function computes an exact statistic of one block (e.g.

@@ -40,8 +40,9 @@ DEFAULT_WORKERS = 2
 #: (``MALLOC_TRIM_THRESHOLD_=65536``) makes every per-block temporary (an ``n x k`` distance
 #: matrix, megabytes) a fresh ``mmap`` plus page faults; a worker's CPU per call then grew
 #: from 0.4 s to 2.0 s over eight consecutive calls at N = 10^6 (``benchmarks/README.md``,
-#: issue 11). Keeping freed memory in the heap holds it at 0.4 s. Numbers only: no effect on
-#: results. A user's own cluster is configured by its owner.
+#: "The Dask backend and the silhouette reproduction"). Keeping freed memory in the heap holds
+#: it at 0.4 s. Numbers only: no effect on results. A user's own cluster is configured by its
+#: owner.
 WORKER_MALLOC_ENV = {"MALLOC_TRIM_THRESHOLD_": 2**31 - 1, "MALLOC_MMAP_THRESHOLD_": 2**30}
 
 
