@@ -142,7 +142,7 @@ rng = np.random.default_rng(SEED)
 # The library computes $\delta(\varepsilon)$ in log space, so that it stays accurate when both
 # terms are tiny:
 #
-# ```{literalinclude} ../src/dpkmeans/mechanisms.py
+# ```{literalinclude} ../src/dpkmeans/gaussian.py
 # :language: python
 # :pyobject: gaussian_delta
 # ```
@@ -209,7 +209,7 @@ plt.show()
 # $\varepsilon < 1$; outside that range the theorem says nothing. The library refuses to
 # extrapolate:
 #
-# ```{literalinclude} ../src/dpkmeans/mechanisms.py
+# ```{literalinclude} ../src/dpkmeans/gaussian.py
 # :language: python
 # :pyobject: gaussian_sigma_classic
 # ```
@@ -218,7 +218,7 @@ plt.show()
 # $\delta(\varepsilon) = \delta$ of {prf:ref}`thm-gaussian-exact` for $\sigma$, numerically. It
 # is exact for every $\varepsilon$: the smallest $\sigma$ that is private, and no smaller one is.
 #
-# ```{literalinclude} ../src/dpkmeans/mechanisms.py
+# ```{literalinclude} ../src/dpkmeans/gaussian.py
 # :language: python
 # :pyobject: gaussian_sigma_analytic
 # ```

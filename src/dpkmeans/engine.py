@@ -28,18 +28,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
-from .data.scaling import clip_to_bounds as clip_columns
+from .bounds import clip_to_bounds
 from .errors import ClippingWarning
 from .init import Initializer, sphere_packing
 from .backends import Backend, get_backend
-from .lloyd import SCORE_PRECISIONS, as_data_matrix
+from .lloyd import SCORE_PRECISIONS
 from . import mechanisms
 from .mechanisms import Charges, Entry, Parallel, entry
 from .noise import NOISE_KINDS, NoiseCalibration, NoisePlan, calibrate, check_sampler
 from .schedules import SU_RHO, su_split
 from .sensitivity import (
     box_midpoint,
-    check_bounds,
     check_box,
     coordinate_bounds,
     lloyd_query_sensitivity,
@@ -348,20 +347,6 @@ class DPLloydResult:
     # (column 0: the initial ones), from the statistics the iteration computes anyway. An
     # evaluation aid, never released: it reads the private data without noise.
     sse_history: np.ndarray | None = None
-
-
-def clip_to_bounds(X: ArrayLike, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int]:
-    """Clip every value to the public bounds; return the clipped data and how many changed."""
-    X = as_data_matrix(X)
-    lower, upper = check_bounds(bounds)
-    if lower.size != X.shape[1]:
-        raise ValueError(f"bounds have {lower.size} features but X has {X.shape[1]}")
-    if X.shape[0] == 0:
-        raise ValueError("X must contain at least one row")
-    if np.all(X.min(axis=0) >= lower) and np.all(X.max(axis=0) <= upper):
-        return X, 0  # already inside: no copy of X (the usual case with scaled data)
-    clipped, counts = clip_columns(X, np.column_stack([lower, upper]))
-    return clipped, counts.total
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ parallel (the compiled functions release the GIL) and adds their results with
 
 **Contract** (the caller passes one block of the public plan, :mod:`dpkmeans.blocks`):
 
-* Labels: the exact nearest centroid of each row, as :class:`dpkmeans.lloyd._Nearest` defines
+* Labels: the exact nearest centroid of each row, as :class:`dpkmeans.nearest._Nearest` defines
   it: the same b vectors (-2 c, fl(||c||^2)), the lowest index on an exact tie, a centroid
   equal to one of lower index never wins. The kernel decides a row only when its runner-up
   score exceeds ``best + margin * sqrt(||x||^2 + 1)`` with ``_Nearest``'s proven margin (which
   covers any rounding order of the scores). A replica with an undecided row (near tie,
   non-finite row) is done again from its labels: the kernel's, and for the undecided rows
-  :func:`dpkmeans.lloyd._exact_nearest`'s. The bits never depend on which rows were near ties.
+  :func:`dpkmeans.nearest._exact_nearest`'s. The bits never depend on which rows were near ties.
 * Counts: exact integers (float64 on return).
 * Sums, the "panels" order: the block's rows are cut into panels of :data:`TILE` = 256 rows
   from the block's start; a panel's sum of a cluster is the left-to-right float64 sum of its
@@ -30,7 +30,7 @@ parallel (the compiled functions release the GIL) and adds their results with
   :func:`panels_nearest_distance_sums` reproduce them with numpy, bit for bit.
 * Replica r's results depend on replica r's centroids only (not on the replicas beside it),
   and a row's label on that row and the centroids only (not on N or its place in the block).
-* A non-finite sum makes :func:`dpkmeans.lloyd.as_data_matrix` scan the block and raise its
+* A non-finite sum makes :func:`dpkmeans.nearest.as_data_matrix` scan the block and raise its
   ValueError if the block has a NaN or infinite value (an overflow of huge finite values is
   returned as is), as in ``block_stats``.
 
@@ -66,11 +66,22 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .lloyd import _exact_nearest, _Nearest, _score_margin, as_data_matrix, releases_gil
+from .nearest import _exact_nearest, _Nearest, _score_margin, as_data_matrix
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
            "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
            "panels_block_stats", "panels_nearest_distance_sums"]
+
+#: Map functions that run compiled code without the GIL: :func:`dpkmeans.lloyd.local_map_reduce`
+#: runs their blocks in threads.
+_COMPILED: set = set()
+
+
+def releases_gil(fn):
+    """Mark a map function as compiled code that releases the GIL (:data:`_COMPILED`)."""
+    _COMPILED.add(fn)
+    return fn
+
 
 #: Rows of a tile (scored together) and of a panel of the sums (module docstring).
 TILE = 256
@@ -90,7 +101,7 @@ _STRIDE = TILE + 8
 _GENERATED_MAX = 640
 #: The generated assigners score in single precision (twice float64's numbers per cycle; the
 #: assignment alone 42 -> 24 ns a row and replica at k = d = 24, 3.9 -> 2.8 at k = 8, d = 10) with
-#: :class:`dpkmeans.lloyd._Nearest`'s single-precision margin; the rows it leaves undecided
+#: :class:`dpkmeans.nearest._Nearest`'s single-precision margin; the rows it leaves undecided
 #: are decided in float64 (:func:`_settle`), so the labels are the exact ones either way. The
 #: margin's bound holds without overflow or underflow: a replica with max_j ||b_j|| outside
 #: this range, or a row with 1 + ||x||^2 above :data:`_SINGLE_NRM_MAX`, is decided in float64.
@@ -846,7 +857,7 @@ def _panel_sums(values: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
 
 def canonical_scores(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The scores (R, k, m) of the rows of X (m, d) in the canonical order of the silhouettes
-    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.lloyd._Nearest`
+    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.nearest._Nearest`
     rounds it), then each product fl(-2 c_f x_f) added in feature order, no fused
     multiply-add; ||x||^2 likewise from +0.0. Numpy, elementwise: the compiled scorer's bits."""
     near = _Nearest(X, C)

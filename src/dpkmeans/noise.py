@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .discrete import discrete_gaussian, discrete_laplace
+from .gaussian import gaussian_sigma_analytic
 from .validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
 
 __all__ = [
@@ -195,8 +197,6 @@ def _gaussian(sens: float, eps: float, delta: float, sampler: str,
     if sens == 0:
         return NoiseCalibration("gaussian", sampler, sens, eps, delta, 0.0)
     if sampler == "continuous":
-        from .mechanisms import gaussian_sigma_analytic
-
         return NoiseCalibration("gaussian", sampler, sens, eps, delta,
                                 gaussian_sigma_analytic(sens, eps, delta))
     rho = zcdp_rho_for(eps, delta)
@@ -276,8 +276,6 @@ def draw_steps(kind: str, noise_steps: np.ndarray,
     result is (R, *S): row r is what ``draw_steps(kind, noise_steps[r], [rngs[r]])`` gives
     (the discrete Laplace replicas drawn together, :func:`~dpkmeans.discrete.discrete_laplace`;
     anything else one replica at a time)."""
-    from .discrete import discrete_gaussian, discrete_laplace
-
     steps = np.asarray(noise_steps, dtype=np.int64)
     if per_replica:
         if steps.ndim == 0 or steps.shape[0] != len(rngs):

@@ -14,10 +14,34 @@ order, so they give the same bits for the same seed.
 
 from __future__ import annotations
 
-from .base import Backend, get_backend
+from typing import Any
+
+from .base import Backend
+# The Dask backend module imports dask itself only when a DaskBackend is created
+# (``backends.dask._import_dask``), so importing it here does not need the optional dependency.
+from .dask import DaskBackend
 from .memory import MemoryBackend
 
 __all__ = ["Backend", "MemoryBackend", "get_backend", "BACKENDS"]
 
 #: Backend names accepted by :func:`get_backend` (and ``backend=`` of the engine and estimators).
 BACKENDS = ("memory", "dask")
+
+
+def get_backend(backend: str | Backend | None = None, *, client: Any = None) -> Backend:
+    """A backend from its name (``"memory"``, the default, or ``"dask"``) or an instance.
+
+    ``client`` (a ``dask.distributed.Client``) selects the Dask backend's cluster; without one
+    the Dask backend starts a ``LocalCluster`` and closes it with :meth:`Backend.close`.
+    """
+    if isinstance(backend, Backend):
+        if client is not None:
+            raise ValueError("pass client= with a backend name, not with a backend instance")
+        return backend
+    if backend is None or backend == "memory":
+        if client is not None:
+            raise ValueError("client= needs backend='dask'")
+        return MemoryBackend()
+    if backend == "dask":
+        return DaskBackend(client=client)
+    raise ValueError(f"backend must be 'memory', 'dask' or a Backend instance, got {backend!r}")

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..lloyd import stats_with
 
-__all__ = ["Backend", "get_backend"]
+__all__ = ["Backend"]
 
 
 class Backend:
@@ -71,26 +71,3 @@ def _gather(block: np.ndarray, start: int, rows: np.ndarray) -> tuple[np.ndarray
     inside = (rows >= start) & (rows < start + block.shape[0])
     out[inside] = block[rows[inside] - start]
     return (out,)
-
-
-def get_backend(backend: str | Backend | None = None, *, client: Any = None) -> Backend:
-    """A backend from its name (``"memory"``, the default, or ``"dask"``) or an instance.
-
-    ``client`` (a ``dask.distributed.Client``) selects the Dask backend's cluster; without one
-    the Dask backend starts a ``LocalCluster`` and closes it with :meth:`Backend.close`.
-    """
-    from .memory import MemoryBackend
-
-    if isinstance(backend, Backend):
-        if client is not None:
-            raise ValueError("pass client= with a backend name, not with a backend instance")
-        return backend
-    if backend is None or backend == "memory":
-        if client is not None:
-            raise ValueError("client= needs backend='dask'")
-        return MemoryBackend()
-    if backend == "dask":
-        from .dask import DaskBackend
-
-        return DaskBackend(client=client)
-    raise ValueError(f"backend must be 'memory', 'dask' or a Backend instance, got {backend!r}")

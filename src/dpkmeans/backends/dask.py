@@ -29,6 +29,7 @@ import numpy as np
 
 from ..blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
 from ..lloyd import assign
+from ..sensitivity import check_bounds
 from .base import Backend
 
 __all__ = ["DaskBackend", "HeldChunks", "chunk_blocks", "DEFAULT_WORKERS"]
@@ -173,8 +174,6 @@ class DaskBackend(Backend):
         """Check X (finite, its values outside the bounds counted) in one pass on the workers,
         clip it only if a value lies outside (as in memory), and hold its blocks there."""
         from distributed import futures_of, wait
-
-        from ..sensitivity import check_bounds
 
         lower, upper = check_bounds(bounds)
         arr = self.as_chunks(X)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks import plan
+from ..bounds import clip_to_bounds
 from ..lloyd import as_data_matrix, assign, local_map_reduce
 from .base import Backend
 
@@ -20,8 +21,6 @@ class MemoryBackend(Backend):
     name = "memory"
 
     def prepare(self, X: Any, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int, int]:
-        from ..engine import clip_to_bounds
-
         clipped, n_clipped = clip_to_bounds(as_data_matrix(X), bounds)
         return clipped, clipped.shape[0], n_clipped
 
