@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from dpkmeans.papers.dpkccm import study
 from dpkmeans.sweep import expand, load_spec, run_cell

@@ -16,7 +16,6 @@ from dpkmeans.assignments import (
     KeyFileError,
     Limits,
     RosterError,
-    grade_submissions,
     make_assignments,
     read_key,
     read_roster,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import lloyd, metrics
+from dpkmeans import lloyd
 from dpkmeans.lloyd import assign
 from dpkmeans.metrics import (
     adjusted_rand_index,

@@ -8,7 +8,6 @@ import importlib
 from pathlib import Path
 from types import SimpleNamespace
 
-import pandas as pd
 import pytest
 
 import dpkmeans.files

@@ -145,7 +145,7 @@ OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-
                       "record-initialisation", "replace-sensitivity-d", "categorical-full-budget")
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
-Release = Callable[[np.ndarray, np.ndarray], np.ndarray]
+FinalRelease = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class DPLloydConfig:
     allocation: np.ndarray | None = None
     count_floor: float = 1.0
     rho: float = SU_RHO["[-1,1]"]
-    release: Release | None = None
+    release: FinalRelease | None = None
     name: str = "dp-lloyd"
     flaws: tuple[str, ...] = ()
     scores: str = "double"
