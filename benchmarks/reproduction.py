@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.sweep_timing import main as timed_sweep
@@ -73,16 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(next(r for r in papers if r.key == argv[0]), argv[1:])
     parser.parse_args(argv[:1])  # names the papers, or prints the help
     return 2
-
-
-def paper_main(key: str) -> Callable[[Sequence[str] | None], int]:
-    """The ``main`` of ``python -m benchmarks.<key>_reproduction``, the older command."""
-
-    def main_of(argv: Sequence[str] | None = None) -> int:
-        return run(next(r for r in records() if r.key == key),
-                   sys.argv[1:] if argv is None else argv)
-
-    return main_of
 
 
 if __name__ == "__main__":

@@ -958,7 +958,7 @@ glue("ch6_discrete_impossible",
 # {glue:text}`ch6_laplace_tight` of the claim, so the rounding to the grid hides nothing.
 #
 # What it costs, from the committed benchmarks (`python -m benchmarks.sampler` and
-# `python -m benchmarks.dpkccm_reproduction`):
+# `python -m benchmarks.reproduction dpkccm`):
 
 # %%
 sampler_bench = json.loads(committed_file(SAMPLER_BENCHMARK).read_text())

@@ -74,7 +74,7 @@ AUDIT_TRIALS = 20_000  # replicas per dataset in each audit
 AUDIT_GROUP_SIZE = 500  # records in each of the three groups of the audit dataset
 # written by the sweep notebooks/sweeps/dpkccm.yaml
 RESULTS = "data/results/dpkccm.csv"
-# written by python -m benchmarks.dpkccm_reproduction
+# written by python -m benchmarks.reproduction dpkccm
 TIMING = "benchmarks/dpkccm_reproduction.json"
 
 # %% tags=["hide-input"]
@@ -831,7 +831,7 @@ glue("ch7_paper_mode_points", int(len(runs) - len(private)), display=False)
 glue("ch7_runs", number(int((runs["inits"] * runs["runs"]).sum())), display=False)
 
 # %% [markdown]
-# The time each part of the sweep took (`python -m benchmarks.dpkccm_reproduction`, which
+# The time each part of the sweep took (`python -m benchmarks.reproduction dpkccm`, which
 # writes `benchmarks/dpkccm_reproduction.json`), in seconds of one worker:
 
 # %% tags=["hide-input"]

@@ -66,7 +66,7 @@ AUDIT_GROUP_SIZE = 500  # records in each of the two groups of the audit dataset
 RESULTS = "data/results/silhouette.csv"
 # python -m dpkmeans.papers.silhouette.claims writes it
 CLAIMS_FILE = "data/results/silhouette_claims.csv"
-# python -m benchmarks.silhouette_reproduction writes it
+# python -m benchmarks.reproduction silhouette writes it
 TIMING = "benchmarks/silhouette_reproduction.json"
 # python -m benchmarks.dask_scaling writes it
 SCALING = "benchmarks/dask_scaling.json"
@@ -544,7 +544,7 @@ glue("ch8_impr_best", count_of(int((impr["f_mean"] >= best).sum()), len(impr)),
 # %% [markdown]
 # {glue:text}`ch8_points` points, {glue:text}`ch8_runs` runs. The sweep took
 # {glue:text}`ch8_wall_min` minutes on the machine that made the committed run
-# ({glue:text}`ch8_sweep_machine`; `python -m benchmarks.silhouette_reproduction`); the
+# ({glue:text}`ch8_sweep_machine`; `python -m benchmarks.reproduction silhouette`); the
 # target of {glue:text}`ch8_target_min` minutes was **{glue:text}`ch8_target_met`**. No
 # private run spent more than its $\varepsilon$ (the notebook checks every row of the results
 # file).

@@ -116,7 +116,7 @@ AUDIT_GROUP_SIZE = 500  # records in each ring of the audit dataset
 RESULTS = "data/results/colored.csv"  # notebooks/sweeps/colored.yaml
 CLAIMS_FILE = "data/results/colored_claims.csv"  # dpkmeans.papers.colored.claims
 AUDIT_FILE = "data/results/colored_audit.csv"  # dpkmeans.papers.colored.audit
-TIMING = "benchmarks/colored_reproduction.json"  # benchmarks.colored_reproduction
+TIMING = "benchmarks/colored_reproduction.json"  # benchmarks.reproduction colored
 SDP_BENCHMARK = "benchmarks/colored_sdp.json"  # benchmarks.colored_sdp
 
 # %% tags=["hide-input"]
@@ -1250,8 +1250,8 @@ glue("ch9_corrected_mse_hi", f"{corrected_mse['ratio'].max():.2f}", display=Fals
 #
 # The sweep ran {glue:text}`ch9_points` points, {glue:text}`ch9_draws` draws or runs, in
 # {glue:text}`ch9_wall_s` s with {glue:text}`ch9_jobs` parallel jobs on the machine that
-# made the committed runs ({glue:text}`ch9_machine`; `python -m
-# benchmarks.colored_reproduction`); the target of 5 minutes was
+# made the committed runs ({glue:text}`ch9_machine`;
+# `python -m benchmarks.reproduction colored`); the target of 5 minutes was
 # **{glue:text}`ch9_sweep_met`**. The SDP for $K = 4$ on all 28 attributes of Marketing
 # takes {glue:text}`ch9_sdp28_s` s (`python -m benchmarks.colored_sdp`; the target of 10 s
 # was **{glue:text}`ch9_sdp_met`**). {glue:text}`ch9_private_ok` private run spent more than

@@ -206,16 +206,14 @@ def test_the_benchmark_names_the_committed_timings_cells_as_before():
         assert names == set(committed["cells_s"]), record.key
 
 
-def test_the_older_benchmark_commands_are_the_same_command(monkeypatch):
-    import benchmarks.dpkccm_reproduction as older
-
+def test_the_benchmark_command_times_a_paper_sweep(monkeypatch):
     seen = []
     monkeypatch.setattr(benchmark, "timed_sweep", lambda argv, **kw: seen.append((argv, kw)) or 0)
-    assert older.main(["--smoke"]) == 0 and benchmark.main(["dpkccm", "--smoke"]) == 0
-    (argv1, kw1), (argv2, kw2) = seen
-    assert argv1 == argv2 == ["--smoke"] and kw1["out"] == kw2["out"]
-    assert kw1["out"] == ROOT / "benchmarks" / "dpkccm_reproduction.json"
-    assert kw1["cell_name"]({"dataset": "blood", "axis": "k"}) == "NICV vs k (figs 9-14): blood"
+    assert benchmark.main(["dpkccm", "--smoke"]) == 0
+    [(argv, kw)] = seen
+    assert argv == ["--smoke"]
+    assert kw["out"] == ROOT / "benchmarks" / "dpkccm_reproduction.json"
+    assert kw["cell_name"]({"dataset": "blood", "axis": "k"}) == "NICV vs k (figs 9-14): blood"
     with pytest.raises(SystemExit):
         benchmark.main(["su"])  # no timed sweep
 

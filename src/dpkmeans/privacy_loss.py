@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 from scipy.special import log_ndtr
 
-from .mechanisms import calibrate_noise_multiplier, gaussian_tail_at
+from .gaussian import calibrate_noise_multiplier, gaussian_tail_at
 from .validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
 
 __all__ = [
