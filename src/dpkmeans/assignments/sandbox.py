@@ -279,6 +279,9 @@ class Sandbox:
                      "localtime", "mime.types", "nsswitch.conf", "hosts"):
             if os.path.exists(f"/etc/{name}"):
                 bwrap += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        # The small /tmp first: the trees bound below are mounted over it, so a Python or a
+        # checkout that lives under /tmp stays visible (a tmpfs mounted after them hid it).
+        bwrap += ["--perms", "1777", "--size", str(256 * 2**20), "--tmpfs", "/tmp"]
         made: set[str] = set()
         for path in _python_paths():
             # bubblewrap would create the missing parents with mode 0700, closed to the kernel
@@ -293,7 +296,6 @@ class Sandbox:
             else:
                 bwrap += ["--ro-bind", "/dev/null", str(hidden)]
         bwrap += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm",
-                  "--perms", "1777", "--size", str(256 * 2**20), "--tmpfs", "/tmp",
                   "--perms", "0755", "--dir", "/sandbox",
                   "--bind", str(self.work), INSIDE_WORK,
                   "--bind", str(self.numba), INSIDE_NUMBA,
