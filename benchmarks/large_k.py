@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.run import _load, machine_info, write_report
+from benchmarks.run import _load, finish_report, machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = {"case": "dplloyd fit", "k": 10_000, "n": 100_000, "d": 10, "seconds": 30.0}
@@ -212,15 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         report["results"].append(res)
         print(f"{name}: after {_fmt(res['after'])}, before {_fmt(res.get('before'))}",
               file=sys.stderr, flush=True)
-    report["load_average_after"] = _load()
-    report["wall_s"] = time.perf_counter() - started
-    report["table"] = table(report["results"])
-    print(report["table"])
-    print(f"\n{mode} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) before "
-          f"{report['load_average_before']}, after {report['load_average_after']}")
-    if out is not None:
-        write_report(report, out)
-    return 0
+    return finish_report(report, started, table, out)
 
 
 if __name__ == "__main__":

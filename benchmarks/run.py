@@ -621,6 +621,21 @@ def write_report(report: dict, out: Path) -> None:
     print(f"wrote {out}")
 
 
+def finish_report(report: dict, started: float, table: Callable[[list[dict]], str],
+                  out: Path | None) -> int:
+    """Close a run's report: load average after, wall time, the table of its results; print
+    them, write the JSON to ``out`` (if given) and return the exit code 0."""
+    report["load_average_after"] = _load()
+    report["wall_s"] = time.perf_counter() - started
+    report["table"] = table(report["results"])
+    print(report["table"])
+    print(f"\n{report['mode']} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) "
+          f"before {report['load_average_before']}, after {report['load_average_after']}")
+    if out is not None:
+        write_report(report, out)
+    return 0
+
+
 README_BEGIN = "<!-- results table: begin (python -m benchmarks.run --update-readme) -->"
 README_END = "<!-- results table: end -->"
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.run import _load, machine_info, measure, write_report
+from benchmarks.run import _load, finish_report, machine_info, measure
 from dpkmeans.discrete import discrete_gaussian, discrete_laplace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,15 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         report["results"].append(res)
         print(f"{name}: {_fmt(res['measurements']['dpkmeans']['median_s'])}, "
               f"{res['ns_per_draw']['dpkmeans']:.0f} ns/draw", file=sys.stderr, flush=True)
-    report["load_average_after"] = _load()
-    report["wall_s"] = time.perf_counter() - started
-    report["table"] = table(report["results"])
-    print(report["table"])
-    print(f"\n{mode} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) before "
-          f"{report['load_average_before']}, after {report['load_average_after']}")
-    if out is not None:
-        write_report(report, out)
-    return 0
+    return finish_report(report, started, table, out)
 
 
 if __name__ == "__main__":
