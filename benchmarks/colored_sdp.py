@@ -1,4 +1,4 @@
-"""Speed of the optimal-covariance SDP, ``dpkmeans.colored.optimal_covariance`` (book chapter 9).
+"""Speed of the optimal-covariance SDP, ``dpkmeans.privacy.colored.optimal_covariance`` (book chapter 9).
 
 Target: for K = 4 and d up to 28 the SDP solves in under 10 s here.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.run import _load, machine_info, measure, write_report
-from dpkmeans import colored
+from dpkmeans.privacy import colored
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "colored_sdp.json"

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.run import box, gaussian_mixture, machine_info, measure
-from dpkmeans.blocks import BLOCK_ROWS
+from dpkmeans.compute.blocks import BLOCK_ROWS
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "dask_scaling.json"
@@ -63,7 +63,7 @@ def _count(block: np.ndarray) -> tuple[np.ndarray]:
 
 def speedups(backends: dict, repeats: dict[str, int]) -> dict:
     """Fig 7: one fit of each method at each size on 1 and 2 workers."""
-    from dpkmeans.engine import run
+    from dpkmeans.engine.loop import run
     from dpkmeans.papers.silhouette.variants import as_published, corrected
 
     methods = {"as_published": lambda k, b: as_published(k, EPSILON, b, data_derived_bounds=False),
@@ -96,8 +96,8 @@ def speedups(backends: dict, repeats: dict[str, int]) -> dict:
 
 def overhead(backends: dict, repeats: int) -> dict:
     """The Dask path over the in-memory path, one DPLloyd fit at N = 10^6."""
-    from dpkmeans.algorithms import dplloyd
-    from dpkmeans.engine import run
+    from dpkmeans.papers.su.variants import dplloyd
+    from dpkmeans.engine.loop import run
 
     n, d, k = OVERHEAD["n"], OVERHEAD["d"], OVERHEAD["k"]
     X = gaussian_mixture(n, d, k, seed=SEED)
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats; print only")
     args = parser.parse_args(argv)
-    from dpkmeans.backends.dask import DaskBackend
+    from dpkmeans.compute.backends.dask import DaskBackend
 
     repeats = {"small": 3, "covtype": 2, "overhead": 2, "trip": 20} if args.quick else \
         {"small": 9, "covtype": 5, "overhead": 5, "trip": 50}

@@ -60,9 +60,9 @@ def run_case(kind: str, params: dict, profile: bool = False) -> dict:
     import numpy as np
 
     import dpkmeans
-    from dpkmeans.accounting import PrivacyLedger
-    from dpkmeans.estimators import DPKMeans
-    from dpkmeans.init import sphere_packing
+    from dpkmeans.privacy.accounting import PrivacyLedger
+    from dpkmeans.api.estimators import DPKMeans
+    from dpkmeans.engine.init import sphere_packing
 
     out: dict = {"dpkmeans_file": dpkmeans.__file__}
 

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Time every paper-scale sweep of the book from nothing (about 28 minutes); "
                     "rewrites data/results/ and benchmarks/reproduce.json.").parse_args(argv)
     from dpkmeans.reproduce import run_reproduce
-    from dpkmeans.sweep import cpu_info, pin_cell_environment
+    from dpkmeans.study.sweep import cpu_info, pin_cell_environment
 
     environment = pin_cell_environment(override=True)  # inherited by the cells' kernels
     cpu = cpu_info()

@@ -36,9 +36,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from dpkmeans.algorithms import dplloyd, dplloyd_impr
-from dpkmeans.engine import run as dp_run
-from dpkmeans.lloyd import batched_stats
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.engine.loop import run as dp_run
+from dpkmeans.compute.lloyd import batched_stats
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 10**6  # memory is reported in decimal megabytes (X at N = 10^6, d = 10 is 80 MB)
@@ -487,7 +487,7 @@ def machine_info() -> dict:
         versions["diffprivlib"] = diffprivlib.__version__
     except ImportError:  # pragma: no cover
         versions["diffprivlib"] = None
-    from dpkmeans.sweep import cpu_info
+    from dpkmeans.study.sweep import cpu_info
 
     cpu = cpu_info()["model"] or platform.processor()
     try:

@@ -1,4 +1,4 @@
-"""Speed of the exact discrete samplers (dpkmeans.discrete) against numpy's float samplers.
+"""Speed of the exact discrete samplers (dpkmeans.privacy.discrete) against numpy's float samplers.
 
 Every comparison is measured in the same run, on the same number of draws, with the
 contenders interleaved (each round runs every contender once, in turn), so background load
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.run import _load, finish_report, machine_info, measure
-from dpkmeans.discrete import discrete_gaussian, discrete_laplace
+from dpkmeans.privacy.discrete import discrete_gaussian, discrete_laplace
 
 ROOT = Path(__file__).resolve().parent.parent
 R = 1000

@@ -38,7 +38,7 @@ def main(argv: list[str] | None, *, spec_path: Path, out: Path, target_s: float,
         cells = rows.groupby(cell_keys, sort=False)["cell_runtime_s"].first()
         return {
             "what": f"{what} (fresh results)",
-            "sampler": "discrete (exact, dpkmeans.discrete)",
+            "sampler": "discrete (exact, dpkmeans.privacy.discrete)",
             "smoke": smoke, "jobs": args.jobs, "wall_s": round(wall, 1),
             "target_s": target_s, "met": wall <= target_s,
             "cells_s": {cell_name(dict(zip(cell_keys, key if isinstance(key, tuple) else (key,),
@@ -64,7 +64,7 @@ def main(argv: list[str] | None, *, spec_path: Path, out: Path, target_s: float,
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"  # inherited by the kernels: one BLAS thread per cell
 
-    from dpkmeans.sweep import load_spec, run_sweep
+    from dpkmeans.study.sweep import load_spec, run_sweep
 
     spec = load_spec(spec_path, smoke=args.smoke)
     load_before = os.getloadavg()

@@ -46,13 +46,13 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, NullFormatter
 from myst_nb import glue
 
-from dpkmeans.mechanisms import (exponential_probabilities, laplace_mechanism,
-                                 laplace_scale)
-from dpkmeans.privacy_loss import estimate_log_ratios, laplace_privacy_loss
-from dpkmeans.lloyd import lloyd_query
-from dpkmeans.sensitivity import lloyd_query_sensitivity
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import number, table
+from dpkmeans.privacy.mechanisms import (exponential_probabilities, laplace_mechanism,
+                                         laplace_scale)
+from dpkmeans.privacy.loss import estimate_log_ratios, laplace_privacy_loss
+from dpkmeans.compute.lloyd import lloyd_query
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import number, table
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -127,7 +127,7 @@ rng = np.random.default_rng(SEED)
 #
 # The library implements the theorem in two functions. The scale:
 #
-# ```{literalinclude} ../src/dpkmeans/mechanisms.py
+# ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
 # :pyobject: laplace_scale
 # ```
@@ -135,7 +135,7 @@ rng = np.random.default_rng(SEED)
 # and the mechanism, which records the draw in a privacy ledger ({doc}`chapter 3
 # <03_composition>`) *before* drawing:
 #
-# ```{literalinclude} ../src/dpkmeans/mechanisms.py
+# ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
 # :pyobject: laplace_mechanism
 # ```
@@ -288,7 +288,7 @@ plt.show()
 # $e^{\varepsilon/2} \cdot e^{\varepsilon/2} = e^{\varepsilon}$.
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/mechanisms.py
+# ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
 # :pyobject: exponential_probabilities
 # ```
@@ -362,7 +362,7 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {number(EPSIL
 # $W = 2dr \le 2(dr+1)$.
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/sensitivity.py
+# ```{literalinclude} ../src/dpkmeans/privacy/sensitivity.py
 # :language: python
 # :pyobject: lloyd_query_sensitivity
 # ```

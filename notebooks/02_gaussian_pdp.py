@@ -50,16 +50,13 @@ from matplotlib.ticker import FuncFormatter
 from myst_nb import glue
 from scipy import stats
 
-from dpkmeans.mechanisms import (
-    gaussian_delta,
-    gaussian_mechanism,
-    gaussian_sigma_analytic,
-    gaussian_sigma_classic,
-)
-from dpkmeans.privacy_loss import (gaussian_pdp_delta, gaussian_pdp_sigma,
+from dpkmeans.privacy.mechanisms import (gaussian_delta, gaussian_mechanism,
+                                         gaussian_sigma_analytic,
+                                         gaussian_sigma_classic)
+from dpkmeans.privacy.loss import (gaussian_pdp_delta, gaussian_pdp_sigma,
                                    gaussian_privacy_loss)
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import count_of, number, percent, table
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import count_of, number, percent, table
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -142,7 +139,7 @@ rng = np.random.default_rng(SEED)
 # The library computes $\delta(\varepsilon)$ in log space, so that it stays accurate when both
 # terms are tiny:
 #
-# ```{literalinclude} ../src/dpkmeans/gaussian.py
+# ```{literalinclude} ../src/dpkmeans/privacy/gaussian.py
 # :language: python
 # :pyobject: gaussian_delta
 # ```
@@ -209,7 +206,7 @@ plt.show()
 # $\varepsilon < 1$; outside that range the theorem says nothing. The library refuses to
 # extrapolate:
 #
-# ```{literalinclude} ../src/dpkmeans/gaussian.py
+# ```{literalinclude} ../src/dpkmeans/privacy/gaussian.py
 # :language: python
 # :pyobject: gaussian_sigma_classic
 # ```
@@ -218,7 +215,7 @@ plt.show()
 # $\delta(\varepsilon) = \delta$ of {prf:ref}`thm-gaussian-exact` for $\sigma$, numerically. It
 # is exact for every $\varepsilon$: the smallest $\sigma$ that is private, and no smaller one is.
 #
-# ```{literalinclude} ../src/dpkmeans/gaussian.py
+# ```{literalinclude} ../src/dpkmeans/privacy/gaussian.py
 # :language: python
 # :pyobject: gaussian_sigma_analytic
 # ```
@@ -344,7 +341,7 @@ plt.show()
 #
 # $$\Pr[|\mathcal L| > \varepsilon] = \Phi(s/2 - \varepsilon/s) + \Phi(-s/2 - \varepsilon/s):$$
 #
-# ```{literalinclude} ../src/dpkmeans/privacy_loss.py
+# ```{literalinclude} ../src/dpkmeans/privacy/loss.py
 # :language: python
 # :pyobject: gaussian_pdp_delta
 # ```

@@ -76,14 +76,14 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
 from myst_nb import glue
 
-from dpkmeans import schedules
-from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.mechanisms import laplace_mechanism, laplace_scale
-from dpkmeans.privacy_loss import estimate_log_ratios, laplace_privacy_loss
-from dpkmeans.sensitivity import lloyd_query_sensitivity
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import number, table, yes_no
+from dpkmeans.privacy.mechanisms import laplace_mechanism, laplace_scale
+from dpkmeans.privacy.loss import estimate_log_ratios, laplace_privacy_loss
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import number, table, yes_no
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -184,7 +184,7 @@ rng = np.random.default_rng(SEED)
 # ## The privacy ledger
 #
 # The library turns the three rules into bookkeeping. A **privacy ledger**
-# (`dpkmeans.accounting.PrivacyLedger`) is a record of every noise draw an algorithm makes:
+# (`dpkmeans.privacy.accounting.PrivacyLedger`) is a record of every noise draw an algorithm makes:
 # which mechanism, at which $\varepsilon$ and $\delta$, with which sensitivity and noise
 # scale. Every mechanism of the library records its draw in the ledger *before* drawing.
 # Entries are grouped into **scopes** that say how they compose: entries in a `sequential`
@@ -197,7 +197,7 @@ rng = np.random.default_rng(SEED)
 # The method that records a draw, `PrivacyLedger.charge(mechanism, *, epsilon, delta=0,
 # sensitivity, scale, label="")`, first builds the entry and then does this:
 #
-# ```{literalinclude} ../src/dpkmeans/accounting.py
+# ```{literalinclude} ../src/dpkmeans/privacy/accounting.py
 # :language: python
 # :pyobject: PrivacyLedger.charge
 # :start-at: self._current_sequential("record a draw")
@@ -208,13 +208,13 @@ rng = np.random.default_rng(SEED)
 # children, so a draw updates only the scopes still open along its path; folded from
 # scratch, the rules read:
 #
-# ```{literalinclude} ../src/dpkmeans/accounting.py
+# ```{literalinclude} ../src/dpkmeans/privacy/accounting.py
 # :language: python
 # :pyobject: _Sequential.refresh
 # :dedent: 4
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/accounting.py
+# ```{literalinclude} ../src/dpkmeans/privacy/accounting.py
 # :language: python
 # :pyobject: _Parallel.refresh
 # :dedent: 4
@@ -470,13 +470,13 @@ for t in range(1, 4):
 # ({prf:ref}`thm-sequential`) and mapping the total back with {prf:ref}`thm-di-epsilon`,
 # gives the posterior bound $\rho\big(\sum_i \varepsilon(\rho_i)\big)$. The library has both,
 # as `compose_rho_published(rhos, m)` (computed in log space) and
-# `compose_rho_exact(rhos, m)` in `dpkmeans.identifiability`. We compare them for $q = 1$ to
+# `compose_rho_exact(rhos, m)` in `dpkmeans.privacy.identifiability`. We compare them for $q = 1$ to
 # $6$ mechanisms, first with two candidates and $\rho_i = 0.6$, then with 10,001 candidates
 # and $\rho_i = 0.0005$.
 
 # %%
-from dpkmeans.identifiability import (compose_rho_exact, compose_rho_published,
-                                      epsilon_from_rho)
+from dpkmeans.privacy.identifiability import (compose_rho_exact,
+                                              compose_rho_published, epsilon_from_rho)
 
 di_rows = []
 for m, rho_i in ((2, 0.6), (10001, 0.0005)):
@@ -509,7 +509,7 @@ glue("ch3_di_exact_there", number(first_vacuous["composed in ε"]), display=Fals
 # Sequential composition turns "how private is DP-Lloyd?" into "how is the budget
 # $\varepsilon$ split over the $T$ iterations?". A *schedule* is that split,
 # $\varepsilon_1, \dots, \varepsilon_T$ with $\sum_t \varepsilon_t \le \varepsilon$. Three
-# classic answers, each a function of the library's `dpkmeans.schedules`:
+# classic answers, each a function of the library's `dpkmeans.engine.schedules`:
 #
 # - **uniform**, $\varepsilon_t = \varepsilon / T$: the baseline of
 #   {cite:t}`su2016differentially`;

@@ -63,12 +63,12 @@ from myst_nb import glue
 from sklearn.metrics import f1_score
 
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.init import kmeans_plusplus, sphere_packing, uniform_box
-from dpkmeans.lloyd import batched_stats, lloyd_reference
-from dpkmeans.metrics import (adjusted_rand_index, f_measure, nicv, nicv_unsquared,
-                              relative_nicv, sse)
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import count_of, number, percent, share, table
+from dpkmeans.engine.init import kmeans_plusplus, sphere_packing, uniform_box
+from dpkmeans.compute.lloyd import batched_stats, lloyd_reference
+from dpkmeans.compute.metrics import (adjusted_rand_index, f_measure, nicv,
+                                      nicv_unsquared, relative_nicv, sse)
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import count_of, number, percent, share, table
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -160,14 +160,14 @@ rng = np.random.default_rng(SEED)
 # The library computes steps 1 and 2 for many centroid sets at once (one matrix product and
 # segment sums, no loop over points):
 #
-# ```{literalinclude} ../src/dpkmeans/lloyd.py
+# ```{literalinclude} ../src/dpkmeans/compute/lloyd.py
 # :language: python
 # :pyobject: batched_stats
 # ```
 #
 # and Lloyd's algorithm is three lines on top of it:
 #
-# ```{literalinclude} ../src/dpkmeans/lloyd.py
+# ```{literalinclude} ../src/dpkmeans/compute/lloyd.py
 # :language: python
 # :pyobject: lloyd_reference
 # ```
@@ -266,7 +266,7 @@ table(worst.reset_index(), formats={worst.name: "{:.4f}".format},
 # multiplies NICV by $s^2$ and $\operatorname{NICV}_1$ by $s$, so neither is comparable across
 # scalings.
 #
-# ```{literalinclude} ../src/dpkmeans/metrics.py
+# ```{literalinclude} ../src/dpkmeans/compute/metrics.py
 # :language: python
 # :pyobject: nicv
 # ```
@@ -373,10 +373,10 @@ table(pd.DataFrame(rel_rows), name="ch4-relative-nicv")
 #
 # Both give $F = 1$ exactly when the two partitions coincide up to relabelling. They differ
 # when clusters are split or merged, which is what noise does. The library implements both,
-# with both weightings (`dpkmeans.metrics.f_measure`; its docstring and argument checks are
+# with both weightings (`dpkmeans.compute.metrics.f_measure`; its docstring and argument checks are
 # left out here):
 #
-# ```{literalinclude} ../src/dpkmeans/metrics.py
+# ```{literalinclude} ../src/dpkmeans/compute/metrics.py
 # :language: python
 # :pyobject: f_measure
 # :lines: 1-7,40-63
@@ -474,9 +474,9 @@ glue("ch4_unmatched_min", number(relabel_table["unmatched"].min(), 4), display=F
 #   drawn in the box shrunk by a radius $a$ and accepted only if they are at least $2a$ from
 #   the ones already accepted, with $a$ halved after repeated failures.
 #
-# The library's `dpkmeans.init.sphere_packing`, without its docstring and argument checks:
+# The library's `dpkmeans.engine.init.sphere_packing`, without its docstring and argument checks:
 #
-# ```{literalinclude} ../src/dpkmeans/init.py
+# ```{literalinclude} ../src/dpkmeans/engine/init.py
 # :language: python
 # :pyobject: sphere_packing
 # :lines: 1-8,23-24,28-32

@@ -33,7 +33,7 @@
 # ({doc}`04_kmeans_metrics`).
 # :::
 #
-# Every algorithm in this book is a configuration of one loop, `dpkmeans.engine.run`. This
+# Every algorithm in this book is a configuration of one loop, `dpkmeans.engine.loop.run`. This
 # chapter builds the two baselines of Su et al. {cite}`su2016differentially,su2017differentially`
 # from it: DPLloyd, the textbook private Lloyd {cite}`blum2005sulq,mcsherry2009pinq`, and
 # DPLloyd-Impr, its improved version.
@@ -53,17 +53,18 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from dpkmeans import schedules
-from dpkmeans.algorithms import dplloyd, dplloyd_impr
-from dpkmeans.committed import committed_file
+from dpkmeans.engine import schedules
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.study.committed import committed_file
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import run
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.experiments import centring_comparison, diffprivlib_epsilon_factor
-from dpkmeans.init import sphere_packing
-from dpkmeans.sensitivity import lloyd_query_sensitivity
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import machine as machine_text, number, percent, table, yes_no
+from dpkmeans.engine.loop import run
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.papers.su.study import centring_comparison, diffprivlib_epsilon_factor
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import (machine as machine_text, number, percent, table,
+                                    yes_no)
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -95,18 +96,18 @@ rng = np.random.default_rng(SEED)
 # ```
 #
 # The engine implements the iteration in two functions. The noise step
-# (`dpkmeans.engine._noisy_iteration`) draws for *every* cluster, empty ones included
+# (`dpkmeans.engine.loop._noisy_iteration`) draws for *every* cluster, empty ones included
 # (skipping an empty cluster would release an un-noised "unchanged" centroid, one of
 # diffprivlib's bugs), and the ledger is charged before any noise is added.
 #
 # The update is post-processing: a cluster whose noisy count is below 1 keeps its previous
 # centroid, every other centroid is the noisy mean, and all are clipped to the box. No run can
-# produce a NaN or an infinite centroid. The body of `dpkmeans.engine._update`, in which
+# produce a NaN or an infinite centroid. The body of `dpkmeans.engine.loop._update`, in which
 # `noisy` holds each cluster's released sums and count, `previous` the centroids of the last
 # iteration, and `centre` the point the sums are measured from (the midpoint of the box, or
 # 0; see {ref}`centring`):
 #
-# ```{literalinclude} ../src/dpkmeans/engine.py
+# ```{literalinclude} ../src/dpkmeans/engine/loop.py
 # :language: python
 # :pyobject: _update
 # :start-at: sums, counts = noisy
@@ -122,7 +123,7 @@ rng = np.random.default_rng(SEED)
 # each record to its *exact* nearest centroid: the fast product decides a record only when its
 # best score beats the others by more than a proven bound on the rounding, and the rare near
 # ties are decided again in float64 and, if needed, in exact integer arithmetic
-# (`dpkmeans.lloyd`; a test checks it bit for bit as records are added).
+# (`dpkmeans.compute.lloyd`; a test checks it bit for bit as records are added).
 #
 # Here is one run on a synthetic mixture, and the first rows of its ledger:
 
@@ -159,7 +160,7 @@ ledger_table(ledger.head(5),
 # the $k$ centres one by one, uniformly in the box shrunk by $a$, and accepts a centre only if
 # it is at least $2a$ from every accepted one; after 100 consecutive rejections it restarts
 # with $a/2$. It only uses the public box, so it costs no budget. The library's
-# `dpkmeans.init.sphere_packing` is listed in {doc}`04_kmeans_metrics`.
+# `dpkmeans.engine.init.sphere_packing` is listed in {doc}`04_kmeans_metrics`.
 
 # %% mystnb={"figure": {"caption": "Sphere-packing initial centroids in $[-1, 1]^2$ for $k = 5$ (four independent draws). Each centre sits at least $a$ inside the box and the discs of radius $a$ do not overlap; the default $a = 0.5$ was halved when the centres did not fit.", "name": "fig-sphere-packing"}} tags=["hide-input"]
 fig, axes = new_figure(ncols=4, height=3.1)
@@ -215,10 +216,10 @@ plt.show()
 # Data that break it cost accuracy (a split and a $T$ away from their optimum), never privacy:
 # the budgets add up to $\varepsilon_t$ whatever $\rho$ is.
 #
-# The library's `dpkmeans.schedules.su_split(epsilon_t, d)` returns the two budgets; its
+# The library's `dpkmeans.engine.schedules.su_split(epsilon_t, d)` returns the two budgets; its
 # last three lines (`c` is $\sqrt[3]{4d\rho^2}$):
 #
-# ```{literalinclude} ../src/dpkmeans/schedules.py
+# ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: su_split
 # :start-at: c = (4.0
@@ -254,10 +255,10 @@ table(split_table, digits=4, name="ch5-split")
 # $\varepsilon_m = \sqrt{500 k^3 (d + \kappa)^3 / N^2}$, and run $T = \lfloor \varepsilon/\varepsilon_m \rfloor$
 # iterations, clipped to $2 \le T \le 7$.
 #
-# The library's `dpkmeans.schedules.su_iterations(epsilon, n_records, n_clusters, d)`
+# The library's `dpkmeans.engine.schedules.su_iterations(epsilon, n_records, n_clusters, d)`
 # computes it:
 #
-# ```{literalinclude} ../src/dpkmeans/schedules.py
+# ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: su_iterations
 # :start-at: eps = check_epsilon(
@@ -315,7 +316,7 @@ glue("ch5_n_edge", f"{n_edge:,}", display=False)
 # count, a discrete Laplace release of sensitivity 1, and runs the iterations on the rest. Both
 # releases are in the ledger, and rounding the noisy count is post-processing:
 #
-# ```{literalinclude} ../src/dpkmeans/algorithms.py
+# ```{literalinclude} ../src/dpkmeans/papers/su/variants.py
 # :language: python
 # :pyobject: noisy_record_count
 # ```
@@ -360,7 +361,7 @@ glue("ch5_n_run", f"{n_run:,}", display=False)
 # $\varepsilon_t$, while it reports $\varepsilon_t$ to its accountant. The library computes the
 # factor from the same split function:
 #
-# ```{literalinclude} ../src/dpkmeans/experiments.py
+# ```{literalinclude} ../src/dpkmeans/papers/su/study.py
 # :language: python
 # :pyobject: diffprivlib_epsilon_factor
 # ```
@@ -657,7 +658,7 @@ ledger_table(model.ledger_.to_frame().head(3),
 # ## Speed
 #
 # The engine computes all replicas of a configuration in one pass over the data. A compiled
-# kernel (`dpkmeans.kernels`, numba) reads each tile of 256 rows once for every replica,
+# kernel (`dpkmeans.compute.kernels`, numba) reads each tile of 256 rows once for every replica,
 # assigns each row to its exact nearest centroid and adds it to its cluster's sums, block by
 # block of the public plan on every core; each replica's noise is drawn from its own seed.
 # `benchmarks/` measures this against scikit-learn and diffprivlib in the same run

@@ -24,7 +24,7 @@
 #   neighbouring datasets apart, and turn a test into a lower bound on $\varepsilon$;
 # - explain why an audit can only ever give a *lower* bound on $\varepsilon$ while a proof gives
 #   an *upper* bound, and why the distinguishing event must be chosen on held-out trials;
-# - audit a mechanism or a whole DP-Lloyd configuration with `dpkmeans.audit` and read its
+# - audit a mechanism or a whole DP-Lloyd configuration with `dpkmeans.study.audit` and read its
 #   verdict;
 # - say what it took to expose four broken variants, and why one of them (diffprivlib's swapped
 #   budget split) escapes a black-box audit of feasible size while the ledger records it exactly;
@@ -73,16 +73,19 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 from myst_nb import glue
 
-from dpkmeans import audit, noise, schedules
-from dpkmeans import mechanisms as mech
-from dpkmeans.algorithms import dplloyd, dplloyd_impr
-from dpkmeans.committed import committed_file
-from dpkmeans.engine import DPLloydConfig, iteration_releases, run
-from dpkmeans.experiments import diffprivlib_epsilon_factor
-from dpkmeans.floating_point import grid_output_possible, laplace_output_possible
-from dpkmeans.privacy_loss import laplace_loss_tails, laplace_privacy_loss
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import number, percent, share, table
+from dpkmeans.study import audit
+from dpkmeans.privacy import noise
+from dpkmeans.engine import schedules
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.study.committed import committed_file
+from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, run
+from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
+from dpkmeans.privacy.floating_point import (grid_output_possible,
+                                             laplace_output_possible)
+from dpkmeans.privacy.loss import laplace_loss_tails, laplace_privacy_loss
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import number, percent, share, table
 
 use_book_style()
 
@@ -184,18 +187,18 @@ def show(reports, name: str):
 #
 # The theorem needs the event to be fixed *before* the counts it is judged by. An auditor who
 # tries a thousand thresholds and keeps the one with the most extreme counts on the same trials
-# picks, among other things, the luckiest noise: the winner's curse. `dpkmeans.audit` therefore
+# picks, among other things, the luckiest noise: the winner's curse. `dpkmeans.study.audit` therefore
 # splits each sample at random in two: the event is chosen on the first halves and judged on
 # the second. The candidate events are thresholds $s \le \tau$ or $s > \tau$ on each statistic of the
 # output (at 256 quantiles of the pooled sample), in both directions ($D$ versus $D'$ and back);
 # the chosen one is the candidate with the best bound on the selection half:
 #
-# ```{literalinclude} ../src/dpkmeans/audit.py
+# ```{literalinclude} ../src/dpkmeans/study/audit.py
 # :language: python
 # :pyobject: choose_event
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/audit.py
+# ```{literalinclude} ../src/dpkmeans/study/audit.py
 # :language: python
 # :pyobject: epsilon_lower_bound
 # ```
@@ -437,7 +440,7 @@ plt.show()
 # `trials` replicas of it on each dataset in one batched pass and applies a statistic of the
 # result.
 #
-# ```{literalinclude} ../src/dpkmeans/audit.py
+# ```{literalinclude} ../src/dpkmeans/study/audit.py
 # :language: python
 # :pyobject: audit_configuration
 # :lines: 1-13,24-34
@@ -816,7 +819,7 @@ plt.show()
 #
 # ### The remedy: exact noise on a public grid
 #
-# The library's default sampler (`sampler="discrete"`, module `dpkmeans.noise`) never forms a
+# The library's default sampler (`sampler="discrete"`, module `dpkmeans.privacy.noise`) never forms a
 # floating-point noise value. A release of a $q$-vector $v$ with $L_1$ sensitivity $\Delta$:
 #
 # 1. fixes a public grid $g = 2^{\lfloor \log_2 \Delta \rfloor - 30}$ (from $\Delta$ alone);
@@ -825,7 +828,7 @@ plt.show()
 # 3. draws integer noise $Y_i$ from the discrete Laplace distribution,
 #    $\Pr[Y = y] \propto e^{-|y|/t}$, exactly, by Canonne, Kamath and Steinke's algorithms
 #    {cite}`canonne2020discrete`: only uniform integers and exact Bernoulli trials
-#    (`dpkmeans.discrete`, vectorised over replicas, each replica reading its own generator);
+#    (`dpkmeans.privacy.discrete`, vectorised over replicas, each replica reading its own generator);
 # 4. returns $(z + Y) g$, exact in float64.
 #
 # ```{prf:proposition} The grid release is $\varepsilon$-DP
@@ -855,7 +858,7 @@ plt.show()
 # Algorithm 3 of the same paper and a $\sigma$ calibrated through zero-concentrated DP
 # (Theorem 14 and Corollary 13 of Canonne, Kamath and Steinke, valid in every dimension). The calibration of the Laplace case:
 #
-# ```{literalinclude} ../src/dpkmeans/noise.py
+# ```{literalinclude} ../src/dpkmeans/privacy/noise.py
 # :language: python
 # :pyobject: _laplace
 # ```
@@ -1077,7 +1080,7 @@ glue("ch6_expo_p2464", f"{float_minority(2464, EXPO_EPS):.2g}", display=False)
 # %%
 from scipy import stats as scipy_stats
 
-from dpkmeans.discrete import exponential_choice, exponential_exponents
+from dpkmeans.privacy.discrete import exponential_choice, exponential_exponents
 
 check_rng = np.random.default_rng(next_seed())
 check_gaps = np.array([0, 2, 5, 9])
@@ -1152,7 +1155,7 @@ glue("ch6_n_reports", len(REPORTS), display=False)
 #   A test with false-positive rate $a$ and power $b$ proves $\varepsilon \ge \ln\frac{b -
 #   \delta}{a}$, so an audit gives a *lower* bound on $\varepsilon$; only a proof gives an upper
 #   bound.
-# - `dpkmeans.audit` chooses a threshold event on half of the trials and bounds its log ratio on
+# - `dpkmeans.study.audit` chooses a threshold event on half of the trials and bounds its log ratio on
 #   the other half with exact Clopper–Pearson intervals; with confidence $99\%$ it never calls a
 #   true claim a violation.
 # - Laplace, the Gaussian (discrete, and continuous with the classic and the analytic

@@ -59,7 +59,7 @@
 # $2 \le T \le 7$ iterations from $N$, $k$, $d$ and $\varepsilon$ and splits each iteration's
 # budget between the count and the sums ({doc}`chapter 5 <05_dplloyd>`). `average_k` shares only the sphere
 # packing; it is DPLloyd with sphere-packing initialisation and $T = 12$, and the book calls it
-# that. The true DPLloyd-Impr is `dpkmeans.algorithms.dplloyd_impr`.
+# that. The true DPLloyd-Impr is `dpkmeans.papers.su.variants.dplloyd_impr`.
 # :::
 #
 # The chapter's code runs from the fast defaults in the next cell (tagged `parameters`; open
@@ -90,20 +90,22 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from dpkmeans import audit, schedules
-from dpkmeans import mechanisms as mech
-from dpkmeans.claims import VERDICTS
-from dpkmeans.committed import committed_file
+from dpkmeans.study import audit
+from dpkmeans.engine import schedules
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.study.claims import VERDICTS
+from dpkmeans.study.committed import committed_file
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import run
-from dpkmeans.merging import merge_eq12, merge_to_k
+from dpkmeans.engine.loop import run
+from dpkmeans.papers.dpkccm.merging import merge_eq12, merge_to_k
 from dpkmeans.papers.dpkccm.claims import (claims_ledger, claims_summary,
                                            head_to_head, main_points)
 from dpkmeans.papers.dpkccm.study import PAPER_SETTINGS, REFERENCE
 from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import count_of, machine as machine_text, number, table, yes_no
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import (count_of, machine as machine_text, number, table,
+                                    yes_no)
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
 
@@ -167,7 +169,7 @@ table(pd.DataFrame(rows), name="dpkccm-variants")
 # ```
 #
 # The formula is thus the familiar weighted mean in a roundabout form: the "max" and "min" only
-# make the weight of the larger coordinate explicit. `dpkmeans.merging.merge_eq12` writes it
+# make the weight of the larger coordinate explicit. `dpkmeans.papers.dpkccm.merging.merge_eq12` writes it
 # literally; here it is against the weighted mean on random pairs in $d = 5$, with counts in
 # $[1, 1000]$ and some coordinates tied:
 
@@ -196,11 +198,11 @@ glue("ch7_eq12_gap", number(eq12_gap), display=False)
 # Over {glue:text}`ch7_merge_checks:,d` random pairs the two agree to
 # {glue:text}`ch7_eq12_gap`, floating-point rounding. The library merges with the weighted mean
 # written as $c_q + w(c_p - c_q)$, $w = n'_p/(n'_p + n'_q)$, which returns $c$ exactly when
-# $c_p = c_q = c$. The core of `dpkmeans.merging.merge_to_k` clamps the counts (first line),
+# $c_p = c_q = c$. The core of `dpkmeans.papers.dpkccm.merging.merge_to_k` clamps the counts (first line),
 # then, in every replica at once, finds the nearest pair and merges it into the slot of the
 # first (highlighted):
 #
-# ```{literalinclude} ../src/dpkmeans/merging.py
+# ```{literalinclude} ../src/dpkmeans/papers/dpkccm/merging.py
 # :language: python
 # :start-at: n = np.maximum(n, _check_floor(count_floor))
 # :end-at: alive[rows, q] = False
@@ -287,9 +289,9 @@ glue("ch7_pool_gap", number(max(count_gap, sum_gap, one_gap)), display=False)
 #
 # so by sequential composition ({prf:ref}`thm-sequential`) the whole budget is spent, and
 # nothing more. The library generalises the schedule to any $T$ divisible by three (blocks
-# with $1/6$, $1/3$ and $1/2$ of $\varepsilon$), in `dpkmeans.schedules.dpkccm_stepped`:
+# with $1/6$, $1/3$ and $1/2$ of $\varepsilon$), in `dpkmeans.engine.schedules.dpkccm_stepped`:
 #
-# ```{literalinclude} ../src/dpkmeans/schedules.py
+# ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: dpkccm_stepped
 # :lines: 1-4, 7-
@@ -521,7 +523,7 @@ glue("ch7_delta_origin", number(lloyd_query_sensitivity(unit2, centred=False).jo
 # instead of one. Cancellation recovers part of what splitting lost, never all of it.
 #
 # The simulation below checks both statements without the first-order approximation. It
-# releases the sub-clusters with `dpkmeans.mechanisms.laplace_mechanism` ($d = 2$,
+# releases the sub-clusters with `dpkmeans.privacy.mechanisms.laplace_mechanism` ($d = 2$,
 # $\Delta_1 = 3$, $\varepsilon_t = \varepsilon/8$, the budget of DP-KCCM's last iterations),
 # forms each centroid as $S'/\max(n', 1)$ clipped to the box (the engine would keep a previous
 # centroid when $n' < 1$; there is none here) and merges them with `merge_to_k`. The error is
@@ -946,7 +948,7 @@ plt.show()
 #
 # Each claim is judged on each dataset from the twelve points of its two figures (the
 # $\varepsilon$ grid at the paper's $k$ and the $k$ grid at the paper's $\varepsilon$; they
-# share one point), with a rule fixed before the runs (`dpkmeans.claims`). At each point two
+# share one point), with a rule fixed before the runs (`dpkmeans.study.claims`). At each point two
 # methods are compared with Welch's $t$ test on the per-start means at the 5% level, so each
 # point supports the claim, opposes it (the opposite direction is significant) or shows no
 # significant difference. Over a dataset's points the claim then gets one of four verdicts:
@@ -1320,7 +1322,7 @@ glue("ch7_h2h_points", int(h2h.drop(columns="dataset").values.sum()), display=Fa
 # and the same with `iris`. The notebook's
 # last table counts, over the six $\varepsilon$ values, the points where each method is
 # significantly better (Welch's test on the per-start means, as in the ledger). Apply the
-# ledger's rule to those counts with `dpkmeans.claims.verdict(supported, opposite, total)`:
+# ledger's rule to those counts with `dpkmeans.study.claims.verdict(supported, opposite, total)`:
 # "holds" needs every point, "refuted" a majority for the opposite, "inconclusive" a majority
 # with no difference. Expect the pattern of the ledger (the stepped schedule helping, merging
 # not), but the point of the exercise is to check it: with $N = 150$ or $178$ records the

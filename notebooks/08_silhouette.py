@@ -40,7 +40,7 @@
 # coefficient"), halve the budget from one iteration to the next, and run the whole thing on
 # Hadoop. The book implements it twice, as two configurations of the one DP-Lloyd loop
 # ({doc}`chapter 5 <05_dplloyd>`) with two new engine hooks, an *initial release* and an *allocation rule*
-# (`dpkmeans.hooks`). Below, $N$ is the number of records, $d$ the number of attributes, $k$
+# (`dpkmeans.engine.hooks`). Below, $N$ is the number of records, $d$ the number of attributes, $k$
 # the number of clusters and $j$ a cluster:
 #
 # | | as published | corrected |
@@ -81,18 +81,19 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from dpkmeans.blocks import BLOCK_ROWS, plan
-from dpkmeans.claims import VERDICTS
-from dpkmeans.committed import committed_file
+from dpkmeans.compute.blocks import BLOCK_ROWS, plan
+from dpkmeans.study.claims import VERDICTS
+from dpkmeans.study.committed import committed_file
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import run
-from dpkmeans.lloyd import block_silhouette, local_map_reduce
+from dpkmeans.engine.loop import run
+from dpkmeans.compute.lloyd import block_silhouette, local_map_reduce
 from dpkmeans.papers.silhouette import claims as sil_claims
 from dpkmeans.papers.silhouette.audit import run_audits
 from dpkmeans.papers.silhouette.study import ALGORITHMS, PAPER_DATASETS
 from dpkmeans.papers.silhouette.variants import as_published, corrected
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import count_of, machine as machine_text, number, table, yes_no
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import (count_of, machine as machine_text, number, table,
+                                    yes_no)
 
 use_book_style()
 # every experiment gets its own seed: SEED, SEED + 1, ...
@@ -127,7 +128,7 @@ next_seed = count(SEED).__next__
 # ```
 #
 # The library computes the sums $\Sigma_j$ and the counts $n_j$ block by block
-# (`dpkmeans.lloyd.block_silhouette`): a map-reduce step like the Lloyd statistics. Checked
+# (`dpkmeans.compute.lloyd.block_silhouette`): a map-reduce step like the Lloyd statistics. Checked
 # against a brute-force computation, record by record:
 
 # %%
@@ -306,9 +307,9 @@ glue("ch8_demo_fixed", number(float(fixed.spent[0])), display=False)
 # noise once per partition, and a recomputed partition would draw it twice.
 #
 # The library's `backend="dask"` does exactly this on `dask.distributed`
-# (`dpkmeans.backends.dask`). Both backends cut the rows into one **public block plan**: blocks
+# (`dpkmeans.compute.backends.dask`). Both backends cut the rows into one **public block plan**: blocks
 # of {glue:text}`ch8_block_rows` rows, whatever the input's partitioning, added in one fixed
-# pairwise order (`dpkmeans.blocks.tree_reduce`). On Dask the data sit on the workers as a
+# pairwise order (`dpkmeans.compute.blocks.tree_reduce`). On Dask the data sit on the workers as a
 # persisted `dask.array` whose chunks are runs of $2^m$ aligned blocks (fewer, larger tasks:
 # the scheduler charges per task); a chunk of $2^m$ aligned blocks is exactly one node of the
 # pairwise tree, so one task per chunk computes its blocks' exact statistics with the same
@@ -322,7 +323,7 @@ glue("ch8_demo_fixed", number(float(fixed.spent[0])), display=False)
 # is drawn only after the reduction has returned.
 
 # %% tags=["nbval-ignore-output"]
-from dpkmeans.backends.dask import DaskBackend
+from dpkmeans.compute.backends.dask import DaskBackend
 
 big = gaussian_mixture_dataset(DASK_ROWS, 4, 3,
                                rng=np.random.default_rng(next_seed()), separation=4.0)
@@ -344,10 +345,10 @@ glue("ch8_same_bits", yes_no(same_bits), display=False)
 
 # %% [markdown]
 # Bit-identical: **{glue:text}`ch8_same_bits`**. The map task of one chunk
-# (`dpkmeans.backends.dask._chunk_reduce`) adds its blocks' statistics in the plan's order; the
+# (`dpkmeans.compute.backends.dask._chunk_reduce`) adds its blocks' statistics in the plan's order; the
 # backend then submits one map-reduce as a single graph, in the body of `DaskBackend.submit`:
 #
-# ```{literalinclude} ../src/dpkmeans/backends/dask.py
+# ```{literalinclude} ../src/dpkmeans/compute/backends/dask.py
 # :language: python
 # :start-at: task, add = dask.delayed(_chunk_reduce), dask.delayed(add_parts)
 # :end-at: return self.client.compute(tree_reduce(nodes, add), optimize_graph=False)

@@ -133,21 +133,22 @@ from myst_nb import glue
 from scipy import stats
 from scipy.optimize import brentq, nnls
 
-from dpkmeans import colored, reading
-from dpkmeans.claims import combine
-from dpkmeans.committed import committed_file
+from dpkmeans.privacy import colored
+from dpkmeans.study import reading
+from dpkmeans.study.claims import combine
+from dpkmeans.study.committed import committed_file
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import run
-from dpkmeans.init import kmeans_plusplus
-from dpkmeans.lloyd import lloyd_reference
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.init import kmeans_plusplus
+from dpkmeans.compute.lloyd import lloyd_reference
 from dpkmeans.papers.colored import claims as co_claims
 from dpkmeans.papers.colored import variants
 from dpkmeans.papers.colored.audit import run_audits
 from dpkmeans.papers.colored.study import DP_LLOYD, ONE_SHOT
-from dpkmeans.plotting import (PALETTE, new_figure, plot_curves, series_style,
-                               use_book_style)
-from dpkmeans.reading import machine as machine_text
-from dpkmeans.reading import count_of, number, percent, share, yes_no
+from dpkmeans.study.plotting import (PALETTE, new_figure, plot_curves, series_style,
+                                     use_book_style)
+from dpkmeans.study.reading import machine as machine_text
+from dpkmeans.study.reading import count_of, number, percent, share, yes_no
 
 use_book_style()
 next_seed = count(SEED).__next__  # every experiment its own seed: SEED, SEED + 1, ...
@@ -772,7 +773,7 @@ glue("ch9_ceds_own", f"{own.ratios.min():.2f} to {own.ratios.max():.2f}",
 # $\operatorname{tr}\Psi^{-1}$. It is written in cvxpy and solved by Clarabel, an
 # interior-point solver:
 #
-# ```{literalinclude} ../src/dpkmeans/colored.py
+# ```{literalinclude} ../src/dpkmeans/privacy/colored.py
 # :language: python
 # :pyobject: _solve_working_set
 # :lines: 1-12
@@ -861,7 +862,7 @@ print(f"after the post-check: {count_of(final.violated, len(D))} violated, "
 # $s^2 = \sum_i r_i^2/v_i = \gamma$.
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/colored.py
+# ```{literalinclude} ../src/dpkmeans/privacy/colored.py
 # :language: python
 # :pyobject: box_covariance
 # :emphasize-lines: 12, 15
@@ -994,7 +995,7 @@ plt.show()
 # DP {cite}`canonne2020discrete` ({doc}`06_auditing`). The configurations are
 # `variants.corrected(K, eps, delta, bounds)` and its white twin
 # `variants.white(K, eps, delta, bounds)`, with $T = 5$ and $(\varepsilon/T, \delta/T)$ per
-# iteration. Both are run by `dpkmeans.engine.run(X, config, seed, replicas=...)`, and the
+# iteration. Both are run by `dpkmeans.engine.loop.run(X, config, seed, replicas=...)`, and the
 # result's `ledger` records every release and its cost. On a mixture scaled into the uneven
 # box with half-widths `BOX_HALF_WIDTHS` ({glue:text}`ch9_demo_box`):
 

@@ -125,17 +125,17 @@ from IPython.display import Markdown
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 from myst_nb import glue
 
-from dpkmeans import schedules
-from dpkmeans.committed import committed_file
-from dpkmeans.engine import FLAWS, OVERSPENDING_FLAWS, plan_ledger, run
-from dpkmeans.noise_profile import centroid_noise_sd
+from dpkmeans.engine import schedules
+from dpkmeans.study.committed import committed_file
+from dpkmeans.engine.loop import FLAWS, OVERSPENDING_FLAWS, plan_ledger, run
+from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp import claims, study, variants
 from dpkmeans.papers.apdp.study import CASES, EPSILONS, Point
 from dpkmeans.papers.silhouette.variants import SILHOUETTE_SHARE
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import machine as machine_text
-from dpkmeans.reading import count_of, number, percent, table, yes_no
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import machine as machine_text
+from dpkmeans.study.reading import count_of, number, percent, table, yes_no
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
 
@@ -207,11 +207,11 @@ glue("ch10_n_cases", len(CASES), display=False)
 # iteration $s$ is $\varepsilon_s / \varepsilon_t$, whatever the data. Under Su's count/sum
 # split ({prf:ref}`def-sched-su`) the two noises differ, and the first formula applies with
 # each one. The library computes the planned noise from a configuration alone:
-# `dpkmeans.noise_profile.centroid_noise_sd(config, cluster_size, offset=..., weight=...)`.
+# `dpkmeans.papers.apdp.noise_profile.centroid_noise_sd(config, cluster_size, offset=..., weight=...)`.
 # Its loop reads the calibrations the engine would draw with, so Su's split, colored noise and
 # per-cluster weights are covered too:
 #
-# ```{literalinclude} ../src/dpkmeans/noise_profile.py
+# ```{literalinclude} ../src/dpkmeans/papers/apdp/noise_profile.py
 # :language: python
 # :pyobject: centroid_noise_sd
 # :lines: 11, 16-28
@@ -440,10 +440,10 @@ glue("ch10_silhouette_share", f"{SILHOUETTE_SHARE:g}", display=False)
 #
 # Item 3 is the note's property "the smaller the total budget, the smaller the difference
 # between two rounds". For the published method, where $T = t_m$ is fixed, it is true by
-# algebra. The library's progression, `dpkmeans.schedules.arithmetic_progression`, refuses
+# algebra. The library's progression, `dpkmeans.engine.schedules.arithmetic_progression`, refuses
 # $\varepsilon < T\varepsilon_m$ (item 2):
 #
-# ```{literalinclude} ../src/dpkmeans/schedules.py
+# ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: arithmetic_progression
 # :lines: 1-2, 12-
@@ -504,9 +504,9 @@ glue("ch10_grid_points", number(len(grid)), display=False)
 #
 # The corrected method keeps the progression above $t_m\varepsilon_m$. Below it, it takes
 # Su's $T$ and runs the progression over $T$ terms. These are the branches of
-# `dpkmeans.schedules.apdp_plan`:
+# `dpkmeans.engine.schedules.apdp_plan`:
 #
-# ```{literalinclude} ../src/dpkmeans/schedules.py
+# ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: apdp_plan
 # :lines: 17-

@@ -70,23 +70,24 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from dpkmeans import metrics
-from dpkmeans.claims import combine
-from dpkmeans.committed import committed_file
+from dpkmeans.compute import metrics
+from dpkmeans.study.claims import combine
+from dpkmeans.study.committed import committed_file
 from dpkmeans.data import get_registry, load
-from dpkmeans.engine import plan_ledger, run
+from dpkmeans.engine.loop import plan_ledger, run
 from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.identifiability import (compose_rho_exact, compose_rho_parallel,
-                                      compose_rho_published, epsilon_from_rho,
-                                      rho_from_epsilon)
-from dpkmeans.init import sphere_packing
-from dpkmeans.lloyd import assign
+from dpkmeans.privacy.identifiability import (compose_rho_exact, compose_rho_parallel,
+                                              compose_rho_published, epsilon_from_rho,
+                                              rho_from_epsilon)
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.compute.lloyd import assign
 from dpkmeans.papers.di import claims, study, variants
 from dpkmeans.papers.di.variants import GAMMA, M_CATEGORICAL, M_NUMERIC
-from dpkmeans.plotting import COLUMN_INCHES, new_figure, series_style, use_book_style
-from dpkmeans.prototypes import MixedLayout, encode
-from dpkmeans.reading import number, table, yes_no
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.plotting import (COLUMN_INCHES, new_figure, series_style,
+                                     use_book_style)
+from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.study.reading import number, table, yes_no
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
 
@@ -177,7 +178,7 @@ glue("ch11_paper_eps", number(PAPER_EPSILON), display=False)
 # other end, and a Laplace release far beyond the first, make every ratio $p_i/p_j$ equal to
 # $e^{-\varepsilon}$. The library's map from $\rho$ to $\varepsilon$:
 #
-# ```{literalinclude} ../src/dpkmeans/identifiability.py
+# ```{literalinclude} ../src/dpkmeans/privacy/identifiability.py
 # :language: python
 # :pyobject: epsilon_from_rho
 # ```
@@ -386,10 +387,10 @@ glue("ch11_intended_first", ", ".join(number(e) for e in intended.schedule[:3]),
 # as scores. The library turns eq. 6 into a squared Euclidean distance, so that the whole
 # engine (assignment, sums, sensitivity) works unchanged: each categorical value becomes a
 # one-hot block scaled by $s = \sqrt{\gamma/2}$. Two different categories are then
-# $2s^2 = \gamma$ apart, equal ones 0. The lines of `dpkmeans.prototypes.encode` that build
+# $2s^2 = \gamma$ apart, equal ones 0. The lines of `dpkmeans.engine.prototypes.encode` that build
 # the records (its checks of the inputs left out):
 #
-# ```{literalinclude} ../src/dpkmeans/prototypes.py
+# ```{literalinclude} ../src/dpkmeans/engine/prototypes.py
 # :language: python
 # :pyobject: encode
 # :lines: 1-2, 10-11, 22-23, 28-30

@@ -58,17 +58,17 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown
 from myst_nb import glue
 
-from dpkmeans import metrics
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.catalogue import CATALOGUE
-from dpkmeans.committed import committed_file
+from dpkmeans.compute import metrics
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.api.catalogue import CATALOGUE
+from dpkmeans.study.committed import committed_file
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import run
+from dpkmeans.engine.loop import run
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.plotting import COLUMN_INCHES, use_book_style
-from dpkmeans.reading import markdown_table, number, percent, table
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.study.plotting import COLUMN_INCHES, use_book_style
+from dpkmeans.study.reading import markdown_table, number, percent, table
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.synthesis import leaderboard, ledger, ranking
 
 use_book_style()
@@ -79,7 +79,7 @@ claims_folder = committed_file(f"{RESULTS}/leaderboard.csv").parent
 # ## Every algorithm, one estimator
 #
 # `DPKMeans` takes the name of any corrected algorithm of the book. Each name maps to the
-# configuration its chapter proves private, built by `dpkmeans.catalogue`; the
+# configuration its chapter proves private, built by `dpkmeans.api.catalogue`; the
 # as-published variants are not offered, because they are not private (see
 # {ref}`privacy-claims` below). They remain reachable, for study, through
 # `dpkmeans.papers.<paper>.variants`.
@@ -165,7 +165,7 @@ glue("ch12_left", number(accountant.remaining().epsilon), display=False)
 #
 # The check runs before the fit draws anything:
 #
-# ```{literalinclude} ../src/dpkmeans/estimators.py
+# ```{literalinclude} ../src/dpkmeans/api/estimators.py
 # :language: python
 # :pyobject: check_accountant
 # ```

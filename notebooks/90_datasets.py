@@ -69,8 +69,8 @@ from dpkmeans.data import DataError, gaussian_mixture_dataset, get_registry, loa
 from dpkmeans.data.report import availability_frame, bounds_frame
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.registry import paper as paper_record
-from dpkmeans.plotting import new_figure, use_book_style
-from dpkmeans.reading import number, table
+from dpkmeans.study.plotting import new_figure, use_book_style
+from dpkmeans.study.reading import number, table
 
 use_book_style()
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans import metrics, schedules
+from dpkmeans.compute import metrics
+from dpkmeans.engine import schedules
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import DPLloydConfig, plan_ledger, run
-from dpkmeans.noise_profile import centroid_noise_sd
+from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
+from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp import variants
 from dpkmeans.papers.apdp.variants import RecordInitialRelease, as_published, corrected
 

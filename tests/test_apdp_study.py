@@ -13,7 +13,7 @@ import pytest
 from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.papers.apdp import claims, study
 from dpkmeans.papers.apdp.study import Point
-from dpkmeans.sweep import expand, load_spec, run_sweep
+from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "apdp.yaml"

@@ -45,7 +45,7 @@ def test_chapter2_references_match_the_book_formulas():
     laplace_std = np.sqrt(2) * (8 * 1.0 + 1) / eps
     assert ref["less_noise"] == (2 if ref["sigma_analytic"] < laplace_std else 1)
     # The simulated tail estimates the exact PDP tail at delta = 0.01 (within 5 std errors).
-    from dpkmeans.mechanisms import gaussian_sigma_analytic
+    from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
 
     tail = _pdp(eps, 1 / gaussian_sigma_analytic(1.0, eps, 0.01))
     assert abs(ref["simulated_tail"] - tail) < 5 * np.sqrt(tail * (1 - tail) / 100_000)
@@ -69,7 +69,7 @@ def test_chapter2_classic_mistakes_are_wrong(variable, mistake):
 
 
 def test_chapter2_sigma_with_the_l1_sensitivity_is_wrong():
-    from dpkmeans.mechanisms import gaussian_sigma_analytic
+    from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
 
     ref = CHAPTER2.references(PARAMETERS)
     assert not _right("sigma_analytic", gaussian_sigma_analytic(9.0, 2.0, 1e-5),

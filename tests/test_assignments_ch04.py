@@ -8,7 +8,7 @@ import pytest
 
 from dpkmeans.assignments import get_assignment, mark_answer
 from dpkmeans.data import load
-from dpkmeans.init import uniform_box
+from dpkmeans.engine.init import uniform_box
 
 CHAPTER4 = get_assignment(4)
 PARAMETERS = {"STUDENT": "t", "SEED": 3, "DATASET": "iris", "K": 4, "INIT": "uniform",

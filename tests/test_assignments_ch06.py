@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpkmeans import mechanisms as mech
+from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.assignments import get_assignment, mark_answer
-from dpkmeans.schedules import SU_RHO
+from dpkmeans.engine.schedules import SU_RHO
 
 CHAPTER6 = get_assignment(6)
 PARAMETERS = {"STUDENT": "t", "SEED": 5, "CONFIDENCE": 0.99, "EPSILON": 1.0, "TAU": 0.5,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpkmeans.assignments import get_assignment, mark_answer
-from dpkmeans.lloyd import block_silhouette, local_map_reduce
+from dpkmeans.compute.lloyd import block_silhouette, local_map_reduce
 
 CHAPTER8 = get_assignment(8)
 QUESTIONS = {q.variable: q for q in CHAPTER8.questions}

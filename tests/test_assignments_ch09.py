@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans import colored
+from dpkmeans.privacy import colored
 from dpkmeans.assignments import get_assignment
 
 CHAPTER9 = get_assignment(9)

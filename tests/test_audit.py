@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans import audit, schedules
-from dpkmeans import mechanisms as m
-from dpkmeans.algorithms import dplloyd, dplloyd_impr
-from dpkmeans.engine import DPLloydConfig
+from dpkmeans.study import audit
+from dpkmeans.engine import schedules
+from dpkmeans.privacy import mechanisms as m
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.engine.loop import DPLloydConfig
 
 pytestmark = pytest.mark.statistical
 
@@ -134,7 +135,7 @@ def test_report_fields_and_input_errors():
 
 
 def test_exact_loss_distribution_and_trials_to_expose():
-    from dpkmeans.privacy_loss import laplace_loss_tails
+    from dpkmeans.privacy.loss import laplace_loss_tails
 
     tau, tail_d, tail_d_prime = laplace_loss_tails([1.0, 1.0], 0.02)
     assert tail_d[0] == pytest.approx(1.0) and tail_d_prime[0] == pytest.approx(1.0)
@@ -148,7 +149,7 @@ def test_exact_loss_distribution_and_trials_to_expose():
 
 
 def test_laplace_outputs_are_possible_under_their_own_value():
-    from dpkmeans.floating_point import laplace_output_possible
+    from dpkmeans.privacy.floating_point import laplace_output_possible
 
     y = m.laplace_mechanism(0.0, 1.0, 1.0, np.random.default_rng(8), ledger=None, repeats=200,
                             sampler="continuous")

@@ -10,18 +10,18 @@ import warnings
 import numpy as np
 import pytest
 
-from dpkmeans import engine
-from dpkmeans.algorithms import dplloyd
-from dpkmeans.blocks import BLOCK_ROWS
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.lloyd import assign, batched_stats, block_silhouette
+from dpkmeans.engine import loop as engine
+from dpkmeans.papers.su.variants import dplloyd
+from dpkmeans.compute.blocks import BLOCK_ROWS
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.compute.lloyd import assign, batched_stats, block_silhouette
 from dpkmeans.papers import apdp
 from dpkmeans.papers.silhouette.variants import as_published, corrected
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
-from dpkmeans.backends import get_backend  # noqa: E402
-from dpkmeans.backends.dask import DaskBackend  # noqa: E402
+from dpkmeans.compute.backends import get_backend  # noqa: E402
+from dpkmeans.compute.backends.dask import DaskBackend  # noqa: E402
 
 pytestmark = pytest.mark.slow
 BOX = (np.zeros(3), np.ones(3))
@@ -63,7 +63,7 @@ def test_statistics_are_the_in_memory_bits_on_every_partitioning(backend, big, c
     ref_sums, ref_counts = batched_stats(big, C)
     assert np.array_equal(sums, ref_sums) and np.array_equal(counts, ref_counts)
     sil = backend.map_reduce(data, block_silhouette, C)
-    from dpkmeans.lloyd import local_map_reduce
+    from dpkmeans.compute.lloyd import local_map_reduce
 
     ref = local_map_reduce(big, block_silhouette, C)
     assert all(np.array_equal(x, y) for x, y in zip(sil, ref, strict=True))
@@ -90,7 +90,7 @@ def test_a_run_on_dask_is_the_in_memory_run(backend, big, make):
 @pytest.mark.parametrize("blocks_per_chunk", [2, 4])
 def test_chunks_of_several_blocks_are_nodes_of_the_same_tree(backend, monkeypatch, blocks_per_chunk):
     """Chunks of 2^m blocks (fewer tasks) give the bits of one block per task."""
-    import dpkmeans.backends.dask as dask_backend
+    import dpkmeans.compute.backends.dask as dask_backend
 
     rng = np.random.default_rng(4)
     X = rng.random((5 * BLOCK_ROWS + 123, 2))
@@ -103,7 +103,7 @@ def test_chunks_of_several_blocks_are_nodes_of_the_same_tree(backend, monkeypatc
 
 
 def test_chunk_sizes_follow_the_workers_not_the_data():
-    from dpkmeans.backends.dask import chunk_blocks
+    from dpkmeans.compute.backends.dask import chunk_blocks
 
     assert chunk_blocks(10**6, 2) == 4  # 16 blocks: 4 chunks for 2 workers
     assert chunk_blocks(10**6, 1) == 8 and chunk_blocks(10**6, 16) == 1

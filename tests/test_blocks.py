@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans import blocks
-from dpkmeans.backends import MemoryBackend
-from dpkmeans.blocks import BLOCK_ROWS, plan, tree_reduce, tree_sum
-from dpkmeans.lloyd import batched_stats, block_silhouette, block_stats, local_map_reduce
+from dpkmeans.compute import blocks
+from dpkmeans.compute.backends import MemoryBackend
+from dpkmeans.compute.blocks import BLOCK_ROWS, plan, tree_reduce, tree_sum
+from dpkmeans.compute.lloyd import batched_stats, block_silhouette, block_stats, local_map_reduce
 
 # --- plan ------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Shang et al.'s (2021) Optimized Canopy (dpkmeans.canopy): max-min order, the depth rule for k,
+"""Shang et al.'s (2021) Optimized Canopy (dpkmeans.papers.di.canopy): max-min order, the depth rule for k,
 errors, the engine hook, the Dask backend's bits and the Magic data."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpkmeans import engine
-from dpkmeans.blocks import BLOCK_ROWS
-from dpkmeans.canopy import CanopyInitialRelease, CanopyResult, optimized_canopy
+from dpkmeans.engine import loop as engine
+from dpkmeans.compute.blocks import BLOCK_ROWS
+from dpkmeans.papers.di.canopy import CanopyInitialRelease, CanopyResult, optimized_canopy
 from dpkmeans.data import load
 from dpkmeans.data.registry import get_registry
 
@@ -118,7 +118,7 @@ def test_hook_gives_every_replica_the_same_centres_and_records_the_step():
 @pytest.fixture(scope="module")
 def dask_backend():
     pytest.importorskip("distributed")
-    from dpkmeans.backends.dask import DaskBackend
+    from dpkmeans.compute.backends.dask import DaskBackend
 
     with DaskBackend() as be:
         yield be

@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from dpkmeans import DPKPrototypes
-from dpkmeans.catalogue import CATALOGUE, FitInputs
-from dpkmeans.engine import iteration_releases
+from dpkmeans.api.catalogue import CATALOGUE, FitInputs
+from dpkmeans.engine.loop import iteration_releases
 from dpkmeans.papers.di import variants as di
 from dpkmeans.papers.dpkccm import variants as dpkccm
-from dpkmeans.prototypes import MixedLayout
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.engine.prototypes import MixedLayout
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 UNIT2 = (np.zeros(2), np.ones(2))
 

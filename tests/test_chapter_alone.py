@@ -1,5 +1,5 @@
 """A chapter's notebook downloaded on its own runs wherever the library is installed: it finds
-the committed results it reads through the library (dpkmeans.committed) and says where."""
+the committed results it reads through the library (dpkmeans.study.committed) and says where."""
 
 from __future__ import annotations
 

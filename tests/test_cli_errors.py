@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dpkmeans import sweep
+from dpkmeans.study import sweep
 from dpkmeans.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,8 +1,8 @@
-"""dpkmeans.colored (Ravi, Scaglione and Peisert 2021; book chapter 9): calibration, Delta
+"""dpkmeans.privacy.colored (Ravi, Scaglione and Peisert 2021; book chapter 9): calibration, Delta
 sets, covariances, checks.
 
 Every expected value comes from an independent computation (scipy's normal tail, the
-bisection of :mod:`dpkmeans.privacy_loss`, an explicit leave-one-out recomputation, the
+bisection of :mod:`dpkmeans.privacy.loss`, an explicit leave-one-out recomputation, the
 Sigma-form SDP solved with cvxpy + SCS, np.linalg.solve, Monte Carlo) or from the printed
 numbers of a verification run made before this module (GAMMA_TABLE, the tails at gamma_c and
 the make_blobs settings below), never from the function under test.
@@ -18,23 +18,12 @@ from scipy import stats
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
-from dpkmeans import colored
-from dpkmeans.colored import (
-    MAX_BOX_VERTICES_DIM,
-    box_covariance,
-    box_deltas,
-    ceds_covariance,
-    ceds_gamma_fails_from,
-    constraint_check,
-    draw_colored,
-    gamma_analytic,
-    gamma_ceds,
-    gamma_pdp,
-    leave_one_out_deltas,
-    optimal_covariance,
-    pdp_tail,
-    white_covariance,
-)
+from dpkmeans.privacy import colored
+from dpkmeans.privacy.colored import (MAX_BOX_VERTICES_DIM, box_covariance, box_deltas,
+                                      ceds_covariance, ceds_gamma_fails_from, constraint_check,
+                                      draw_colored, gamma_analytic, gamma_ceds, gamma_pdp,
+                                      leave_one_out_deltas, optimal_covariance, pdp_tail,
+                                      white_covariance)
 
 EPS, DELTA = 1.0, 1e-5
 GAMMA = EPS**2 / (2.0 * math.log(2.0 / DELTA))  # gamma_c(1, 1e-5), written out

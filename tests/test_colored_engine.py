@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans import colored, engine
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.engine import DPLloydConfig, iteration_releases, plan_ledger
+from dpkmeans.privacy import colored
+from dpkmeans.engine import loop as engine
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, plan_ledger
 from dpkmeans.papers.colored import variants
-from dpkmeans.schedules import uniform
+from dpkmeans.engine.schedules import uniform
 
 BOX = (np.array([0.0, 0.0, -2.0]), np.array([1.0, 4.0, 2.0]))  # half-widths 0.5, 2, 2
 
@@ -25,7 +26,7 @@ def X() -> np.ndarray:
 
 def test_colored_noise_has_the_box_optimum_s_shape():
     """Zero statistics, continuous noise: the per-coordinate variances are proportional to
-    (r_1, .., r_d, 1), as :func:`dpkmeans.colored.box_covariance`."""
+    (r_1, .., r_d, 1), as :func:`dpkmeans.privacy.colored.box_covariance`."""
     config = DPLloydConfig(2, BOX, uniform(1.0, 1), noise="colored", delta=1e-5,
                            sampler="continuous")
     releases = iteration_releases(config, 1.0)

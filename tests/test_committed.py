@@ -1,4 +1,4 @@
-"""Committed files found wherever a chapter runs (dpkmeans.committed): inside the source, from
+"""Committed files found wherever a chapter runs (dpkmeans.study.committed): inside the source, from
 the library's source tree, from $DPKMEANS_SOURCE as a folder, an archive, or a URL (served
 here on 127.0.0.1)."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dpkmeans import committed
-from dpkmeans.committed import CommittedFileError, committed_file
+from dpkmeans.study import committed
+from dpkmeans.study.committed import CommittedFileError, committed_file
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "data/results/leaderboard.csv"

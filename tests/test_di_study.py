@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.claims import agreement
-from dpkmeans.identifiability import epsilon_from_rho
+from dpkmeans.study.claims import agreement
+from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.papers.di import audit, claims, study, variants
 from dpkmeans.papers.di.study import Point
-from dpkmeans.sweep import expand, load_spec
+from dpkmeans.study.sweep import expand, load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "di.yaml"

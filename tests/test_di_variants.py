@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans import engine
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.engine import plan_ledger, run
-from dpkmeans.identifiability import epsilon_from_rho
-from dpkmeans.lloyd import batched_stats
+from dpkmeans.engine import loop as engine
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.engine.loop import plan_ledger, run
+from dpkmeans.privacy.identifiability import epsilon_from_rho
+from dpkmeans.compute.lloyd import batched_stats
 from dpkmeans.papers.di import variants
 from dpkmeans.papers.di.variants import (
     claimed_epsilon,
@@ -24,8 +24,8 @@ from dpkmeans.papers.di.variants import (
     kprototypes_corrected,
     printed_rule,
 )
-from dpkmeans.prototypes import MixedLayout, encode
-from dpkmeans.sensitivity import sum_sensitivity
+from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.privacy.sensitivity import sum_sensitivity
 
 M = variants.M_NUMERIC  # 10001
 EPS_005 = epsilon_from_rho(0.05, M)  # 6.2659...
@@ -289,7 +289,7 @@ def test_kprototypes_corrected_spends_eps_r_plus_eps_c():
 @pytest.fixture(scope="module")
 def dask_backend():
     pytest.importorskip("distributed")
-    from dpkmeans.backends.dask import DaskBackend
+    from dpkmeans.compute.backends.dask import DaskBackend
 
     with DaskBackend() as be:
         yield be

@@ -1,4 +1,4 @@
-"""Tests of the exact discrete samplers (dpkmeans.discrete; Canonne, Kamath & Steinke 2020).
+"""Tests of the exact discrete samplers (dpkmeans.privacy.discrete; Canonne, Kamath & Steinke 2020).
 
 Statistical tests use fixed seeds (deterministic) and are each paired with a deliberately
 wrong sampler that the same check must reject: a statistical test that cannot fail is not a
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpkmeans import discrete as D
-from dpkmeans.discrete import (MAX_INT, MAX_SIGMA2, bernoulli_exp, discrete_gaussian,
-                               discrete_laplace)
+from dpkmeans.privacy import discrete as D
+from dpkmeans.privacy.discrete import (MAX_INT, MAX_SIGMA2, bernoulli_exp, discrete_gaussian,
+                                       discrete_laplace)
 from tests.statistics_helpers import ALPHA, chi2_pvalue
 
 N_DRAWS = 200_000

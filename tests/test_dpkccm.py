@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from dpkmeans import schedules
+from dpkmeans.engine import schedules
 from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk, average_k, average_nk, dpkccm_config
-from dpkmeans.engine import run
-from dpkmeans.merging import MergeRelease, merge_eq12, merge_release, merge_to_k
+from dpkmeans.engine.loop import run
+from dpkmeans.papers.dpkccm.merging import MergeRelease, merge_eq12, merge_release, merge_to_k
 
 coords = st.floats(-1.0, 1.0, allow_nan=False)
 positive = st.floats(1e-3, 1e6, allow_nan=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpkmeans.papers.dpkccm import study
-from dpkmeans.sweep import expand, load_spec, run_cell
+from dpkmeans.study.sweep import expand, load_spec, run_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from dpkmeans.papers.dpkccm import study
-from dpkmeans.claims import combine, compare_means, verdict
+from dpkmeans.study.claims import combine, compare_means, verdict
 from dpkmeans.data import DataError, gaussian_mixture_dataset
 from dpkmeans.papers.dpkccm.claims import CLAIMS, claims_ledger, main_points, pairwise
 from dpkmeans.papers.dpkccm.study import Point
-from dpkmeans.engine import run
-from dpkmeans.lloyd import batched_stats
-from dpkmeans.sweep import expand, load_spec, run_sweep
+from dpkmeans.engine.loop import run
+from dpkmeans.compute.lloyd import batched_stats
+from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "dpkccm.yaml"

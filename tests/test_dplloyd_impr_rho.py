@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpkmeans import schedules
-from dpkmeans.algorithms import dplloyd_impr
-from dpkmeans.engine import iteration_releases
-from dpkmeans.estimators import DPKMeans
+from dpkmeans.engine import schedules
+from dpkmeans.papers.su.variants import dplloyd_impr
+from dpkmeans.engine.loop import iteration_releases
+from dpkmeans.api.estimators import DPKMeans
 
 ROOT = Path(__file__).resolve().parents[1]
 BOXES = [(np.full(3, -1.0), np.full(3, 1.0)), (np.zeros(3), np.full(3, 4.0)),

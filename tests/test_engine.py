@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import schedules
-from dpkmeans.algorithms import dplloyd, dplloyd_impr
-from dpkmeans.engine import DPLloydConfig, run
+from dpkmeans.engine import schedules
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.engine.loop import DPLloydConfig, run
 from dpkmeans.errors import ClippingWarning
-from dpkmeans.init import sphere_packing, uniform_box
-from dpkmeans.lloyd import batched_stats, lloyd_reference
+from dpkmeans.engine.init import sphere_packing, uniform_box
+from dpkmeans.compute.lloyd import batched_stats, lloyd_reference
 
 
 def blobs(n: int = 600, d: int = 2, k: int = 3, seed: int = 0) -> np.ndarray:
@@ -230,8 +230,8 @@ def test_centred_release_adds_the_midpoint_back():
 
 
 def test_the_discrete_release_lies_on_its_public_grid():
-    from dpkmeans.engine import iteration_releases
-    from dpkmeans.floating_point import grid_output_possible
+    from dpkmeans.engine.loop import iteration_releases
+    from dpkmeans.privacy.floating_point import grid_output_possible
 
     config = dplloyd(3, 1.0, BOX2, iterations=2)
     result = run(blobs(), config, 0, replicas=4)
@@ -245,8 +245,8 @@ def test_the_discrete_release_lies_on_its_public_grid():
 def test_the_planned_ledger_of_diffprivlib_is_its_closed_form_overspend():
     """diffprivlib's flaws as an engine configuration: its ledger, planned without data, spends
     (1 + d c) / (d + c) times the declared epsilon (the chapter's closed form) and leaks."""
-    from dpkmeans.engine import plan_ledger
-    from dpkmeans.experiments import diffprivlib_config, diffprivlib_epsilon_factor
+    from dpkmeans.engine.loop import plan_ledger
+    from dpkmeans.papers.su.study import diffprivlib_config, diffprivlib_epsilon_factor
 
     for d in (2, 10, 24):
         box = (-np.ones(d), np.ones(d))

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.engine import run
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.mixed_estimator import DPKPrototypes
+from dpkmeans.engine.loop import run
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.api.mixed_estimator import DPKPrototypes
 from dpkmeans.papers.di import variants
 
 
@@ -151,7 +151,7 @@ def test_the_estimators_and_the_ledger_import_from_the_package():
     from dpkmeans import DPKMeans as top_kmeans
     from dpkmeans import DPKPrototypes as top_prototypes
     from dpkmeans import PrivacyLedger
-    from dpkmeans.accounting import PrivacyLedger as ledger_class
+    from dpkmeans.privacy.accounting import PrivacyLedger as ledger_class
 
     assert top_kmeans is DPKMeans and top_prototypes is DPKPrototypes
     assert PrivacyLedger is ledger_class

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.catalogue import CATALOGUE, choice
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.api.catalogue import CATALOGUE, choice
 from dpkmeans.errors import BudgetExceededError, ClippingWarning, PrivacyLeakWarning
-from dpkmeans.estimators import DPKMeans
+from dpkmeans.api.estimators import DPKMeans
 
 
 @pytest.fixture
@@ -162,8 +162,8 @@ def test_every_corrected_algorithm_fits_within_its_budget_reproducibly(X, name):
 def test_the_estimator_runs_the_paper_modules_corrected_configuration(X, name):
     """The estimator adds nothing of its own: the same seed through the engine with the
     catalogue's configuration gives the same centroids (the paper chapters' runs)."""
-    from dpkmeans.catalogue import FitInputs
-    from dpkmeans.engine import run
+    from dpkmeans.api.catalogue import FitInputs
+    from dpkmeans.engine.loop import run
 
     model = DPKMeans(3, epsilon=0.8, bounds=(-1, 1), algorithm=name, random_state=4,
                      **_extra(name)).fit(X)
@@ -183,7 +183,7 @@ def test_as_published_variants_are_not_offered():
 
 
 def test_di_takes_rho_and_m_instead_of_epsilon(X):
-    from dpkmeans.identifiability import epsilon_from_rho
+    from dpkmeans.privacy.identifiability import epsilon_from_rho
 
     by_rho = DPKMeans(3, rho=0.9, m=10, bounds=(-1, 1), algorithm="di", random_state=2).fit(X)
     eps = epsilon_from_rho(0.9, 10)
@@ -238,7 +238,7 @@ def test_an_accountant_composes_under_one_adjacency(X):
                       random_state=0).fit(X)
     # what the fit spent: at most 1 (an early stop leaves the rest unspent)
     assert replace.total() == fitted.ledger_.total() and replace.total().epsilon <= 1.0
-    with pytest.raises(TypeError, match="accountant must be a dpkmeans.accounting.PrivacyLedger"):
+    with pytest.raises(TypeError, match="accountant must be a dpkmeans.privacy.accounting.PrivacyLedger"):
         DPKMeans(3, bounds=(-1, 1), accountant=object(), random_state=0).fit(X)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans import noise
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.algorithms import noisy_record_count
-from dpkmeans.mechanisms import gaussian_mechanism, laplace_mechanism
+from dpkmeans.privacy import noise
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.papers.su.variants import noisy_record_count
+from dpkmeans.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
 
 
 def test_noisy_count_of_2_pow_31_records():

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import identifiability as di
-from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.privacy import identifiability as di
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 m_st = st.integers(min_value=2, max_value=10**6)
 

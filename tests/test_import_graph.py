@@ -29,7 +29,7 @@ ALLOWED_CYCLES: dict[frozenset[str], str] = {
 
 #: Own modules that exist to wrap an optional dependency: importing one inside a function (so
 #: the package works without the dependency) is not counted below. None at the moment:
-#: ``dpkmeans.backends.dask`` imports dask itself lazily, so it is imported at module level.
+#: ``dpkmeans.compute.backends.dask`` imports dask itself lazily, so it is imported at module level.
 OPTIONAL_DEPENDENCY_MODULES: frozenset[str] = frozenset()
 
 #: At most this many (module, imported own module) pairs with an import inside a function.
@@ -155,17 +155,19 @@ def cycles(edges: dict[str, set[str]]) -> list[frozenset[str]]:
 
 
 def test_the_graph_reader_resolves_relative_and_local_imports():
-    source = ("import numpy\nfrom .backends import memory\nfrom .noise import calibrate\n"
-              "from . import mechanisms\nimport dpkmeans.data.scaling\n"
-              "def f():\n    from .gaussian import gaussian_delta\n"
-              "if TYPE_CHECKING:\n    from .lloyd import assign\n")
+    source = ("import numpy\nfrom ..compute.backends import memory\n"
+              "from ..privacy.noise import calibrate\nfrom ..privacy import mechanisms\n"
+              "from . import hooks\nimport dpkmeans.data.scaling\n"
+              "def f():\n    from ..privacy.gaussian import gaussian_delta\n"
+              "if TYPE_CHECKING:\n    from ..compute.lloyd import assign\n")
     modules = module_files()
-    path = SRC / PACKAGE / "engine.py"
+    path = SRC / PACKAGE / "engine" / "loop.py"
     found = {(target, local) for node, local in _imports(ast.parse(source))
-             for target in imported_modules("dpkmeans.engine", path, node, modules)}
-    assert found == {("dpkmeans.backends.memory", False), ("dpkmeans.noise", False),
-                     ("dpkmeans.mechanisms", False), ("dpkmeans.data.scaling", False),
-                     ("dpkmeans.gaussian", True)}
+             for target in imported_modules("dpkmeans.engine.loop", path, node, modules)}
+    assert found == {("dpkmeans.compute.backends.memory", False), ("dpkmeans.privacy.noise", False),
+                     ("dpkmeans.privacy.mechanisms", False), ("dpkmeans.engine.hooks", False),
+                     ("dpkmeans.data.scaling", False),
+                     ("dpkmeans.privacy.gaussian", True)}
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
 
 
@@ -187,3 +189,41 @@ def test_function_local_imports_of_own_modules_stay_under_the_ceiling():
     assert len(pairs) <= FUNCTION_LOCAL_CEILING, (
         "a new import inside a function of a dpkmeans module: import it at module level "
         f"(or break the cycle that needs it): {pairs}")
+
+
+#: Each folder of the package and the folders it may not import from (docs/design.md, "The
+#: packages"): the core below the papers names none of them, and the privacy core depends
+#: on nothing but the plumbing.
+FORBIDDEN_LAYERS: dict[str, tuple[str, ...]] = {
+    "dpkmeans.privacy": ("dpkmeans.compute", "dpkmeans.engine", "dpkmeans.papers",
+                         "dpkmeans.study", "dpkmeans.api", "dpkmeans.data"),
+    "dpkmeans.compute": ("dpkmeans.engine", "dpkmeans.papers", "dpkmeans.study",
+                         "dpkmeans.api"),
+    "dpkmeans.engine": ("dpkmeans.papers", "dpkmeans.study", "dpkmeans.api"),
+}
+
+
+def _within(module: str, folder: str) -> bool:
+    return module == folder or module.startswith(folder + ".")
+
+
+def layer_crossings(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every (module, imported module) pair that :data:`FORBIDDEN_LAYERS` forbids."""
+    return sorted((m, t) for m, targets in edges.items() for t in targets
+                  for folder, forbidden in FORBIDDEN_LAYERS.items() if _within(m, folder)
+                  for above in forbidden if _within(t, above))
+
+
+def test_the_core_imports_no_layer_above_it():
+    """``engine/`` imports nothing from ``papers/``; ``compute/`` nothing from the loop;
+    ``privacy/`` only the plumbing (imports inside functions included)."""
+    edges, _ = import_graph()
+    assert not layer_crossings(edges), f"imports across the layers: {layer_crossings(edges)}"
+
+
+def test_the_layer_check_sees_a_crossing():
+    """The check's own test: an engine module that imports a paper is caught."""
+    assert not _within("dpkmeans.papers_extra", "dpkmeans.papers")
+    edges = {"dpkmeans.engine.loop": {"dpkmeans.papers.di.variants", "dpkmeans.compute.lloyd"},
+             "dpkmeans.papers.di.variants": {"dpkmeans.engine.loop"}}
+    assert layer_crossings(edges) == [("dpkmeans.engine.loop", "dpkmeans.papers.di.variants")]

@@ -1,5 +1,5 @@
-"""The numba kernel (dpkmeans.kernels) against the numpy paths: labels and counts equal to
-dpkmeans.lloyd's, sums bit-identical to the numpy reference of the panels order and within a
+"""The numba kernel (dpkmeans.compute.kernels) against the numpy paths: labels and counts equal to
+dpkmeans.compute.lloyd's, sums bit-identical to the numpy reference of the panels order and within a
 rounding bound of lloyd.block_stats (the BLAS order)."""
 
 from __future__ import annotations
@@ -7,21 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans import kernels
-from dpkmeans.kernels import (
-    TILE,
-    kernel_block_labels,
-    kernel_block_silhouette,
-    kernel_block_stats,
-    kernel_nearest_distance_sums,
-    panels_block_stats,
-)
-from dpkmeans.lloyd import (
-    assign,
-    block_silhouette_reference,
-    block_stats,
-    nearest_distance_sums_reference,
-)
+from dpkmeans.compute import kernels
+from dpkmeans.compute.kernels import (TILE, kernel_block_labels, kernel_block_silhouette,
+                                      kernel_block_stats, kernel_nearest_distance_sums,
+                                      panels_block_stats)
+from dpkmeans.compute.lloyd import (assign, block_silhouette_reference, block_stats,
+                                    nearest_distance_sums_reference)
 
 
 def _tricky(seed: int, n: int, d: int, k: int, R: int):

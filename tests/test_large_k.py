@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dpkmeans import init
-from dpkmeans.accounting import PrivacyCost, PrivacyLedger
+from dpkmeans.engine import init
+from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.errors import BudgetExceededError
 
 ZERO = PrivacyCost(0.0, 0.0)
@@ -260,7 +260,7 @@ def pairwise_shadowed(C: np.ndarray) -> np.ndarray:
 
 def test_shadowed_centroids_are_those_of_the_all_pairs_test():
     """Duplicates, -0.0 beside 0.0, NaN coordinates, k = 1 and several replicas."""
-    from dpkmeans.lloyd import shadowed_centroids
+    from dpkmeans.compute.lloyd import shadowed_centroids
 
     rng = np.random.default_rng(33)
     for trial in range(400):
@@ -279,7 +279,7 @@ def test_nearest_set_up_memory_is_linear_in_k():
     small multiple of the centroids' own (k = 3000, d = 4: 96 KB of centroids)."""
     import tracemalloc
 
-    from dpkmeans.lloyd import _Nearest
+    from dpkmeans.compute.lloyd import _Nearest
 
     k, d = 3000, 4
     C = np.random.default_rng(0).uniform(-1, 1, (1, k, d))
@@ -299,7 +299,7 @@ def test_nearest_set_up_memory_is_linear_in_k():
 def test_a_fit_with_2000_clusters_finishes():
     """DPLloyd-Impr (sphere packing, Su's split: 3 draws per cluster and iteration) with
     k = 2000 on 200 rows: minutes before, seconds now."""
-    from dpkmeans.estimators import DPKMeans
+    from dpkmeans.api.estimators import DPKMeans
 
     X = np.random.default_rng(0).uniform(-1, 1, (200, 2))
     with warnings.catch_warnings():

@@ -1,6 +1,6 @@
 """The grouped score product of ``_Nearest.blocks`` gives the same bits as the kernel it replaced,
-and the compiled statistics (:func:`dpkmeans.lloyd.block_stats`) the same bits as their numpy
-reference (:func:`dpkmeans.lloyd.block_stats_reference`), on the study datasets and on lattices
+and the compiled statistics (:func:`dpkmeans.compute.lloyd.block_stats`) the same bits as their numpy
+reference (:func:`dpkmeans.compute.lloyd.block_stats_reference`), on the study datasets and on lattices
 full of exact and near ties.
 
 ``_reference_blocks`` is the one-hot path of ``_Nearest.blocks`` as it was before the scores of
@@ -16,9 +16,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpkmeans import lloyd
+from dpkmeans.compute import lloyd
 from dpkmeans.data import DataError
-from dpkmeans.lloyd import _exact_nearest
+from dpkmeans.compute.lloyd import _exact_nearest
 
 
 def _reference_blocks(self, onehot: bool = True):
@@ -100,7 +100,7 @@ def _assert_same_bits(X, C, monkeypatch):
 
 
 def _replicas(d, k, R, seed):
-    from dpkmeans.init import sphere_packing
+    from dpkmeans.engine.init import sphere_packing
     g = np.random.default_rng(seed)
     C = np.stack([sphere_packing((np.zeros(d), np.ones(d)), k, g) for _ in range(R)])
     return C + g.normal(0, 0.05, C.shape)

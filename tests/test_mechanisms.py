@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import mechanisms as mech
-from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 eps_st = st.floats(min_value=1e-3, max_value=20.0, allow_nan=False)
 small_eps_st = st.floats(min_value=1e-3, max_value=0.999, allow_nan=False)

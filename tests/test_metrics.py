@@ -10,16 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import lloyd
-from dpkmeans.lloyd import assign
-from dpkmeans.metrics import (
-    adjusted_rand_index,
-    f_measure,
-    nicv,
-    nicv_unsquared,
-    relative_nicv,
-    sse,
-)
+from dpkmeans.compute import lloyd
+from dpkmeans.compute.lloyd import assign
+from dpkmeans.compute.metrics import (adjusted_rand_index, f_measure, nicv, nicv_unsquared,
+                                      relative_nicv, sse)
 
 FORMS = [
     (m, w) for m in ("hungarian", "larsen-aone") for w in ("reference", "predicted")
@@ -138,7 +132,7 @@ def test_chunking_does_not_change_the_result(rng, monkeypatch):
 
 
 def test_chunk_memory_is_bounded(rng):
-    """Peak temporary memory follows the block budget of dpkmeans.lloyd (512 KB), not
+    """Peak temporary memory follows the block budget of dpkmeans.compute.lloyd (512 KB), not
     N * R * k (40 MB here unchunked)."""
     import tracemalloc
 
@@ -146,7 +140,7 @@ def test_chunk_memory_is_bounded(rng):
     X = rng.uniform(-1, 1, size=(n, d))
     C = rng.uniform(-1, 1, size=(R, k, d))
     expected = [np.min(((X[:, None, :] - c) ** 2).sum(-1), axis=1).mean() for c in C]
-    nicv(X, C)  # once before: loading the compiled kernel (dpkmeans.kernels) is not temporary
+    nicv(X, C)  # once before: loading the compiled kernel (dpkmeans.compute.kernels) is not temporary
     tracemalloc.start()
     try:
         got = nicv(X, C)
@@ -413,7 +407,7 @@ def test_f_measure_rejects_unknown_options(kwargs, match):
 def test_batched_adjusted_rand_indices_match_sklearn_row_by_row():
     from sklearn.metrics import adjusted_rand_score
 
-    from dpkmeans.metrics import adjusted_rand_indices
+    from dpkmeans.compute.metrics import adjusted_rand_indices
 
     rng = np.random.default_rng(4)
     truth = rng.integers(0, 4, 200)

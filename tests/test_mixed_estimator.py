@@ -14,9 +14,9 @@ from sklearn.base import clone
 from dpkmeans.data import load
 from dpkmeans.data.registry import get_registry
 from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.identifiability import epsilon_from_rho, rho_from_epsilon
-from dpkmeans.metrics import f_measure
-from dpkmeans.mixed_estimator import CATEGORIES_LEAK, DPKPrototypes
+from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
+from dpkmeans.compute.metrics import f_measure
+from dpkmeans.api.mixed_estimator import CATEGORIES_LEAK, DPKPrototypes
 
 COLOURS = ["red", "green", "blue"]
 SIZES = ["S", "M", "L"]
@@ -379,7 +379,7 @@ def test_kmodes_cost_is_our_eq6_cost_on_heart():
 def test_dask_backend_gives_the_in_memory_bits(data):
     pytest.importorskip("dask.array")
     pytest.importorskip("distributed")
-    from dpkmeans.backends.dask import DaskBackend
+    from dpkmeans.compute.backends.dask import DaskBackend
 
     X, _ = data
     memory = _model().fit(X)
@@ -405,9 +405,9 @@ def test_scikit_learn_check_estimator_passes_in_full():
 
 
 def test_a_shared_accountant_across_mixed_fits():
-    from dpkmeans.accounting import PrivacyLedger
+    from dpkmeans.privacy.accounting import PrivacyLedger
     from dpkmeans.errors import BudgetExceededError
-    from dpkmeans.mixed_estimator import DPKPrototypes
+    from dpkmeans.api.mixed_estimator import DPKPrototypes
 
     gen = np.random.default_rng(0)
     frame = pd.DataFrame({"x": gen.uniform(0, 1, 200), "c": gen.choice(["a", "b"], 200)})

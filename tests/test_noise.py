@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpkmeans import mechanisms as mech
-from dpkmeans import noise
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.floating_point import grid_output_possible, laplace_output_possible
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.privacy import noise
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.floating_point import grid_output_possible, laplace_output_possible
 from tests.statistics_helpers import ALPHA, ks_pvalue
 
 

@@ -19,8 +19,8 @@ import pytest
 
 from benchmarks import reproduction as benchmark
 from dpkmeans import DPKMeans
-from dpkmeans.catalogue import CATALOGUE, FitInputs, choice
-from dpkmeans.claims import VERDICTS
+from dpkmeans.api.catalogue import CATALOGUE, FitInputs, choice
+from dpkmeans.study.claims import VERDICTS
 from dpkmeans.data import PaperColumnError, get_registry, load
 from dpkmeans.papers import registry
 from dpkmeans.papers.registry import (
@@ -257,8 +257,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpkmeans import DPKMeans, schedules
-from dpkmeans.engine import DPLloydConfig
+from dpkmeans import DPKMeans
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import DPLloydConfig
 
 
 def halving(n_clusters, epsilon, bounds, iterations):

@@ -1,12 +1,12 @@
 """The privacy boundary is enforced, not a convention (docs/design.md, "Privacy rules").
 
-Privacy noise is drawn only inside the privacy modules, and only by a call that charges the
-ledger first: :func:`dpkmeans.mechanisms.release` (and its batched forms ``release_plan`` and
+Privacy noise is drawn only inside the privacy package, and only by a call that charges the
+ledger first: :func:`dpkmeans.privacy.mechanisms.release` (and its batched forms ``release_plan`` and
 ``release_choices``); hooks get a releaser bound to the ledger (``HookContext.release``).
 
-1. An AST scan of ``src/dpkmeans``: outside the privacy modules no code draws from a generator
+1. An AST scan of ``src/dpkmeans``: outside the privacy package no code draws from a generator
    (a ``numpy.random.Generator`` method, ``numpy.random.<fn>``, the ``random`` module), calls an
-   uncharged sampler of the privacy modules, passes ``ledger=None`` to a mechanism, hands a
+   uncharged sampler of the privacy package, passes ``ledger=None`` to a mechanism, hands a
    seed to another library's sampler (``random_state=``) or reads a hook's generators
    (``ctx.rngs``), unless its file and function are in :data:`ALLOWED` with the reason.
 2. Behaviour: a release charges, then draws; a release the budget refuses leaves every
@@ -30,24 +30,24 @@ import numpy as np
 import pytest
 
 import dpkmeans
-from dpkmeans import mechanisms, schedules
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.backends import MemoryBackend
-from dpkmeans.engine import DPLloydConfig, run
+from dpkmeans.privacy import mechanisms
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.compute.backends import MemoryBackend
+from dpkmeans.engine.loop import DPLloydConfig, run
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.hooks import HookContext
-from dpkmeans.mechanisms import Entry, Parallel
-from dpkmeans.noise import CovarianceNoise, NoisePlan, calibrate
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.privacy.mechanisms import Entry, Parallel
+from dpkmeans.privacy.noise import CovarianceNoise, NoisePlan, calibrate
 from dpkmeans.papers.apdp import variants as apdp
 from dpkmeans.papers.colored import variants as colored
 from dpkmeans.papers.di import variants as di
 from dpkmeans.papers.silhouette import variants as silhouette
-from dpkmeans.prototypes import MixedLayout, encode
+from dpkmeans.engine.prototypes import MixedLayout, encode
 
 SRC = Path(dpkmeans.__file__).resolve().parent
-#: The privacy modules: the only ones that may draw privacy noise.
-PRIVACY_MODULES = frozenset({"accounting.py", "mechanisms.py", "noise.py", "discrete.py",
-                             "sensitivity.py", "identifiability.py", "privacy_loss.py"})
+#: The privacy package: the only code that may draw privacy noise.
+PRIVACY_PACKAGE = "privacy"
 #: Methods that draw random numbers: numpy's Generator and legacy RandomState, a bit
 #: generator's raw words, scipy's frozen distributions.
 DRAWS = (frozenset(n for n in dir(np.random.Generator) if not n.startswith("_"))
@@ -60,20 +60,20 @@ STDLIB_DRAWS = frozenset(n for n in dir(random) if not n.startswith("_")
                                                                           "setstate"}
 #: Modules whose functions draw (``numpy.random.laplace``, ``random.random``).
 RANDOM_MODULES = frozenset({"numpy.random", "random"})
-#: Samplers of the privacy modules that draw without charging a ledger.
+#: Samplers of the privacy package that draw without charging a ledger.
 UNCHARGED = frozenset({"perturb", "perturb_elements", "grid_release", "shared_grid_release",
                        "draw_steps", "draw_colored", "unit_noise", "discrete_laplace",
                        "discrete_gaussian", "bernoulli_exp", "exponential_choice"})
 
 INITIALIZER = "initializer: data-independent starting centres from public inputs"
-#: (file under src/dpkmeans, function) -> why it may draw outside the privacy modules.
+#: (file under src/dpkmeans, function) -> why it may draw outside the privacy package.
 ALLOWED: dict[tuple[str, str], str] = {
     # initializers (public, data-independent randomness)
-    ("init.py", "_pack"): INITIALIZER + " (sphere packing)",
-    ("init.py", "uniform_box"): INITIALIZER + " (uniform in the public box)",
-    ("init.py", "kmeans_plusplus"): ("initializer for non-private references only: k-means++ "
+    ("engine/init.py", "_pack"): INITIALIZER + " (sphere packing)",
+    ("engine/init.py", "uniform_box"): INITIALIZER + " (uniform in the public box)",
+    ("engine/init.py", "kmeans_plusplus"): ("initializer for non-private references only: k-means++ "
                                      "on the records it is given (never a DP configuration's)"),
-    ("prototypes.py", "MixedInitializer.__call__"): INITIALIZER + " (uniform public categories)",
+    ("engine/prototypes.py", "MixedInitializer.__call__"): INITIALIZER + " (uniform public categories)",
     # as-published variants: data-dependent choices recorded as leaks
     ("papers/apdp/variants.py", "RecordInitialRelease.__call__"): (
         "as-published recorded leak: which record of each split starts the run (flaws "
@@ -82,14 +82,14 @@ ALLOWED: dict[tuple[str, str], str] = {
         "as-published recorded leak: CEDS's k-means++ on the private records (flaw "
         "'data-initialisation'), seeded from the replica's public_rngs"),
     # the engine's continuous sampler
-    ("engine.py", "_run"): ("bit-identical results need the continuous sampler's unit noise "
+    ("engine/loop.py", "_run"): ("bit-identical results need the continuous sampler's unit noise "
                             "drawn up front, right after the initial centroids "
                             "(mechanisms.unit_noise); release_plan scales it once charged"),
     # audits: their own resampling and the releases they measure
-    ("audit.py", "epsilon_lower_bound"): "audit's own resampling (the random half-split)",
-    ("audit.py", "audit_mechanism"): "audit's own resampling (the split's seed)",
-    ("audit.py", "audit_configuration.release"): "audit's own resampling (each trial's seed)",
-    ("audit.py", "laplace_count_release.release"): (
+    ("study/audit.py", "epsilon_lower_bound"): "audit's own resampling (the random half-split)",
+    ("study/audit.py", "audit_mechanism"): "audit's own resampling (the split's seed)",
+    ("study/audit.py", "audit_configuration.release"): "audit's own resampling (each trial's seed)",
+    ("study/audit.py", "laplace_count_release.release"): (
         "audit: the measured mechanism's outputs on a toy neighbouring pair (ledger=None: "
         "the audit measures the release, it spends no one's budget)"),
     ("papers/colored/study.py", "_run_one_shot"): (
@@ -100,7 +100,7 @@ ALLOWED: dict[tuple[str, str], str] = {
                                           "non-private k-prototypes reference",
     ("papers/colored/study.py", "prepare"): "study's public seed: the non-private k-means "
                                             "reference (scikit-learn, random_state)",
-    ("experiments.py", "_diffprivlib_centroids"): ("study's public seed: diffprivlib's DP "
+    ("papers/su/study.py", "_diffprivlib_centroids"): ("study's public seed: diffprivlib's DP "
                                                    "k-means, a third-party comparator that "
                                                    "draws its own noise"),
     # synthetic data
@@ -127,7 +127,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 # --- 1. the scan ---------------------------------------------------------------------------
 def _module_aliases(tree: ast.Module, package: str) -> dict[str, str]:
     """Local name -> module it stands for, from the file's imports (``np`` -> ``numpy``,
-    ``schedules`` -> ``dpkmeans.schedules``, ``laplace`` -> ``numpy.random.laplace``)."""
+    ``schedules`` -> ``dpkmeans.engine.schedules``, ``laplace`` -> ``numpy.random.laplace``)."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -217,7 +217,7 @@ def _hits(path: Path, source: str | None = None) -> Iterator[tuple[str, int, str
 @functools.cache
 def _is_module(dotted: str) -> bool:
     """Whether ``dotted`` (resolved through the file's imports) names a module, e.g.
-    ``dpkmeans.schedules`` or ``numpy``."""
+    ``dpkmeans.engine.schedules`` or ``numpy``."""
     try:
         importlib.import_module(dotted)
     except ImportError:
@@ -226,11 +226,11 @@ def _is_module(dotted: str) -> bool:
 
 
 def scan() -> dict[tuple[str, str], list[str]]:
-    """Every draw-like call outside the privacy modules: (file, function) -> 'line: what'."""
+    """Every draw-like call outside the privacy package: (file, function) -> 'line: what'."""
     found: dict[tuple[str, str], list[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).as_posix()
-        if rel in PRIVACY_MODULES:
+        if rel.split("/", 1)[0] == PRIVACY_PACKAGE:
             continue
         for function, line, what in _hits(path):
             found.setdefault((rel, function), []).append(f"{line}: {what}")
@@ -241,8 +241,8 @@ def test_nothing_outside_the_privacy_modules_draws_unless_allowed():
     found = scan()
     unexplained = {key: lines for key, lines in found.items() if key not in ALLOWED}
     assert not unexplained, (
-        "code outside the privacy modules draws random numbers (release privacy noise through "
-        "dpkmeans.mechanisms.release / HookContext.release; public randomness needs an entry "
+        "code outside the privacy package draws random numbers (release privacy noise through "
+        "dpkmeans.privacy.mechanisms.release / HookContext.release; public randomness needs an entry "
         f"in ALLOWED with its reason): {unexplained}")
 
 
@@ -252,9 +252,9 @@ def test_every_allowed_entry_is_still_needed():
 
 
 def test_the_scan_finds_what_it_must():
-    """The scan's own check, on the privacy modules it skips: their draws are found."""
+    """The scan's own check, on the privacy package it skips: their draws are found."""
     found = {what for name in ("noise.py", "mechanisms.py", "discrete.py")
-             for _, _, what in _hits(SRC / name)}
+             for _, _, what in _hits(SRC / PRIVACY_PACKAGE / name)}
     assert {"generator .laplace", "generator .normal", "generator .standard_normal",
             "generator .random_raw", "uncharged sampler grid_release",
             "uncharged sampler exponential_choice"} <= found
@@ -267,7 +267,7 @@ def test_the_scan_reads_imports_and_generators():
 import numpy as np
 from numpy.random import default_rng, laplace
 from . import schedules
-from .noise import grid_release
+from ..privacy.noise import grid_release
 
 def public(x):
     return schedules.uniform(1.0, 3), np.power(x, 2), default_rng(0), other(x, random_state=None)
@@ -281,7 +281,7 @@ def private(rng, x):
     f = np.random.default_rng(1).standard_normal()
     return mech(x, ledger=None), other(x, random_state=3), len(ctx.rngs)
 '''
-    hits = list(_hits(SRC / "probe.py", source))
+    hits = list(_hits(SRC / "engine" / "probe.py", source))
     assert all(function == "private" for function, _, _ in hits), hits
     assert sorted(w for _, _, w in hits) == sorted([
         "generator .laplace", "numpy.random.normal", "random.random", "numpy.random.laplace",

@@ -16,13 +16,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpkmeans import schedules
-from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine import DPLloydConfig, run
+from dpkmeans.engine.loop import DPLloydConfig, run
 from dpkmeans.errors import ClippingWarning, PrivacyLeakWarning
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.lloyd import assign, batched_stats
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.compute.lloyd import assign, batched_stats
 from dpkmeans.papers.dpkccm import study
 from dpkmeans.papers.dpkccm.study import Point
 

@@ -16,8 +16,8 @@ import pytest
 
 from dpkmeans import DPKPrototypes
 from dpkmeans.errors import ClippingWarning
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.prototypes import MixedLayout, encode
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.engine.prototypes import MixedLayout, encode
 
 N = 37
 SENTINEL = 0.123456789

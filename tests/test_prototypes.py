@@ -9,18 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans import schedules
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.engine import DPLloydConfig, plan_ledger, run
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
 from dpkmeans.papers.di import variants
-from dpkmeans.prototypes import (
-    CategoricalModes,
-    MixedInitializer,
-    MixedLayout,
-    decode,
-    encode,
-    mode_scores,
-)
+from dpkmeans.engine.prototypes import (CategoricalModes, MixedInitializer, MixedLayout, decode,
+                                        encode, mode_scores)
 
 LEVELS = (3, 2, 4)
 

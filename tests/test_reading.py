@@ -1,4 +1,4 @@
-"""Numbers and tables for people (dpkmeans.reading): what the book's prose and tables show."""
+"""Numbers and tables for people (dpkmeans.study.reading): what the book's prose and tables show."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.reading import (count_of, machine, markdown_table, number, percent, share,
-                              table, yes_no)
+from dpkmeans.study.reading import (count_of, machine, markdown_table, number, percent, share,
+                                    table, yes_no)
 
 
 @pytest.mark.parametrize("value, shown", [

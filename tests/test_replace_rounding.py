@@ -2,7 +2,7 @@
 
 The discrete sampler rounds each released element to the grid g, which moves it by at most half
 a step, so the rounded images of two neighbouring values differ by at most Delta / g plus one
-step per element that can change (:mod:`dpkmeans.noise`). A replaced record leaves one cluster
+step per element that can change (:mod:`dpkmeans.privacy.noise`). A replaced record leaves one cluster
 and joins another: it changes the release's columns in *two* clusters. The slack used to count
 the columns of one cluster only, and the pair below (ties rounded to even, every coordinate
 gaining a full step) exceeded the calibrated sensitivity by 8 grid steps at d = 9.
@@ -15,10 +15,10 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans.engine import DPLloydConfig, iteration_releases
-from dpkmeans.lloyd import batched_stats
-from dpkmeans.noise import to_grid
-from dpkmeans.prototypes import CategoricalModes, MixedLayout
+from dpkmeans.engine.loop import DPLloydConfig, iteration_releases
+from dpkmeans.compute.lloyd import batched_stats
+from dpkmeans.privacy.noise import to_grid
+from dpkmeans.engine.prototypes import CategoricalModes, MixedLayout
 
 
 def _box(d: int, r: float) -> tuple[np.ndarray, np.ndarray]:

@@ -29,8 +29,8 @@ import pandas as pd
 import pytest
 
 from dpkmeans.data import DataError
-from dpkmeans.experiments import evaluate
-from dpkmeans.identifiability import epsilon_from_rho
+from dpkmeans.papers.su.study import evaluate
+from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.papers.apdp import claims as apdp_claims
 from dpkmeans.papers.apdp import study as apdp_study
 from dpkmeans.papers.colored import audit as colored_audit
@@ -45,8 +45,8 @@ from dpkmeans.papers.dpkccm import study as dpkccm_study
 from dpkmeans.papers.silhouette import claims as silhouette_claims
 from dpkmeans.papers.silhouette import study as silhouette_study
 from dpkmeans.reproduce import EXPERIMENTS
-from dpkmeans.studies import Point
-from dpkmeans.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
+from dpkmeans.study.shared import Point
+from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
 from dpkmeans.synthesis import leaderboard
 
 ROOT = Path(__file__).resolve().parents[1]

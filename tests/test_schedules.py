@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans import schedules
-from dpkmeans.accounting import PrivacyLedger
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 NORMALISED = [schedules.uniform, schedules.halving, schedules.series_sum]
 

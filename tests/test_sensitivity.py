@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans.lloyd import assign, cluster_stats
-from dpkmeans.lloyd import lloyd_query as query
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.compute.lloyd import assign, cluster_stats
+from dpkmeans.compute.lloyd import lloyd_query as query
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 
 @pytest.mark.parametrize("d, r", [(1, 1.0), (5, 1.0), (13, 2.5)])

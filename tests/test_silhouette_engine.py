@@ -8,12 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
-from dpkmeans.engine import Release, _noisy_iteration, _release_specs, _weighted_iteration
-from dpkmeans.hooks import HookContext
-from dpkmeans.lloyd import batched_stats, block_silhouette, local_map_reduce
-from dpkmeans.noise import calibrate
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.compute.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
+from dpkmeans.engine.loop import Release, _noisy_iteration, _release_specs, _weighted_iteration
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.compute.lloyd import batched_stats, block_silhouette, local_map_reduce
+from dpkmeans.privacy.noise import calibrate
 from dpkmeans.papers.silhouette.variants import (
     ExactSilhouetteWeights,
     NoisySilhouetteWeights,
@@ -93,8 +93,8 @@ def test_block_silhouette_is_the_centre_silhouette():
 
 def test_exact_weights_are_at_least_one_and_noisy_weights_at_most_one(blobs):
     C = np.array([[[0.2, 0.2], [0.8, 0.3], [0.5, 0.8]], [[0.1, 0.1], [0.15, 0.1], [0.9, 0.9]]])
-    from dpkmeans.accounting import PrivacyLedger
-    from dpkmeans.backends import MemoryBackend
+    from dpkmeans.privacy.accounting import PrivacyLedger
+    from dpkmeans.compute.backends import MemoryBackend
 
     config = corrected(3, 1.0, BOX)
     ledger = PrivacyLedger(budget=None)

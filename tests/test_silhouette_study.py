@@ -14,7 +14,7 @@ from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.papers.silhouette import claims, study
 from dpkmeans.papers.silhouette.audit import RATIO, audit_pair, ratio_statistic, run_audits
 from dpkmeans.papers.silhouette.study import Point
-from dpkmeans.sweep import expand, load_spec, run_sweep
+from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "silhouette.yaml"

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pytest
 
-from dpkmeans import schedules
-from dpkmeans.engine import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig, plan_ledger, run
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig, plan_ledger, run
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.hooks import HookContext
-from dpkmeans.init import sphere_packing
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.engine.init import sphere_packing
 from dpkmeans.papers.silhouette import variants
 from dpkmeans.papers.silhouette.variants import (
     MAX_ITERATIONS,

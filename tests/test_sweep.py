@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from dpkmeans.data import DataError
-from dpkmeans.experiments import evaluate
-from dpkmeans.sweep import cell_id, cell_seed, expand, load_spec, run_sweep
+from dpkmeans.papers.su.study import evaluate
+from dpkmeans.study.sweep import cell_id, cell_seed, expand, load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "dplloyd_baselines.yaml"
@@ -189,7 +189,7 @@ def test_reproduce_shares_one_pool_longest_first_and_keeps_each_grid_order(tmp_p
     never run before goes first), and each results file still lists its cells in grid order,
     whatever order they finished in; a failing cell stops the run and the rest resumes."""
     from dpkmeans.reproduce import Experiment, run_reproduce
-    from dpkmeans.sweep import cell_id
+    from dpkmeans.study.sweep import cell_id
 
     sweeps = _two_sweeps(tmp_path, [0.5, 1.0, 2.0])
     results = tmp_path / "data" / "results"
@@ -234,7 +234,7 @@ def test_reproduce_pins_the_cells_environment(monkeypatch):
     """One BLAS/OpenMP thread a cell, and on x86-64 with AVX2 and FMA OpenBLAS's AVX2 kernels
     whatever the CPU (their rounding moved chapter 9's CEDS numbers on an AVX-512 machine); a
     variable the user set is kept unless the benchmark overrides it."""
-    from dpkmeans import sweep  # the cells' environment lives with the cells
+    from dpkmeans.study import sweep  # the cells' environment lives with the cells
 
     def flags(names):
         return lambda: {"model": None, "family": None, "model_number": None, "flags": names}
@@ -264,7 +264,7 @@ def test_the_sweep_command_runs_its_cells_in_the_reproduce_environment(monkeypat
     """`python -m dpkmeans sweep` pins the cells' environment as `make reproduce` does."""
     import argparse
 
-    from dpkmeans import sweep
+    from dpkmeans.study import sweep
 
     monkeypatch.setattr(sweep, "cell_environment", lambda: {"DPKMEANS_TEST_PIN": "yes"})
     monkeypatch.setenv("DPKMEANS_TEST_PIN", "")  # so that monkeypatch removes it afterwards

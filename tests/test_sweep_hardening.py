@@ -13,10 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpkmeans import files, sweep
+from dpkmeans import files
+from dpkmeans.study import sweep
 from dpkmeans.errors import DPKMeansError
-from dpkmeans.sweep import (FLOAT_FORMAT, append_rows, expand, load_spec, run_cell_notebook,
-                            run_sweep)
+from dpkmeans.study.sweep import (FLOAT_FORMAT, append_rows, expand, load_spec, run_cell_notebook,
+                                  run_sweep)
 from tests.test_reproduce_interrupt import tiny_book
 
 ROOT = Path(__file__).resolve().parents[1]

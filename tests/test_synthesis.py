@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.catalogue import CATALOGUE
-from dpkmeans.claims import VERDICTS
+from dpkmeans.api.catalogue import CATALOGUE
+from dpkmeans.study.claims import VERDICTS
 from dpkmeans.synthesis import leaderboard, ledger, ranking
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans import identifiability as di
-from dpkmeans import mechanisms as mech
-from dpkmeans import privacy_loss as pl
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.privacy import identifiability as di
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.privacy import loss as pl
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 BAD_EPSILONS = [0.0, -1.0, math.nan, math.inf, -math.inf]
 BAD_DELTAS = [0.0, 1.0, -0.1, 1.5, math.nan]

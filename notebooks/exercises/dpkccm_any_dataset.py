@@ -54,8 +54,8 @@ from dpkmeans.data import load
 from dpkmeans.papers.dpkccm.claims import head_to_head
 from dpkmeans.papers.dpkccm.study import (ALGORITHMS, BOX, REFERENCE, Point,
                                           evaluate_points)
-from dpkmeans.plotting import new_figure, series_style, use_book_style
-from dpkmeans.reading import table
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import table
 
 use_book_style()
 data = {"public": load(dataset, paper=paper).scaled(BOX)}

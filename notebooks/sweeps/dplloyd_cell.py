@@ -19,7 +19,7 @@
 #
 # Papermill runs this notebook once per grid cell of a sweep file
 # (`python -m dpkmeans sweep notebooks/sweeps/NAME.yaml`). The `parameters` cell below holds a
-# fast default cell; the sweep overrides it. All the work is `dpkmeans.experiments.evaluate`.
+# fast default cell; the sweep overrides it. All the work is `dpkmeans.papers.su.study.evaluate`.
 
 # %% tags=["parameters"]
 case = "synthetic"  # the case name in the sweep file (informational)
@@ -38,7 +38,7 @@ seed = 1
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
-from dpkmeans.experiments import evaluate
+from dpkmeans.papers.su.study import evaluate
 
 rows = evaluate(dataset=dataset, paper=paper, n=n, d=d, data_seed=data_seed,
                 separation=separation, k=k, algorithm=algorithm, epsilon=epsilon,

@@ -1,7 +1,7 @@
 """dpkmeans: differentially private k-means, derived, reproduced and audited.
 
 The companion library of the book *Private k-Means, Reproduced*. Every noise draw goes
-through :mod:`dpkmeans.mechanisms` and is recorded in a :class:`dpkmeans.accounting.PrivacyLedger`.
+through :mod:`dpkmeans.privacy.mechanisms` and is recorded in a :class:`dpkmeans.privacy.accounting.PrivacyLedger`.
 
 The estimators and the ledger are exported here (``from dpkmeans import DPKMeans``) but
 imported on first use, so ``import dpkmeans`` loads neither numpy nor scikit-learn.
@@ -13,17 +13,17 @@ __version__ = "0.1.0"
 
 #: Each exported name and the module that defines it (imported on first use).
 _LAZY = {
-    "DPKMeans": ".estimators",
-    "DPKPrototypes": ".mixed_estimator",
-    "PrivacyLedger": ".accounting",
+    "DPKMeans": "dpkmeans.api.estimators",
+    "DPKPrototypes": "dpkmeans.api.mixed_estimator",
+    "PrivacyLedger": "dpkmeans.privacy.accounting",
 }
 
 __all__ = ["DPKMeans", "DPKPrototypes", "PrivacyLedger"]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
-    from .accounting import PrivacyLedger
-    from .estimators import DPKMeans
-    from .mixed_estimator import DPKPrototypes
+    from dpkmeans.privacy.accounting import PrivacyLedger
+    from dpkmeans.api.estimators import DPKMeans
+    from dpkmeans.api.mixed_estimator import DPKPrototypes
 
 
 def __getattr__(name: str):
@@ -31,7 +31,7 @@ def __getattr__(name: str):
     if name in _LAZY:
         from importlib import import_module
 
-        value = getattr(import_module(_LAZY[name], __name__), name)
+        value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value  # later look-ups skip this function
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,7 +12,8 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from dpkmeans import __version__, reproduce, sweep
+from dpkmeans import __version__, reproduce
+from dpkmeans.study import sweep
 from dpkmeans.assignments import commands as assignment_commands
 from dpkmeans.data import commands as data_commands
 from dpkmeans.errors import DPKMeansError

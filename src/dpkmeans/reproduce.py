@@ -24,25 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DPKMeansError
-from .files import write_csv, write_text
-from .papers.registry import records
-from .sweep import (
-    FLOAT_FORMAT,
-    SweepError,
-    SweepSpec,
-    _STOPPING,
-    append_rows,
-    cell_id,
-    check_spec,
-    completed_cells,
-    expand,
-    load_spec,
-    pin_cell_environment,
-    run_cell,
-    settle_cells,
-    versions_string,
-)
+from dpkmeans.errors import DPKMeansError
+from dpkmeans.files import write_csv, write_text
+from dpkmeans.papers.registry import records
+from dpkmeans.study.sweep import (FLOAT_FORMAT, SweepError, SweepSpec, _STOPPING, append_rows,
+                                  cell_id, check_spec, completed_cells, expand, load_spec,
+                                  pin_cell_environment, run_cell, settle_cells, versions_string)
 
 __all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "add_parser", "all_experiments",
            "data_notebooks", "run_reproduce"]

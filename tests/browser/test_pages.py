@@ -12,7 +12,7 @@ On every page (the measurements are ``reader_checks.js``):
   text outside rendered math and code;
 * nothing wider than the column: no code, output, table, figure or formula that scrolls
   sideways or sticks out of it, except a table marked as a scroll container
-  (``wide-table``, see :func:`dpkmeans.reading.table`);
+  (``wide-table``, see :func:`dpkmeans.study.reading.table`);
 * every figure shown at 60% of its natural width or more, loaded, with alt text;
 * none of the team's internal shorthand (:data:`SHORTHAND`), and no file name that is neither
   in the repository nor a dataset file of ``data/datasets.toml``;

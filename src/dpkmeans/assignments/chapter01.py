@@ -5,10 +5,10 @@ The data (records, public centroids, a corner record, candidate utilities) are d
 setup cell from the student's ``SEED``; ``prepare`` runs that same cell
 (:func:`~dpkmeans.assignments.spec.run_setup`), so the references see exactly the student's
 arrays. Every reference is computed with the
-library: :func:`dpkmeans.sensitivity.lloyd_query_sensitivity`,
-:func:`dpkmeans.lloyd.lloyd_query`, :func:`dpkmeans.mechanisms.laplace_scale`,
-:func:`dpkmeans.privacy_loss.laplace_privacy_loss` and
-:func:`dpkmeans.mechanisms.exponential_probabilities`.
+library: :func:`dpkmeans.privacy.sensitivity.lloyd_query_sensitivity`,
+:func:`dpkmeans.compute.lloyd.lloyd_query`, :func:`dpkmeans.privacy.mechanisms.laplace_scale`,
+:func:`dpkmeans.privacy.loss.laplace_privacy_loss` and
+:func:`dpkmeans.privacy.mechanisms.exponential_probabilities`.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ __all__ = ["ASSIGNMENT"]
 SETUP = """\
 import numpy as np
 
-from dpkmeans.lloyd import assign, lloyd_query
-from dpkmeans.mechanisms import exponential_probabilities, laplace_scale
-from dpkmeans.privacy_loss import laplace_privacy_loss
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.compute.lloyd import assign, lloyd_query
+from dpkmeans.privacy.mechanisms import exponential_probabilities, laplace_scale
+from dpkmeans.privacy.loss import laplace_privacy_loss
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 rng = np.random.default_rng(SEED)
 lower, upper = np.full(DIM, float(LOWER)), np.full(DIM, float(UPPER))  # the public box
@@ -43,7 +43,7 @@ print("x_new =", x_new, " utility =", utility)"""
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's arrays, and the replacement of ``X[0]`` by ``x_new`` (computed once)."""
-    from dpkmeans.lloyd import assign, lloyd_query
+    from dpkmeans.compute.lloyd import assign, lloyd_query
 
     c = run_setup(SETUP, p)
     replaced = c["X"].copy()
@@ -58,14 +58,14 @@ def _box(c: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sensitivity_add_remove(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.sensitivity import lloyd_query_sensitivity
+    from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
     return lloyd_query_sensitivity(_box(c), "add/remove").joint
 
 
 def _scale_replace(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.mechanisms import laplace_scale
-    from dpkmeans.sensitivity import lloyd_query_sensitivity
+    from dpkmeans.privacy.mechanisms import laplace_scale
+    from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
     return laplace_scale(lloyd_query_sensitivity(_box(c), "replace").joint, p["EPSILON"])
 
@@ -79,14 +79,14 @@ def _clusters_touched(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _privacy_loss(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.mechanisms import laplace_scale
-    from dpkmeans.privacy_loss import laplace_privacy_loss
+    from dpkmeans.privacy.mechanisms import laplace_scale
+    from dpkmeans.privacy.loss import laplace_privacy_loss
 
     return float(laplace_privacy_loss(p["Y_OUT"], 0.0, 1.0, laplace_scale(1.0, p["EPSILON"])))
 
 
 def _true_epsilon(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.mechanisms import laplace_scale
+    from dpkmeans.privacy.mechanisms import laplace_scale
 
     # The proof of the Laplace theorem bounds the loss by Delta_1 / b, and the bound is
     # attained (the flat tails of the exact loss), so Delta_1 / b is the true epsilon.
@@ -94,13 +94,13 @@ def _true_epsilon(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _best_probability(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.mechanisms import exponential_probabilities
+    from dpkmeans.privacy.mechanisms import exponential_probabilities
 
     return float(exponential_probabilities(c["utility"], 1.0, p["EPSILON"]).max())
 
 
 def _noise_std(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.mechanisms import laplace_scale
+    from dpkmeans.privacy.mechanisms import laplace_scale
 
     return math.sqrt(2.0) * laplace_scale(120.0 / p["N_PEOPLE"], p["EPSILON"])
 

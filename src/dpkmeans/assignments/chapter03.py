@@ -4,10 +4,10 @@ your own budgets, T, k, d and seeded per-cluster budgets.
 
 The per-cluster budgets are drawn in the setup cell from the student's ``SEED``; ``prepare``
 runs that same cell (:func:`dpkmeans.assignments.spec.run_setup`). The references are
-computed with the library: :class:`dpkmeans.accounting.PrivacyLedger` for the composed costs,
-:mod:`dpkmeans.schedules` for the splits, :func:`dpkmeans.mechanisms.laplace_scale` with
-:func:`dpkmeans.sensitivity.lloyd_query_sensitivity` for the noise, and
-:mod:`dpkmeans.identifiability` for the posterior bounds.
+computed with the library: :class:`dpkmeans.privacy.accounting.PrivacyLedger` for the composed costs,
+:mod:`dpkmeans.engine.schedules` for the splits, :func:`dpkmeans.privacy.mechanisms.laplace_scale` with
+:func:`dpkmeans.privacy.sensitivity.lloyd_query_sensitivity` for the noise, and
+:mod:`dpkmeans.privacy.identifiability` for the posterior bounds.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ __all__ = ["ASSIGNMENT"]
 SETUP = """\
 import numpy as np
 
-from dpkmeans import schedules
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.identifiability import compose_rho_exact, compose_rho_published
-from dpkmeans.mechanisms import laplace_scale
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.identifiability import compose_rho_exact, compose_rho_published
+from dpkmeans.privacy.mechanisms import laplace_scale
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 # The budget of each cluster's count in one iteration (drawn from your SEED).
 eps_clusters = np.random.default_rng(SEED).choice([0.1, 0.2, 0.25, 0.4, 0.5], size=K)
@@ -56,8 +56,8 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _run_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.accounting import PrivacyLedger
-    from dpkmeans.mechanisms import laplace_scale
+    from dpkmeans.privacy.accounting import PrivacyLedger
+    from dpkmeans.privacy.mechanisms import laplace_scale
 
     ledger = PrivacyLedger()
     releases = (("sum", p["EPS_SUM"], p["DIM"]), ("count", p["EPS_COUNT"], 1))
@@ -72,8 +72,8 @@ def _run_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _parallel_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.accounting import PrivacyLedger
-    from dpkmeans.mechanisms import laplace_scale
+    from dpkmeans.privacy.accounting import PrivacyLedger
+    from dpkmeans.privacy.mechanisms import laplace_scale
 
     ledger = PrivacyLedger()
     with ledger.parallel("clusters"):
@@ -91,14 +91,14 @@ def _replace_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _schedule(p: Mapping[str, Any], *, normalise: bool) -> np.ndarray:
-    from dpkmeans import schedules
+    from dpkmeans.engine import schedules
 
     split = {"halving": schedules.halving, "series_sum": schedules.series_sum}[p["SCHEDULE"]]
     return split(p["EPSILON_TOTAL"], p["ITERATIONS"], normalise=normalise)
 
 
 def _unspent(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.accounting import PrivacyLedger
+    from dpkmeans.privacy.accounting import PrivacyLedger
 
     ledger = PrivacyLedger(budget=p["EPSILON_TOTAL"])
     for t, eps in enumerate(_schedule(p, normalise=False), start=1):
@@ -108,8 +108,8 @@ def _unspent(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _last_noise_std(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.mechanisms import laplace_scale
-    from dpkmeans.sensitivity import lloyd_query_sensitivity
+    from dpkmeans.privacy.mechanisms import laplace_scale
+    from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
     box = (-np.ones(p["DIM"]), np.ones(p["DIM"]))
     scale = laplace_scale(lloyd_query_sensitivity(box).per_cluster,
@@ -118,7 +118,7 @@ def _last_noise_std(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _later_budget(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans import schedules
+    from dpkmeans.engine import schedules
 
     eps, T = p["EPSILON_TOTAL"], p["ITERATIONS"]
     halving = schedules.halving(eps, T, normalise=False)[-1]
@@ -131,13 +131,13 @@ def _rhos(p: Mapping[str, Any]) -> list[float]:
 
 
 def _composed_rho(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.identifiability import compose_rho_exact
+    from dpkmeans.privacy.identifiability import compose_rho_exact
 
     return compose_rho_exact(_rhos(p), p["M_WORLDS"])
 
 
 def _published_verdict(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.identifiability import compose_rho_exact, compose_rho_published
+    from dpkmeans.privacy.identifiability import compose_rho_exact, compose_rho_published
 
     published = compose_rho_published(_rhos(p), p["M_WORLDS"])
     if published >= 1.0:

@@ -4,7 +4,7 @@ The student runs non-private Lloyd from a data-independent start (uniform or sph
 drawn from their seed) and measures the result the way chapter 4 (*k-means and how to measure
 it*) does: SSE, NICV and the unsquared NICV, empty clusters, the relative NICV of a perturbed
 copy, and the four F-measures against the dataset's known classes. Every reference is computed
-by :mod:`dpkmeans.lloyd` and :mod:`dpkmeans.metrics` on the student's parameters.
+by :mod:`dpkmeans.compute.lloyd` and :mod:`dpkmeans.compute.metrics` on the student's parameters.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ SETUP = """\
 import numpy as np
 
 from dpkmeans.data import load
-from dpkmeans.init import sphere_packing, uniform_box
-from dpkmeans.lloyd import assign, batched_stats, lloyd_reference
-from dpkmeans.metrics import f_measure, nicv, nicv_unsquared, relative_nicv, sse
+from dpkmeans.engine.init import sphere_packing, uniform_box
+from dpkmeans.compute.lloyd import assign, batched_stats, lloyd_reference
+from dpkmeans.compute.metrics import f_measure, nicv, nicv_unsquared, relative_nicv, sse
 
 data = load(DATASET, scale=(-1, 1))  # clipped to the public bounds, then scaled to [-1, 1]^d
 X, classes = data.X, data.target  # the records and their known classes
@@ -46,7 +46,7 @@ F_FORMS = (("reference", "hungarian"), ("reference", "larsen-aone"),
 
 def _start(p: Mapping[str, Any], d: int, rng: np.random.Generator) -> np.ndarray:
     """The student's initial centroids, drawn as the setup cell draws them."""
-    from dpkmeans.init import sphere_packing, uniform_box
+    from dpkmeans.engine.init import sphere_packing, uniform_box
 
     bounds = (-np.ones(d), np.ones(d))
     if p["INIT"] == "sphere packing":
@@ -57,8 +57,8 @@ def _start(p: Mapping[str, Any], d: int, rng: np.random.Generator) -> np.ndarray
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data, start, Lloyd output, its partition and the four F-measures."""
     from dpkmeans.data import load
-    from dpkmeans.lloyd import assign, lloyd_reference
-    from dpkmeans.metrics import f_measure
+    from dpkmeans.compute.lloyd import assign, lloyd_reference
+    from dpkmeans.compute.metrics import f_measure
 
     data = load(p["DATASET"], scale=(-1, 1))
     X = data.X
@@ -73,41 +73,41 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _sse_drop(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.lloyd import lloyd_reference
-    from dpkmeans.metrics import sse
+    from dpkmeans.compute.lloyd import lloyd_reference
+    from dpkmeans.compute.metrics import sse
 
     X, start = c["X"], c["start"]
     return sse(X, start) - sse(X, lloyd_reference(X, start, 1))
 
 
 def _nicv_lloyd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import nicv
+    from dpkmeans.compute.metrics import nicv
 
     return nicv(c["X"], c["final"])
 
 
 def _nicv1_lloyd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import nicv_unsquared
+    from dpkmeans.compute.metrics import nicv_unsquared
 
     return nicv_unsquared(c["X"], c["final"])
 
 
 def _nicv_rescaled(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import nicv
+    from dpkmeans.compute.metrics import nicv
 
     # Lloyd commutes with x -> (x + 1) / 2, so the output is the rescaled output
     return nicv((c["X"] + 1) / 2, (c["final"] + 1) / 2)
 
 
 def _empty_clusters(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.lloyd import batched_stats
+    from dpkmeans.compute.lloyd import batched_stats
 
     _, counts = batched_stats(c["X"], c["final"])
     return int((counts == 0).sum())
 
 
 def _relative(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import relative_nicv
+    from dpkmeans.compute.metrics import relative_nicv
 
     return relative_nicv(c["X"], c["final"] + p["SIGMA"] * c["noise"], c["final"])
 

@@ -2,7 +2,7 @@
 
 Each reference is computed by the library on the student's data: the sensitivity and the
 noise scale are read from the ledger of the fit the student is asked to run, T from Su's rule
-and diffprivlib's overspend from :func:`dpkmeans.experiments.diffprivlib_epsilon_factor`.
+and diffprivlib's overspend from :func:`dpkmeans.papers.su.study.diffprivlib_epsilon_factor`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ __all__ = ["ASSIGNMENT"]
 SETUP = """\
 import numpy as np
 
-from dpkmeans import metrics, schedules
+from dpkmeans.compute import metrics
+from dpkmeans.engine import schedules
 from dpkmeans.data import load
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.experiments import diffprivlib_epsilon_factor
-from dpkmeans.sensitivity import lloyd_query_sensitivity
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 data = load(DATASET, scale=(-1, 1))  # clipped to the public bounds, then scaled to [-1, 1]^d
 X = data.X
@@ -35,7 +36,7 @@ FIT = ("DPKMeans(n_clusters=K, epsilon=EPSILON, bounds=(-1, 1), algorithm=\"dpll
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data and the DPLloyd fit the questions ask about (computed once)."""
     from dpkmeans.data import load
-    from dpkmeans.estimators import DPKMeans
+    from dpkmeans.api.estimators import DPKMeans
 
     X = load(p["DATASET"], scale=(-1, 1)).X
     model = DPKMeans(n_clusters=p["K"], epsilon=p["EPSILON"], bounds=(-1, 1), algorithm="dplloyd",
@@ -57,14 +58,14 @@ def _noise_scale(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _su_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.schedules import su_iterations
+    from dpkmeans.engine.schedules import su_iterations
 
     n, d = c["X"].shape
     return su_iterations(p["EPSILON"], n, p["K"], d)
 
 
 def _diffprivlib_factor(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.experiments import diffprivlib_epsilon_factor
+    from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
 
     return diffprivlib_epsilon_factor(c["X"].shape[1])
 
@@ -74,7 +75,7 @@ def _more_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _nicv(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import nicv
+    from dpkmeans.compute.metrics import nicv
 
     return float(nicv(c["X"], c["model"].cluster_centers_))
 

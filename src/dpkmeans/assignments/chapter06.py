@@ -2,7 +2,7 @@
 
 The student turns a threshold test on Laplace outputs into a lower bound on epsilon (exactly,
 then from their own seeded trials with Clopper-Pearson bounds), audits a half-scale Laplace and
-DPLloyd that skips empty clusters with :mod:`dpkmeans.audit`, bounds what one coordinate of
+DPLloyd that skips empty clusters with :mod:`dpkmeans.study.audit`, bounds what one coordinate of
 diffprivlib's swapped split can reveal, and measures the floating-point exposure of numpy's
 Laplace sampler, all as chapter 6 (*Auditing privacy*) does. Each audit uses a few hundred
 trials (``TRIALS``), so a notebook runs in seconds. The trials and the audited pair are drawn in
@@ -27,10 +27,11 @@ CONFIDENCE = 0.99
 SETUP = """\
 import numpy as np
 
-from dpkmeans import audit, schedules
-from dpkmeans import mechanisms as mech
-from dpkmeans.engine import DPLloydConfig
-from dpkmeans.floating_point import laplace_output_possible
+from dpkmeans.study import audit
+from dpkmeans.engine import schedules
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.privacy.floating_point import laplace_output_possible
 
 rng = np.random.default_rng(SEED)
 # TRIALS releases of a count (sensitivity 1) by the Laplace mechanism at EPSILON, with the
@@ -64,7 +65,7 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's names (its trials ``y0`` and ``y1``, the pair ``EMPTY_D`` and
     ``EMPTY_D_PRIME``, ``fixed_two`` and ``second_centroid_moved``), the counts of the event
     {y <= TAU} in its trials, and the half-scale Laplace audit."""
-    from dpkmeans import audit
+    from dpkmeans.study import audit
 
     c = run_setup(SETUP, p)
     half = audit.laplace_count_release(p["EPSILON"], noise_factor=0.5)
@@ -89,7 +90,7 @@ def _point_estimate(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _fixed_event_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.audit import log_ratio_bound
+    from dpkmeans.study.audit import log_ratio_bound
 
     n = p["TRIALS"]
     bound = log_ratio_bound(c["h0"], n, c["h1"], n, 0.0, 1.0 - p["CONFIDENCE"])
@@ -107,8 +108,9 @@ def _half_scale_verdict(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _skip_empty_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans import audit, schedules
-    from dpkmeans.engine import DPLloydConfig
+    from dpkmeans.study import audit
+    from dpkmeans.engine import schedules
+    from dpkmeans.engine.loop import DPLloydConfig
 
     config = DPLloydConfig(n_clusters=2, bounds=(-np.ones(2), np.ones(2)),
                            schedule=schedules.uniform(p["EPSILON"], 3),
@@ -121,7 +123,7 @@ def _skip_empty_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _one_coordinate(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.schedules import su_split
+    from dpkmeans.engine.schedules import su_split
 
     # swapped: a coordinate's sum gets the count's share, the count a dimension's share
     eps_count, eps_dimension = su_split(p["EPSILON"], p["SWAP_D"])
@@ -129,8 +131,8 @@ def _one_coordinate(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _exposed_share(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans import mechanisms as mech
-    from dpkmeans.floating_point import laplace_output_possible
+    from dpkmeans.privacy import mechanisms as mech
+    from dpkmeans.privacy.floating_point import laplace_output_possible
 
     rng = np.random.default_rng(p["SEED"] + 1)
     y = mech.laplace_mechanism(0.0, 1.0, p["EPSILON"], rng, ledger=None, repeats=p["TRIALS"],
@@ -149,7 +151,7 @@ ASSIGNMENT = Assignment(
         "You test privacy claims from the outside, as chapter 6 of the book (*Auditing "
         "privacy*) does, with your own claimed budget `EPSILON`, threshold `TAU`, number of "
         "trials per dataset `TRIALS` and seed `SEED`. Seven answers are numbers that you "
-        "compute in this notebook with `dpkmeans.audit` or by hand; one is a multiple "
+        "compute in this notebook with `dpkmeans.study.audit` or by hand; one is a multiple "
         "choice.\n\n"
         "The setup cell draws `y0` and `y1`, `TRIALS` outputs of the Laplace mechanism "
         "(sensitivity 1, budget `EPSILON`) on a count that is $0$ on $D$ and $1$ on its "

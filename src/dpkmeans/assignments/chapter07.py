@@ -5,7 +5,7 @@ are computed by the library: the noise scale is read from the ledger of the stud
 leak of the paper's min-max scaling from the ledger of the as-published configuration
 (:func:`dpkmeans.papers.dpkccm.study.study_config` with ``bounds="paper"``), the overspend of
 the chapter's "forgot to split" copy from its ledger, and the schedules from
-:mod:`dpkmeans.schedules`.
+:mod:`dpkmeans.engine.schedules`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ import warnings
 
 import numpy as np
 
-from dpkmeans import metrics, schedules
+from dpkmeans.compute import metrics
+from dpkmeans.engine import schedules
 from dpkmeans.data import load
-from dpkmeans.engine import run
+from dpkmeans.engine.loop import run
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.dpkccm.study import Point, study_config
 from dpkmeans.papers.dpkccm.variants import allocation_nk
@@ -77,7 +78,7 @@ def _paper_data(raw: Any) -> Any:
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data, their DP-KCCM run, the as-published run and the broken copy."""
     from dpkmeans.data import load
-    from dpkmeans.engine import run
+    from dpkmeans.engine.loop import run
     from dpkmeans.papers.dpkccm.study import Point, study_config
     from dpkmeans.papers.dpkccm.variants import allocation_nk
 
@@ -114,7 +115,7 @@ def _centroid_sd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _nicv(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import nicv
+    from dpkmeans.compute.metrics import nicv
 
     return float(nicv(c["X"], c["dpkccm"].centroids[0]))
 
@@ -146,7 +147,7 @@ def _merge_vs_single(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _versus_uniform(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.schedules import dpkccm_stepped, uniform
+    from dpkmeans.engine.schedules import dpkccm_stepped, uniform
 
     t = p["ITERATION"] - 1
     ratio = uniform(p["EPSILON"], T)[t] / dpkccm_stepped(p["EPSILON"], T)[t]  # sigma ratio

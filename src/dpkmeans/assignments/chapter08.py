@@ -24,10 +24,10 @@ T = 10
 SETUP = """\
 import numpy as np
 
-from dpkmeans import schedules
+from dpkmeans.engine import schedules
 from dpkmeans.data import load
-from dpkmeans.engine import run
-from dpkmeans.lloyd import block_silhouette, local_map_reduce
+from dpkmeans.engine.loop import run
+from dpkmeans.compute.lloyd import block_silhouette, local_map_reduce
 from dpkmeans.papers.silhouette.variants import as_published, corrected
 
 X = load(DATASET, scale=(0, 1)).X  # clipped to the public bounds, then scaled to [0, 1]^d
@@ -46,7 +46,7 @@ def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data and the two runs the questions ask about (computed once)."""
     from dpkmeans.data import load
-    from dpkmeans.engine import run
+    from dpkmeans.engine.loop import run
     from dpkmeans.papers.silhouette.variants import as_published, corrected
 
     X = load(p["DATASET"], scale=(0, 1)).X

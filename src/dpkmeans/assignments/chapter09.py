@@ -2,9 +2,9 @@
 "possible Delta's" and the optimal covariance over a public box.
 
 Every reference is computed by the library for the student's parameters: gamma* and the
-authors' gamma_c with :mod:`dpkmeans.colored`, the leave-one-out Delta's of a seeded mixture
+authors' gamma_c with :mod:`dpkmeans.privacy.colored`, the leave-one-out Delta's of a seeded mixture
 clustered as the authors' code does with :func:`dpkmeans.papers.colored.variants.local_deltas`,
-and the box optimum with :func:`dpkmeans.colored.box_covariance`. No semidefinite program is
+and the box optimum with :func:`dpkmeans.privacy.colored.box_covariance`. No semidefinite program is
 solved: the box optimum has a closed form (chapter 9, "The corrected mechanism"). The mixture
 is drawn in the setup cell from the student's ``SEED``; ``prepare`` runs that same cell
 (:func:`~dpkmeans.assignments.spec.run_setup`), so the references see the student's very arrays.
@@ -24,10 +24,10 @@ __all__ = ["ASSIGNMENT"]
 SETUP = """\
 import numpy as np
 
-from dpkmeans import colored
+from dpkmeans.privacy import colored
 from dpkmeans.data import gaussian_mixture_dataset, load
-from dpkmeans.init import kmeans_plusplus
-from dpkmeans.lloyd import lloyd_reference
+from dpkmeans.engine.init import kmeans_plusplus
+from dpkmeans.compute.lloyd import lloyd_reference
 from dpkmeans.papers.colored import variants
 
 # The local-sensitivity example: a seeded Gaussian mixture, clustered without privacy as the
@@ -56,7 +56,7 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's names (the mixture ``X``, its centroids ``C``, its corner ``upper``,
     ``public_box``), gamma*, the mixture's local Delta's and the dataset's box covariances
     (once)."""
-    from dpkmeans import colored
+    from dpkmeans.privacy import colored
     from dpkmeans.papers.colored import variants
 
     c = run_setup(SETUP, p)
@@ -81,13 +81,13 @@ def _gamma_star(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _gamma_factor(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.colored import gamma_ceds
+    from dpkmeans.privacy.colored import gamma_ceds
 
     return gamma_ceds(p["EPSILON"] * p["K"] * p["DIM"], p["DELTA"]) / c["gamma"]
 
 
 def _ceds_conservative(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.colored import gamma_ceds, gamma_pdp
+    from dpkmeans.privacy.colored import gamma_ceds, gamma_pdp
 
     inflated = p["EPSILON"] * p["K"] * p["DIM"]
     return 2 if gamma_ceds(inflated, p["DELTA"]) <= gamma_pdp(inflated, p["DELTA"]) else 3
@@ -98,7 +98,7 @@ def _max_local_delta(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _corner_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.colored import constraint_check, white_covariance
+    from dpkmeans.privacy.colored import constraint_check, white_covariance
 
     X, labels, upper, K = c["X"], c["labels"], c["upper"], p["K"]
     means = np.stack([X[labels == j].mean(axis=0) for j in range(K)])

@@ -1,10 +1,10 @@
 """Chapter 10's assignment: budget schedules, APDPk-means's progression and its branches.
 
 Every reference is computed by the library for the student's parameters: Su's minimum
-epsilon_m with :func:`dpkmeans.schedules.su_epsilon_m`, APDP's plans with
+epsilon_m with :func:`dpkmeans.engine.schedules.su_epsilon_m`, APDP's plans with
 :func:`dpkmeans.papers.apdp.variants.plan`, the published method's spend from a seeded run of
-the engine (:func:`dpkmeans.engine.run`), and the planned noise with
-:func:`dpkmeans.noise_profile.centroid_noise_sd`.
+the engine (:func:`dpkmeans.engine.loop.run`), and the planned noise with
+:func:`dpkmeans.papers.apdp.noise_profile.centroid_noise_sd`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ __all__ = ["ASSIGNMENT"]
 SETUP = """\
 import numpy as np
 
-from dpkmeans import schedules
+from dpkmeans.engine import schedules
 from dpkmeans.data import load
-from dpkmeans.engine import run
-from dpkmeans.noise_profile import centroid_noise_sd
+from dpkmeans.engine.loop import run
+from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp import variants
 
 T_M, RHO = variants.MAX_ITERATIONS, variants.RHO  # the note's cap t_m = 10 and rho = 0.45
@@ -45,7 +45,7 @@ SURVEY_PLAN = "survey = variants.plan(EPSILON, N_SURVEY, K, d, corrected=True)\n
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The dataset's plans, one seeded run of the published method, the survey's plan."""
     from dpkmeans.data import load
-    from dpkmeans.engine import run
+    from dpkmeans.engine.loop import run
     from dpkmeans.papers.apdp import variants
 
     data = load(p["DATASET"], scale=(0, 1))
@@ -88,7 +88,7 @@ def _corrected_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _first_noise_sd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.noise_profile import centroid_noise_sd
+    from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
     from dpkmeans.papers.apdp import variants
 
     d = c["d"]

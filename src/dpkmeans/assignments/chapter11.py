@@ -3,7 +3,7 @@
 The student converts between rho and epsilon, composes DI mechanisms exactly and by Shang
 et al.'s Proposition 2, reads the noise of the corrected DI k-means from its ledger, judges the
 paper's printed per-iteration rule, and fits DI k-prototypes on Heart. Every reference is
-computed by the library (:mod:`dpkmeans.identifiability`, :mod:`dpkmeans.papers.di.variants`,
+computed by the library (:mod:`dpkmeans.privacy.identifiability`, :mod:`dpkmeans.papers.di.variants`,
 ``DPKMeans(algorithm="di")`` and ``DPKPrototypes``) for the student's parameters, on the data
 of the setup cell: ``prepare`` runs that same cell (:func:`~dpkmeans.assignments.spec.run_setup`).
 """
@@ -24,10 +24,12 @@ SETUP = """\
 import numpy as np
 import pandas as pd
 
-from dpkmeans import DPKPrototypes, metrics, schedules
+from dpkmeans import DPKPrototypes
+from dpkmeans.compute import metrics
+from dpkmeans.engine import schedules
 from dpkmeans.data import load
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.identifiability import (compose_rho_exact, compose_rho_published,
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.privacy.identifiability import (compose_rho_exact, compose_rho_published,
                                       epsilon_from_rho, rho_from_epsilon)
 from dpkmeans.papers.di import variants
 
@@ -59,7 +61,7 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's names (its ``X`` and Heart's ``frame``, ``categorical`` and
     ``categories``), the DI k-means fit and the DI k-prototypes fit (computed once)."""
     from dpkmeans import DPKPrototypes
-    from dpkmeans.estimators import DPKMeans
+    from dpkmeans.api.estimators import DPKMeans
     from dpkmeans.papers.di import variants
 
     c = run_setup(SETUP, p)
@@ -74,19 +76,19 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _epsilon_rho(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.identifiability import epsilon_from_rho
+    from dpkmeans.privacy.identifiability import epsilon_from_rho
 
     return epsilon_from_rho(p["RHO"], p["M"])
 
 
 def _rho_sequential(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.identifiability import compose_rho_exact
+    from dpkmeans.privacy.identifiability import compose_rho_exact
 
     return compose_rho_exact((p["RHO"], p["RHO"]), p["M"])
 
 
 def _proposition_2(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.identifiability import compose_rho_exact, compose_rho_published
+    from dpkmeans.privacy.identifiability import compose_rho_exact, compose_rho_published
 
     rhos = (p["RHO"], p["RHO"])
     bound, exact = compose_rho_published(rhos, p["M"]), compose_rho_exact(rhos, p["M"])
@@ -101,7 +103,7 @@ def _scale_first(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _nicv_di(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.metrics import nicv
+    from dpkmeans.compute.metrics import nicv
 
     return float(nicv(c["X"], c["di"].cluster_centers_))
 

@@ -26,13 +26,13 @@ SETUP = f"""\
 import numpy as np
 import pandas as pd
 
-from dpkmeans import metrics
-from dpkmeans.accounting import PrivacyLedger
-from dpkmeans.catalogue import CATALOGUE
+from dpkmeans.compute import metrics
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.api.catalogue import CATALOGUE
 from dpkmeans.data import load
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.estimators import DPKMeans
-from dpkmeans.studies import summarise
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.study.shared import summarise
 from dpkmeans.synthesis import ranking
 
 X = load(DATASET, scale=(0, 1)).X  # clipped to the public bounds, scaled to [0, 1]^d
@@ -55,8 +55,8 @@ print(f"{{STUDENT}}: {{DATASET}}, N = {{N}}, d = {{d}}, K = {{K}}, epsilon = {{E
 def _fit(p: Mapping[str, Any], X: Any, algorithm: str, epsilon: float, seed: int,
          **options: Any) -> Any:
     """The setup cell's ``fit``: one DPKMeans fit on X with the public N where it is read."""
-    from dpkmeans.catalogue import CATALOGUE
-    from dpkmeans.estimators import DPKMeans
+    from dpkmeans.api.catalogue import CATALOGUE
+    from dpkmeans.api.estimators import DPKMeans
 
     if CATALOGUE[algorithm].needs_n_records:
         options["n_records"] = X.shape[0]
@@ -69,11 +69,11 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     import numpy as np
     import pandas as pd
 
-    from dpkmeans.accounting import PrivacyLedger
+    from dpkmeans.privacy.accounting import PrivacyLedger
     from dpkmeans.data import load
     from dpkmeans.errors import BudgetExceededError
-    from dpkmeans.metrics import nicv
-    from dpkmeans.studies import summarise
+    from dpkmeans.compute.metrics import nicv
+    from dpkmeans.study.shared import summarise
     from dpkmeans.synthesis import ranking
 
     X = load(p["DATASET"], scale=(0, 1)).X

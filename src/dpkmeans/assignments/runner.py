@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
-#: Extra arguments of the kernel (as :data:`dpkmeans.sweep.KERNEL_ARGUMENTS`, not imported).
+#: Extra arguments of the kernel (as :data:`dpkmeans.study.sweep.KERNEL_ARGUMENTS`, not imported).
 KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=ERROR",)
 
 

@@ -385,14 +385,14 @@ def _processes_with(variable: str, value: str) -> list[int]:
 def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: bool) -> None:
     """Give the sandbox the library's compiled numba kernels, so that it does not compile
     them again: the package's in-tree caches and the grader's generated (k, d) kernels
-    (:func:`dpkmeans.kernels._kernel_dir`, written when the references were computed), laid
+    (:func:`dpkmeans.compute.kernels._kernel_dir`, written when the references were computed), laid
     out as numba's ``NUMBA_CACHE_DIR`` locator expects. Files are hard-linked when the kernel
     runs as a user of its own (it cannot write them: it only adds files to its own folders), else
     copied; what the kernel writes stays in its sandbox."""
     import hashlib
 
     import dpkmeans
-    from dpkmeans.kernels import _kernel_dir
+    from dpkmeans.compute.kernels import _kernel_dir
 
     def place(file: Path, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)

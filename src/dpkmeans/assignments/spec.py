@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkmeans.sweep import cell_seed
+from dpkmeans.study.sweep import cell_seed
 
 __all__ = ["Assignment", "Mark", "Question", "mark_answer", "run_setup", "student_parameters"]
 

@@ -4,6 +4,6 @@ A paper is a folder ``papers/<key>/`` whose ``__init__.py`` holds its record (``
 by :mod:`dpkmeans.papers.registry`, the one list of papers), with ``variants.py`` (its
 as-published and corrected configurations of the one DP-Lloyd engine), ``study.py`` (its grids
 and paper-scale runs), ``claims.py`` (its claims ledger, judged by the shared rules of
-:mod:`dpkmeans.claims`) and ``entries.py`` (what the record names: the catalogue's builders, the
+:mod:`dpkmeans.study.claims`) and ``entries.py`` (what the record names: the catalogue's builders, the
 finisher). It reuses the core and never copies it; ``docs/design.md`` says how to add one.
 """

@@ -8,7 +8,7 @@ from its results (the finisher), and its as-published configuration (the book-wi
 ledger). The registry finds every such folder; a paper kept outside the package is added with
 :func:`register`, or by naming its module in ``$DPKMEANS_PAPERS`` (comma-separated; the sweeps'
 kernels inherit it). Everything that lists papers reads this registry: the catalogue
-(:mod:`dpkmeans.catalogue`), ``python -m dpkmeans reproduce`` (its experiments and finishers),
+(:mod:`dpkmeans.api.catalogue`), ``python -m dpkmeans reproduce`` (its experiments and finishers),
 the synthesis ledger (:mod:`dpkmeans.synthesis.ledger`), the Makefile's list of the sweep
 notebooks that read data files (``python -m dpkmeans reproduce --data-notebooks``) and the
 reproduction benchmark (``python -m benchmarks.reproduction <key>``); ``docs/design.md`` says
@@ -81,9 +81,9 @@ class Ref:
 class CatalogueEntry:
     """One corrected algorithm a paper offers as ``DPKMeans(algorithm=name)``.
 
-    ``build`` takes the fit's public inputs (:class:`dpkmeans.catalogue.FitInputs`) and returns
+    ``build`` takes the fit's public inputs (:class:`dpkmeans.api.catalogue.FitInputs`) and returns
     the engine configuration; the flags say what the guarantee needs (the catalogue's
-    :class:`~dpkmeans.catalogue.Choice` documents them).
+    :class:`~dpkmeans.api.catalogue.Choice` documents them).
     """
 
     name: str

@@ -1,5 +1,5 @@
 """The leaderboard (book: synthesis chapter): every corrected algorithm of the book
-(:data:`dpkmeans.catalogue.CATALOGUE`) on every numeric dataset of the papers, on one epsilon
+(:data:`dpkmeans.api.catalogue.CATALOGUE`) on every numeric dataset of the papers, on one epsilon
 grid, with the same number of runs and the same non-private reference.
 
 Each algorithm runs as ``DPKMeans(algorithm=...)`` runs it: its own initialisation (part of
@@ -18,14 +18,14 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from .. import metrics
-from ..catalogue import CATALOGUE, FitInputs
-from ..engine import DPLloydConfig, run
-from ..init import sphere_packing
-from ..lloyd import lloyd_reference
-from ..papers.apdp import study as apdp_study
-from ..studies import Point, shared_initial_centroids, stable_seed, summarise, unit_box
-from ..validation import check_positive_int
+from dpkmeans.compute import metrics
+from dpkmeans.api.catalogue import CATALOGUE, FitInputs
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.compute.lloyd import lloyd_reference
+from dpkmeans.papers.apdp import study as apdp_study
+from dpkmeans.study.shared import Point, shared_initial_centroids, stable_seed, summarise, unit_box
+from dpkmeans.validation import check_positive_int
 
 __all__ = [
     "ALGORITHMS",

@@ -3,7 +3,7 @@
 * **Headline claims**: every claim of the papers (:func:`papers`: those of the registry with an
   as-published configuration), read from ``data/results/<paper>_claims.csv`` (each paper's own
   ledger, written by its finisher). A claim's rows (datasets, metrics, readings: each one test)
-  combine into one verdict (:func:`dpkmeans.claims.combine`: theirs if they all agree, else
+  combine into one verdict (:func:`dpkmeans.study.claims.combine`: theirs if they all agree, else
   "mixed"). Where a paper's rows also test the corrected method
   (a ``method`` or ``setting`` that says "corrected"), the claim gets two verdicts, one for the
   published method (every other row) and one for the corrected. The evidence is the tally of
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims import combine
-from ..engine import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig
-from ..papers.registry import paper as paper_record
-from ..papers.registry import records
+from dpkmeans.study.claims import combine
+from dpkmeans.engine.loop import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig
+from dpkmeans.papers.registry import paper as paper_record
+from dpkmeans.papers.registry import records
 
 __all__ = ["PAPERS", "Paper", "headline_claims", "papers", "privacy_claims"]
 
@@ -112,7 +112,7 @@ def headline_claims(results: str | Path) -> pd.DataFrame:
 def privacy_claims(results: str | Path) -> pd.DataFrame:
     """One row per paper: is the published algorithm private? From its recorded flaws and the
     book's audit of it, where there is one. ``leaks`` and ``overspends`` hold the flaws' texts
-    (:data:`dpkmeans.engine.FLAWS`), split as the ledger treats them."""
+    (:data:`dpkmeans.engine.loop.FLAWS`), split as the ledger treats them."""
     rows = []
     for paper in papers():
         flaws = paper.published().flaws

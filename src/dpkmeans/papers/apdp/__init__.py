@@ -8,7 +8,7 @@ and the budget schedules of every paper, compared on the same data.
 - :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
 """
 
-from ..registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
 
 __all__ = ["RECORD", "VARIANTS", "as_published", "corrected"]
 

@@ -18,9 +18,9 @@ Claims 1, 2 and 3b are about the progression, so they are judged only at points 
 progression ran (branch "ap", or "su-ap" corrected); elsewhere the AP *is* uniform (the
 published fallback, or Su's T = 2) and a comparison would test nothing. The branch counts are
 part of the evidence. Points are compared with Welch's t test on the summaries
-(:func:`dpkmeans.claims.compare_means`; degrees of freedom: starts - 1 for the corrected
+(:func:`dpkmeans.study.claims.compare_means`; degrees of freedom: starts - 1 for the corrected
 family, runs - 1 for the published one, whose starts are independent), with the four verdicts
-of :func:`dpkmeans.claims.verdict` ("in all cases").
+of :func:`dpkmeans.study.claims.verdict` ("in all cases").
 
 The ranking orders the private schedules at every (case, epsilon) by mean NICV with its 95%
 interval, and marks those not significantly worse than the best (:func:`ranking`);
@@ -35,10 +35,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from ...claims import VERDICTS, combine, compare_means, verdict
-from ...files import write_csv
-from .study import CASES, CORRECTED, OTHERS, PUBLISHED
-from .variants import plan
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, verdict
+from dpkmeans.files import write_csv
+from dpkmeans.papers.apdp.study import CASES, CORRECTED, OTHERS, PUBLISHED
+from dpkmeans.papers.apdp.variants import plan
 
 __all__ = ["CLAIMS", "METHODS", "COMPARATORS", "EARLY", "AP_BRANCHES", "claims_ledger",
            "claims_summary", "branch_counts", "flatness", "ranking", "recommendations",

@@ -37,25 +37,19 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from ... import metrics
-from ...algorithms import dplloyd, dplloyd_impr
-from ...data import Dataset, load
-from ...engine import DPLloydConfig, run
-from ...errors import PrivacyLeakWarning
-from ...init import sphere_packing
-from ...lloyd import lloyd_reference
-from ...studies import (
-    Point,
-    shared_initial_centroids,
-    stable_seed,
-    summarise,
-    to_public_space,
-    unit_box,
-)
-from ...validation import check_positive_int
-from ..dpkccm.variants import dpkccm_config
-from ..silhouette import variants as silhouette
-from . import variants
+from dpkmeans.compute import metrics
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.compute.lloyd import lloyd_reference
+from dpkmeans.study.shared import (Point, shared_initial_centroids, stable_seed, summarise,
+                                   to_public_space, unit_box)
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.dpkccm.variants import dpkccm_config
+from dpkmeans.papers.silhouette import variants as silhouette
+from dpkmeans.papers.apdp import variants
 
 __all__ = [
     "CASES",

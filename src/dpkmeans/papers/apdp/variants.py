@@ -2,8 +2,8 @@
 found), as published and corrected, and the note's base DPk-means with its three comparison
 schedules.
 
-Every configuration runs the one engine (:mod:`dpkmeans.engine`); the budget schedule comes from
-:func:`dpkmeans.schedules.apdp_plan` (the reversed arithmetic progression and its branches).
+Every configuration runs the one engine (:mod:`dpkmeans.engine.loop`); the budget schedule comes from
+:func:`dpkmeans.engine.schedules.apdp_plan` (the reversed arithmetic progression and its branches).
 
 =====================  ======================================  =====================================
                        as published (the note's steps)         corrected (this book)
@@ -38,13 +38,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import schedules
-from ...engine import DPLloydConfig
-from ...hooks import HookContext
-from ...init import sphere_packing
-from ...noise import calibrate
-from ...schedules import SU_RHO, ApdpPlan, apdp_plan, su_epsilon_m
-from ...validation import check_epsilon, check_positive_int
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.privacy.noise import calibrate
+from dpkmeans.engine.schedules import SU_RHO, ApdpPlan, apdp_plan, su_epsilon_m
+from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = [
     "MAX_ITERATIONS",

@@ -1,13 +1,13 @@
 """Colored (optimal-covariance) Gaussian noise for k-means centroids (Ravi, Scaglione, Peisert,
 arXiv:2111.07850, 2021; book chapter 9).
 
-- :mod:`dpkmeans.colored`: the mechanism's math (gamma, Delta sets, covariances, the check);
+- :mod:`dpkmeans.privacy.colored`: the mechanism's math (gamma, Delta sets, covariances, the check);
 - :mod:`.variants`: the paper as published (CEDS) and corrected, as engine configurations;
 - :mod:`.study`, :mod:`.audit`, :mod:`.claims`: the reproduction, the audit, the claims ledger;
 - :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
 """
 
-from ..registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
 
 __all__ = ["RECORD"]
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import audit
-from ...engine import DPLloydConfig, DPLloydResult
-from ...files import write_csv
-from ...validation import check_positive_int
-from .variants import as_published, corrected
+from dpkmeans.study import audit
+from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
+from dpkmeans.files import write_csv
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.colored.variants import as_published, corrected
 
 __all__ = ["A", "B", "JITTER", "BOX", "SETTINGS", "audit_pair", "distance_to_a",
            "audit_configs", "run_audits", "write_audit"]
@@ -46,7 +46,7 @@ def _ring(centre: np.ndarray, size: int) -> np.ndarray:
 
 def audit_pair(group_size: int) -> tuple[np.ndarray, np.ndarray]:
     """(D, D'): rings of ``group_size`` records around A and B, and D plus the corner (0, 0)
-    (add/remove neighbours, :func:`dpkmeans.audit.corner_pair`)."""
+    (add/remove neighbours, :func:`dpkmeans.study.audit.corner_pair`)."""
     G = check_positive_int(group_size, "group_size")
     if G < 3:
         raise ValueError(f"group_size must be at least 3 (a ring around each centre), got {G}")
@@ -91,7 +91,7 @@ if __name__ == "__main__":  # python -m dpkmeans.papers.colored.audit [out] [tri
     import warnings
     from pathlib import Path
 
-    from ...errors import PrivacyLeakWarning
+    from dpkmeans.errors import PrivacyLeakWarning
 
     root = Path(__file__).resolve().parents[4]
     out = sys.argv[1] if len(sys.argv) > 1 else root / "data/results/colored_audit.csv"

@@ -23,9 +23,9 @@ Claims re-tested (the paper's Fig. 2 and Theorem 4):
    local, computed from the private data), so it can refute the claim but never confirm it.
 
 Points of claim 1 are compared with Welch's t test over the independent draws of each point
-(:func:`dpkmeans.claims.compare_means`) and the four verdicts of
-:func:`dpkmeans.claims.verdict` ("in all cases"); a setting's verdict combines its datasets
-(:func:`dpkmeans.claims.combine`). The error ratios colored / white are reported beside them.
+(:func:`dpkmeans.study.claims.compare_means`) and the four verdicts of
+:func:`dpkmeans.study.claims.verdict` ("in all cases"); a setting's verdict combines its datasets
+(:func:`dpkmeans.study.claims.combine`). The error ratios colored / white are reported beside them.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import VERDICTS, combine, compare_means, verdict
-from ...files import write_csv
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, verdict
+from dpkmeans.files import write_csv
 
 __all__ = ["CLAIMS", "SETTINGS", "PDP_CHECKS", "NOT_TESTED", "claims_ledger", "claims_summary",
            "error_ratios", "write_claims"]

@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...engine import DPLloydConfig
-from ...studies import unit_box
-from . import variants
-from .audit import write_audit
-from .claims import write_claims
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.study.shared import unit_box
+from dpkmeans.papers.colored import variants
+from dpkmeans.papers.colored.audit import write_audit
+from dpkmeans.papers.colored.claims import write_claims
 
 if TYPE_CHECKING:
-    from ...catalogue import FitInputs
+    from dpkmeans.api.catalogue import FitInputs
 
 __all__ = ["as_published", "catalogue_config", "finish"]
 

@@ -23,7 +23,7 @@ as-published configuration says so, and the rows carry ``is_private = False``.
 public sphere-packing start, eps / T and delta / T each, noise on every cluster's centred
 (S_j, n_j):
 
-- ``colored_dplloyd``: the box optimum (:func:`dpkmeans.colored.box_covariance`), discrete
+- ``colored_dplloyd``: the box optimum (:func:`dpkmeans.privacy.colored.box_covariance`), discrete
   sampler;
 - ``white_dplloyd``: white Gaussian noise, discrete sampler (the same zCDP calibration);
 - ``white_analytic_dplloyd``: white Gaussian noise with the analytic calibration, numpy's
@@ -52,16 +52,17 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ... import colored, metrics
-from ...data import load
-from ...data.scaling import scale_to_interval
-from ...data.synthetic import gaussian_mixture_dataset
-from ...engine import run
-from ...lloyd import assign, lloyd_reference
-from ...mechanisms import gaussian_sigma_analytic
-from ...studies import stable_seed, summarise
-from ...validation import check_positive_int
-from .variants import corrected, local_deltas, white
+from dpkmeans.privacy import colored
+from dpkmeans.compute import metrics
+from dpkmeans.data import load
+from dpkmeans.data.scaling import scale_to_interval
+from dpkmeans.data.synthetic import gaussian_mixture_dataset
+from dpkmeans.engine.loop import run
+from dpkmeans.compute.lloyd import assign, lloyd_reference
+from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
+from dpkmeans.study.shared import stable_seed, summarise
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.colored.variants import corrected, local_deltas, white
 
 __all__ = [
     "DATASETS",

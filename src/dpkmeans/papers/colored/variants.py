@@ -23,12 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import colored, schedules
-from ...engine import DPLloydConfig
-from ...hooks import HookContext
-from ...lloyd import assign
-from ...noise import CovarianceNoise
-from ...validation import check_delta, check_epsilon, check_positive_int
+from dpkmeans.privacy import colored
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.compute.lloyd import assign
+from dpkmeans.privacy.noise import CovarianceNoise
+from dpkmeans.validation import check_delta, check_epsilon, check_positive_int
 
 __all__ = ["as_published", "corrected", "white", "local_deltas", "CEDSOutputRelease",
            "KMeansPlusPlusOnData",
@@ -83,7 +84,7 @@ class CEDSOutputRelease:
 
     The ledger charges eps K d (the budget gamma_c buys) and records, as computed numbers, how
     the covariance meets its own constraints and the claimed (eps, delta)-PDP constraints on
-    the same Delta's (:func:`dpkmeans.colored.constraint_check`)."""
+    the same Delta's (:func:`dpkmeans.privacy.colored.constraint_check`)."""
 
     epsilon: float
     delta: float

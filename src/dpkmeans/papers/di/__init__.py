@@ -7,7 +7,7 @@ DI k-means and DI k-prototypes on MapReduce (Dask), as published and corrected.
 - :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
 """
 
-from ..registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
 
 __all__ = ["RECORD", "kmeans_as_published", "kmeans_corrected", "kprototypes_as_published",
            "kprototypes_corrected", "printed_rule"]

@@ -18,10 +18,10 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ... import audit
-from ...engine import DPLloydConfig, DPLloydResult
-from ...files import write_csv
-from . import variants
+from dpkmeans.study import audit
+from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
+from dpkmeans.files import write_csv
+from dpkmeans.papers.di import variants
 
 __all__ = ["BOX", "START", "audit_pair", "cluster_two_moved", "audit_configs", "run_audits",
            "write_audit", "SETTINGS"]

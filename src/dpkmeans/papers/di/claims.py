@@ -1,7 +1,7 @@
 """The claims ledger of Shang et al. (2021), computed from the committed results (book
 chapter 11).
 
-The paper's claims, each with a verdict from :mod:`dpkmeans.claims`:
+The paper's claims, each with a verdict from :mod:`dpkmeans.study.claims`:
 
 1. DI and DP results agree when eps = ln((m-1) rho / (1-rho)) (Figs 2-3, MAGIC): at every grid
    rho, the F-measure of DI k-means at rho and DP k-means at eps(rho) agree to within
@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...claims import agreement, combine, compare_means, verdict
-from ...files import write_csv
-from . import study, variants
+from dpkmeans.study.claims import agreement, combine, compare_means, verdict
+from dpkmeans.files import write_csv
+from dpkmeans.papers.di import study, variants
 
 __all__ = ["MARGIN", "claims_table", "printed_rule_table", "agreement_rows", "write_claims"]
 

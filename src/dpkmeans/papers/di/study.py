@@ -43,18 +43,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import metrics
-from ...canopy import optimized_canopy
-from ...data import Dataset, load
-from ...engine import DPLloydConfig, run
-from ...errors import PrivacyLeakWarning
-from ...identifiability import epsilon_from_rho
-from ...lloyd import assign, lloyd_reference
-from ...prototypes import MixedLayout, encode, kprototypes_reference
-from ...studies import stable_seed, summarise
-from ...sweep import FLOAT_FORMAT
-from ...validation import check_positive_int
-from . import variants
+from dpkmeans.compute import metrics
+from dpkmeans.papers.di.canopy import optimized_canopy
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.privacy.identifiability import epsilon_from_rho
+from dpkmeans.compute.lloyd import assign, lloyd_reference
+from dpkmeans.engine.prototypes import MixedLayout, encode, kprototypes_reference
+from dpkmeans.study.shared import stable_seed, summarise
+from dpkmeans.study.sweep import FLOAT_FORMAT
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.di import variants
 
 __all__ = ["CELLS", "RHOS", "RHOS_R", "RHOS_C", "EPSILONS_HEART", "GAMMAS", "GAMMA_STARTS",
            "KMEANS_ALGORITHMS", "KPROTOTYPES_ALGORITHMS", "RUNS", "REFERENCE_ITERATIONS",

@@ -34,13 +34,13 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import schedules
-from ...canopy import CanopyInitialRelease
-from ...engine import DPLloydConfig
-from ...identifiability import check_m, check_rho, epsilon_from_rho
-from ...init import sphere_packing
-from ...prototypes import CategoricalModes, MixedInitializer, MixedLayout
-from ...validation import check_epsilon, check_positive_int
+from dpkmeans.engine import schedules
+from dpkmeans.papers.di.canopy import CanopyInitialRelease
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.privacy.identifiability import check_m, check_rho, epsilon_from_rho
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.prototypes import CategoricalModes, MixedInitializer, MixedLayout
+from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = ["PrintedRule", "printed_rule", "READINGS", "ITERATIONS", "STOP_THRESHOLD",
            "M_NUMERIC", "M_CATEGORICAL", "GAMMA", "kmeans_as_published", "kmeans_corrected",

@@ -7,7 +7,7 @@
 - :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
 """
 
-from ..registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
 
 __all__ = ["RECORD", "VARIANTS", "allocation_k", "allocation_nk", "average_k", "average_nk",
            "dpkccm_config"]

@@ -10,8 +10,8 @@ Claims re-tested (the paper's section 4.2; lower NICV is better):
 
 "Cases" are the points of figures 3-14 for a dataset: the epsilon grid at the paper's k and
 the k grid at the paper's fixed epsilon (12 distinct points; they share one). Claims 1-3 are
-judged point by point with :func:`dpkmeans.claims.compare_means` and the four verdicts of
-:func:`dpkmeans.claims.verdict`; "nearly all" needs 80% of the points. Claim 4 supports a
+judged point by point with :func:`dpkmeans.study.claims.compare_means` and the four verdicts of
+:func:`dpkmeans.study.claims.verdict`; "nearly all" needs 80% of the points. Claim 4 supports a
 variant when its NICV at the largest epsilon is significantly below that at the smallest and
 never rises significantly between neighbouring epsilons, and opposes it when the largest
 epsilon is significantly *worse* than the smallest; the dataset verdict counts the four
@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import VERDICTS, combine, compare_means, verdict
-from ...files import write_csv
-from .study import EPSILONS, KS, PAPER_SETTINGS
-from .variants import VARIANTS
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, verdict
+from dpkmeans.files import write_csv
+from dpkmeans.papers.dpkccm.study import EPSILONS, KS, PAPER_SETTINGS
+from dpkmeans.papers.dpkccm.variants import VARIANTS
 
 __all__ = [
     "CLAIMS",
@@ -196,7 +196,7 @@ def _dimension_claim(ledger: pd.DataFrame, dims: dict[str, int]) -> list[dict]:
 
 
 def claims_summary(ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: its verdict over the datasets (:func:`dpkmeans.claims.combine`) and
+    """One row per claim: its verdict over the datasets (:func:`dpkmeans.study.claims.combine`) and
     how many datasets gave each verdict."""
     rows = []
     for claim, group in ledger.groupby("claim", sort=True):

@@ -30,17 +30,17 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ... import metrics
-from ...algorithms import dplloyd_impr
-from ...data import Dataset, load
-from ...engine import DPLloydConfig, run
-from ...errors import PrivacyLeakWarning
-from ...experiments import BOX  # the paper scales to [-r, r], r = 1
-from ...init import sphere_packing
-from ...lloyd import lloyd_reference
-from ...studies import shared_initial_centroids, stable_seed, summarise, to_public_space
-from ...validation import check_positive_int
-from .variants import VARIANTS, dpkccm_config
+from dpkmeans.compute import metrics
+from dpkmeans.papers.su.variants import dplloyd_impr
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.su.study import BOX  # the paper scales to [-r, r], r = 1
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.compute.lloyd import lloyd_reference
+from dpkmeans.study.shared import shared_initial_centroids, stable_seed, summarise, to_public_space
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.dpkccm.variants import VARIANTS, dpkccm_config
 
 __all__ = [
     "PAPER_SETTINGS",
@@ -102,7 +102,7 @@ def point_seed(base_seed: int, dataset: str, point: Point) -> int:
 def study_config(point: Point, bounds: tuple[np.ndarray, np.ndarray],
                  n_records: int) -> DPLloydConfig:
     """The engine configuration of a point; assignment scores in single precision (speed
-    only: the assignment is exact either way, :mod:`dpkmeans.lloyd`).
+    only: the assignment is exact either way, :mod:`dpkmeans.compute.lloyd`).
 
     ``n_records`` is the public record count (the dataset's documented size) that Su's rule
     reads for DPLloyd-Impr. Paper-mode points (``bounds="paper"``) carry the

@@ -15,10 +15,10 @@ variant               clusters in the run  schedule (T = 12)                 rel
 
 ``allocation_nk`` is DP-KCCM (the paper's Alg. 1). Privacy (the paper's Thm. 1):
 the initialisation uses only the box, each iteration is parallel over the disjoint clusters
-and sequential over iterations, and the merge (:mod:`dpkmeans.merging`) is post-processing.
+and sequential over iterations, and the merge (:mod:`dpkmeans.papers.dpkccm.merging`) is post-processing.
 
 The paper calls ``average_k`` "DPLloyd-Impr". It is not: Su et al.'s method uses 2 <= T <= 7 and a count : per-dimension budget split, and shares only
-the sphere packing. The true one is :func:`dpkmeans.algorithms.dplloyd_impr`.
+the sphere packing. The true one is :func:`dpkmeans.papers.su.variants.dplloyd_impr`.
 
 Scaling ("public bounds" versus the paper's data-derived min-max) is the data layer's choice;
 these configurations take whatever public ``bounds`` they are given. Each record is measured from
@@ -35,11 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import schedules
-from ...engine import DPLloydConfig
-from ...init import sphere_packing
-from ...merging import merge_release
-from ...validation import check_epsilon, check_positive_int
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.papers.dpkccm.merging import merge_release
+from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = [
     "Variant",
@@ -144,7 +144,7 @@ def dpkccm_config(
         ``(epsilon, T) -> budgets``, or T explicit budgets summing to epsilon.
     centred:
         True (default): a record's L1 norm measured from the box's midpoint
-        (:mod:`dpkmeans.sensitivity`), less noise on a box that is not symmetric about 0.
+        (:mod:`dpkmeans.privacy.sensitivity`), less noise on a box that is not symmetric about 0.
         False: the paper's Delta = d r + 1 read as the largest L1 norm from the origin
         (eq. 10-11). The two coincide on the paper's [-1, 1]^d.
     """
@@ -198,7 +198,7 @@ average_k = _named("average_k", """Ni et al.'s ``average_k``: k clusters, eps/12
 
 The paper labels it "DPLloyd-Impr"; it is not: it is
 DPLloyd with sphere-packing initialisation and T = 12. Su et al.'s method is
-:func:`dpkmeans.algorithms.dplloyd_impr`.""")
+:func:`dpkmeans.papers.su.variants.dplloyd_impr`.""")
 allocation_k = _named("allocation_k",
                       "Ni et al.'s ``allocation_k``: k clusters, the stepped schedule, no merge.")
 average_nk = _named("average_nk",

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import audit
-from ...engine import DPLloydConfig, DPLloydResult
-from ...validation import check_positive_int
-from .variants import as_published, corrected
+from dpkmeans.study import audit
+from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.silhouette.variants import as_published, corrected
 
 __all__ = ["GROUPS", "RATIO", "audit_pair", "ratio_statistic", "audit_configs", "run_audits"]
 
@@ -38,7 +38,7 @@ TOLERANCE = 1e-9
 
 def audit_pair(group_size: int) -> tuple[np.ndarray, np.ndarray]:
     """(D, D'): two groups of ``group_size`` records in file order, and D plus the corner
-    (0, 0) (add/remove neighbours, :func:`dpkmeans.audit.corner_pair`)."""
+    (0, 0) (add/remove neighbours, :func:`dpkmeans.study.audit.corner_pair`)."""
     G = check_positive_int(group_size, "group_size")
     return audit.corner_pair(np.repeat(GROUPS, G, axis=0), BOX, corner=np.zeros(2))
 

@@ -10,7 +10,7 @@ against uniform DPLloyd (the paper's baseline [7] spends the same budget in ever
 4. the MapReduce **speed-up improves with data size** (Fig 7; ``benchmarks/dask_scaling.json``).
 
 Points are compared with Welch's t test over the 200 independent runs of each point
-(:func:`dpkmeans.claims.compare_means`) and the four verdicts of :func:`dpkmeans.claims.verdict`
+(:func:`dpkmeans.study.claims.compare_means`) and the four verdicts of :func:`dpkmeans.study.claims.verdict`
 ("in all cases": every point must support the claim). Claim 2 is supported at a point when
 DPLloyd is significantly better **or** the two are equivalent: the 95% interval of the
 difference lies inside +-``EQUIVALENCE`` (a margin fixed before looking at the results); a
@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...claims import LEVEL, VERDICTS, Comparison, combine, compare_means, verdict
-from ...files import write_csv
+from dpkmeans.study.claims import LEVEL, VERDICTS, Comparison, combine, compare_means, verdict
+from dpkmeans.files import write_csv
 
 __all__ = ["CLAIMS", "METHODS", "BASELINE", "EQUIVALENCE", "SMALL", "claims_ledger",
            "claims_summary", "speedup_claim", "write_claims"]

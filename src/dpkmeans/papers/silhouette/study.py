@@ -4,7 +4,7 @@ independent runs a point (the paper averages 10).
 A point is an algorithm at (dataset, epsilon). Every run is scored against the non-private
 clustering **from the same start**: non-private Lloyd, ``REFERENCE_ITERATIONS``
 steps, from that run's own initial centroids, and the F-measure with Hungarian matching and
-reference weights (:func:`dpkmeans.metrics.f_measure`). Squared NICV is measured in the public
+reference weights (:func:`dpkmeans.compute.metrics.f_measure`). Squared NICV is measured in the public
 [0, 1] scaling. Iterations are per run (the silhouette methods stop early), time per run is the
 batch's time over its runs.
 
@@ -34,15 +34,15 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ... import metrics
-from ...algorithms import dplloyd, dplloyd_impr
-from ...data import Dataset, load
-from ...engine import DPLloydConfig, run
-from ...errors import PrivacyLeakWarning
-from ...lloyd import assign, lloyd_reference
-from ...studies import stable_seed, summarise, to_public_space
-from ...validation import check_positive_int
-from .variants import VARIANTS, corrected
+from dpkmeans.compute import metrics
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.compute.lloyd import assign, lloyd_reference
+from dpkmeans.study.shared import stable_seed, summarise, to_public_space
+from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.silhouette.variants import VARIANTS, corrected
 
 __all__ = [
     "PAPER_DATASETS",

@@ -1,7 +1,7 @@
 """Silhouette-weighted budgets (Zhang, Liu and Wang 2018), as published and corrected.
 
-Both are configurations of the one engine (:mod:`dpkmeans.engine`), with two hooks
-(:mod:`dpkmeans.hooks`): an allocation rule that weights each cluster's budget by its
+Both are configurations of the one engine (:mod:`dpkmeans.engine.loop`), with two hooks
+(:mod:`dpkmeans.engine.hooks`): an allocation rule that weights each cluster's budget by its
 silhouette, and, as published, an initial release from equal splits of the data.
 
 =====================  ======================================  =====================================
@@ -25,7 +25,7 @@ stop                   no centroid moves by 1e-3 sqrt(d) or more, or 10 iteratio
 =====================  ======================================  =====================================
 
 The silhouette is the centre-based one, S(x) = (b - a) / max(a, b) with a the distance to the
-record's own (nearest) centre and b to the next one (:func:`dpkmeans.lloyd.block_silhouette`):
+record's own (nearest) centre and b to the next one (:func:`dpkmeans.compute.lloyd.block_silhouette`):
 every S(x) lies in [0, 1], so the as-published weights lie in [1, 2] and the overspend of an
 iteration is at most a factor 2, not unbounded as with the full silhouette.
 """
@@ -37,13 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import schedules
-from ...engine import DPLloydConfig
-from ...hooks import HookContext
-from ...init import sphere_packing
-from ...lloyd import block_silhouette
-from ...noise import calibrate
-from ...validation import check_epsilon, check_positive_int, check_real
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.compute.lloyd import block_silhouette
+from dpkmeans.privacy.noise import calibrate
+from dpkmeans.validation import check_epsilon, check_positive_int, check_real
 
 __all__ = [
     "MAX_ITERATIONS",

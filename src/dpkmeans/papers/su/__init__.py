@@ -1,12 +1,12 @@
 """Su et al.'s DP-Lloyd baselines (2016; book chapter 5): DPLloyd and DPLloyd-Impr.
 
-Their configurations are :mod:`dpkmeans.algorithms` and their sweep's runs
-:mod:`dpkmeans.experiments`; :mod:`.entries` holds what :data:`RECORD` names. The paper has no
+Their configurations are :mod:`dpkmeans.papers.su.variants` and their sweep's runs
+:mod:`dpkmeans.papers.su.study`; :mod:`.entries` holds what :data:`RECORD` names. The paper has no
 claims ledger: the book uses its algorithms as baselines and does not audit them, so it is not
 in the book-wide ledger.
 """
 
-from ..registry import CatalogueEntry, PaperRecord, Ref, Sweep
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep
 
 __all__ = ["RECORD"]
 

@@ -1,15 +1,15 @@
 """What the registry's RECORD of Su et al.'s baselines (2016; book chapter 5) names: the
-catalogue's configurations of DPLloyd and DPLloyd-Impr (:mod:`dpkmeans.algorithms`)."""
+catalogue's configurations of DPLloyd and DPLloyd-Impr (:mod:`dpkmeans.papers.su.variants`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...algorithms import dplloyd, dplloyd_impr
-from ...engine import DPLloydConfig
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.engine.loop import DPLloydConfig
 
 if TYPE_CHECKING:
-    from ...catalogue import FitInputs
+    from dpkmeans.api.catalogue import FitInputs
 
 __all__ = ["dplloyd_config", "dplloyd_impr_config"]
 

@@ -1,0 +1,101 @@
+"""Every corrected algorithm of the book, by the name ``DPKMeans(algorithm=...)`` takes.
+
+Each paper's record (:mod:`dpkmeans.papers.registry`) lists the corrected algorithms it adds;
+the catalogue gathers them, the pure epsilon-DP ones first in the book's order, then the
+(epsilon, delta) ones. Each :class:`Choice` builds the engine configuration of one algorithm
+from the public inputs of a fit and says what its guarantee needs: the adjacency it is proven
+under, whether it reads the number of records (public, or a noisy count the estimator pays
+for), whether it is (epsilon, delta)-DP. The as-published variants are deliberately absent:
+they are reachable only through their paper modules (``dpkmeans.papers.<paper>.variants``),
+where the book audits them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+from numpy.typing import ArrayLike
+
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, records
+
+__all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices"]
+
+
+@dataclass(frozen=True)
+class FitInputs:
+    """The public inputs of one fit that a configuration may read."""
+
+    n_clusters: int
+    epsilon: float
+    bounds: tuple[ArrayLike, ArrayLike]
+    max_iter: int
+    n_records: int | None = None
+    delta: float | None = None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One corrected algorithm: how to build it, and what its guarantee needs."""
+
+    name: str
+    build: Callable[[FitInputs], DPLloydConfig]
+    summary: str
+    chapter: str
+    neighbour: str = "add/remove"
+    needs_n_records: bool = False
+    needs_delta: bool = False
+    uses_max_iter: bool = False
+
+
+def _choice(record: PaperRecord, entry: CatalogueEntry) -> Choice:
+    return Choice(entry.name, entry.build, entry.summary, record.number, entry.neighbour,
+                  entry.needs_n_records, entry.needs_delta, entry.uses_max_iter)
+
+
+_built: tuple[tuple[PaperRecord, ...], dict[str, Choice]] | None = None
+
+
+def choices() -> dict[str, Choice]:
+    """Every corrected algorithm by name, as the papers' records list them: the pure
+    epsilon-DP ones first, in the book's order, then the (epsilon, delta) ones."""
+    global _built
+    papers = records()
+    if _built is None or _built[0] is not papers:
+        every = sorted((_choice(r, e) for r in papers for e in r.algorithms),
+                       key=lambda c: c.needs_delta)  # stable: the book's order within each
+        names = [c.name for c in every]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"two papers offer the algorithm(s) {twice}")
+        _built = (papers, {c.name: c for c in every})
+    return _built[1]
+
+
+class _Catalogue(Mapping[str, Choice]):
+    """The catalogue as the registry holds it now (a read-only mapping)."""
+
+    def __getitem__(self, name: str) -> Choice:
+        return choices()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(choices())
+
+    def __len__(self) -> int:
+        return len(choices())
+
+    def __repr__(self) -> str:
+        return f"CATALOGUE({list(self)})"
+
+
+#: Every corrected algorithm by name (a live view of :func:`choices`).
+CATALOGUE: Mapping[str, Choice] = _Catalogue()
+
+
+def choice(name: str) -> Choice:
+    """The corrected algorithm called ``name`` (a ValueError lists the names)."""
+    if name not in CATALOGUE:
+        raise ValueError(f"algorithm must be one of {sorted(CATALOGUE)}, got {name!r}; "
+                         "the as-published variants are in dpkmeans.papers.<paper>.variants")
+    return CATALOGUE[name]

@@ -1,0 +1,436 @@
+"""A scikit-learn style estimator over the DP-Lloyd engine: every corrected algorithm of the
+book (:mod:`dpkmeans.api.catalogue`; chapter 5 introduces it, the synthesis chapter compares them).
+
+``DPKMeans(n_clusters, epsilon, bounds, algorithm, random_state)`` follows diffprivlib's API
+but avoids the bugs of its version 0.6.6 (book chapter 5): the parameters are never mutated (clone
+safe), every cluster is noised every iteration, Su's split is the right way round, the record
+count behind Su's rule is public or paid for, and ``bounds=None`` ("paper mode", bounds read
+off the data) warns with ``PrivacyLeakWarning`` and is recorded as a leak in the ledger. It
+passes scikit-learn's ``check_estimator`` (``tests/test_estimators.py``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+import warnings
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from dpkmeans.compute import metrics
+from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
+from dpkmeans.papers.su.variants import noisy_record_count
+from dpkmeans.compute.backends import BACKENDS, get_backend
+from dpkmeans.api.catalogue import Choice, FitInputs, choice
+from dpkmeans.engine.loop import run
+from dpkmeans.errors import BudgetExceededError, PrivacyLeakWarning
+from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
+from dpkmeans.compute.lloyd import assign
+from dpkmeans.privacy.sensitivity import check_box
+from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
+
+__all__ = ["DPKMeans", "budget_form", "charge_accountant", "check_accountant", "without_data"]
+
+
+def _reject_non_numeric_columns(X: ArrayLike) -> None:
+    """A DataFrame must have only numeric (not boolean) columns; name the others."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        bad = [str(c) for c, t in zip(X.columns, X.dtypes)
+               if not is_numeric_dtype(t) or is_bool_dtype(t)]
+        if bad:
+            raise ValueError(f"X has non-numeric columns: {bad}")
+
+
+def _is_dask_array(X: object) -> bool:
+    """A ``dask.array.Array`` (checked without importing dask)."""
+    return type(X).__module__.startswith("dask.") and hasattr(X, "chunks")
+
+
+def _bound_side(side: object, name: str, d: int) -> np.ndarray:
+    """One side of ``bounds`` as a float array of length d (a scalar is broadcast)."""
+    values = np.asarray(side, dtype=object).reshape(-1)
+    if values.size == 0 or any(isinstance(v, str | bytes) or not isinstance(
+            v, numbers.Real | np.floating | np.integer) or isinstance(v, bool | np.bool_)
+            for v in values):
+        raise TypeError(f"bounds: the {name} bound must be a number or an array of numbers, "
+                        f"got {side!r}")
+    arr = np.asarray(side, dtype=float)
+    if arr.ndim > 1 or arr.size not in (1, d):
+        raise ValueError(f"bounds: the {name} bound must be a scalar or an array of length {d} "
+                         f"(n_features), got shape {arr.shape}")
+    return np.broadcast_to(arr.reshape(-1), (d,)).astype(float)
+
+
+def validate_numeric(estimator: BaseEstimator, X: ArrayLike, *, reset: bool) -> np.ndarray:
+    """X as a finite float64 2-D array by scikit-learn's checks (which also record or compare
+    ``n_features_in_`` and the feature names); every error says it is about X."""
+    _reject_non_numeric_columns(X)
+    try:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        message = without_data(str(err))
+        if "X" not in message.split():
+            message = f"invalid X: {message}"
+        raise type(err)(message) from err
+
+
+def without_data(message: str) -> str:
+    """A scikit-learn or numpy message about X without what it quotes from X: the records
+    (``array=[...]``, a printed array), the number of records (``shape=(N, d)`` becomes
+    ``shape=(, d)``, scikit-learn's checks match that form) and an unconvertible value. They
+    are private; a message is not a release."""
+    text = re.sub(r"\n?array=\[[^\]]*\]\.?", "", message.strip())  # a printed 1-D array
+    text = re.sub(r"\n\s*\[.*\]", "", text, flags=re.S)  # a printed array on its own lines
+    text = re.sub(r"shape=\([1-9]\d*,", "shape=(,", text)
+    return re.sub(r"(could not convert \S+ to \w+): .*", r"\1", text)
+
+
+def squared_distances(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances (N, k) from each row to each centre, without an (N, k, d)
+    intermediate (clipped at 0 against rounding)."""
+    squared = (X * X).sum(axis=1)[:, None] - 2.0 * X @ C.T + (C * C).sum(axis=1)[None, :]
+    return np.maximum(squared, 0.0)
+
+
+def public_bounds(bounds: Any, X: np.ndarray, *,
+                  columns: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """The estimators' box: public ``bounds`` (scalars or arrays per feature, checked), or, for
+    ``None``, the data's min/max with a ``PrivacyLeakWarning`` (paper mode). ``columns`` names
+    the columns the bounds cover when X is only part of the input (e.g. "numeric")."""
+    what = f" of the {columns} columns" if columns else ""
+    if bounds is None:
+        warnings.warn(
+            f"bounds=None: the bounds{what} are read off the data (the papers' 'paper mode'). "
+            "This leaks the extreme values of X and voids the privacy guarantee; pass "
+            "public bounds=(lower, upper) instead.",
+            PrivacyLeakWarning, stacklevel=4)
+        lower, upper = X.min(axis=0), X.max(axis=0)
+        upper = np.where(upper > lower, upper, lower + 1.0)
+        return lower, upper
+    if not isinstance(bounds, tuple | list) or len(bounds) != 2:
+        raise ValueError(f"bounds must be a pair (lower, upper), got {bounds!r}")
+    d = X.shape[1]
+    try:
+        lower = _bound_side(bounds[0], "lower", d)
+        upper = _bound_side(bounds[1], "upper", d)
+    except ValueError as err:
+        if not columns:
+            raise
+        raise ValueError(f"{err}; bounds cover the {d} {columns} columns only") from err
+    if np.any(lower >= upper):
+        raise ValueError(f"bounds must satisfy lower < upper in every {columns or 'feature'}"
+                         f"{' column' if columns else ''}")
+    return check_box((lower, upper))
+
+
+def seed_sequence(random_state: Any) -> np.random.SeedSequence:
+    """The fit's seed: fresh entropy for None (never stored on the model), a copy of a given
+    SeedSequence (the parameter is never advanced), or a non-negative int."""
+    rs = random_state
+    if rs is None:
+        return np.random.SeedSequence()
+    if isinstance(rs, np.random.SeedSequence):
+        return np.random.SeedSequence(rs.entropy, spawn_key=rs.spawn_key, pool_size=rs.pool_size)
+    if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and rs >= 0:
+        return np.random.SeedSequence(int(rs))
+    raise ValueError("random_state must be a non-negative int, a numpy SeedSequence or None")
+
+
+def budget_form(epsilon: Any, rho: Any, m: Any, forms: str, *,
+                default_epsilon: float | None = None, m_form: str = "an integer >= 2") -> str:
+    """Which budget an estimator was given: "epsilon" or "rho" (with m). Exactly one is
+    needed (``forms`` says which, in the errors); with neither, ``default_epsilon`` applies
+    when set (then "epsilon")."""
+    has_eps, has_rho, has_m = (v is not None for v in (epsilon, rho, m))
+    if has_eps and (has_rho or has_m):
+        given = ", ".join(n for n, h in (("epsilon", has_eps), ("rho", has_rho), ("m", has_m))
+                          if h)
+        raise ValueError(f"{forms}; got {given}")
+    if has_rho and not has_m:
+        raise ValueError(f"rho needs m, the number of possible worlds ({m_form})")
+    if has_m and not has_rho:
+        raise ValueError(f"{forms}; got only m")
+    if not has_eps and not has_rho and default_epsilon is None:
+        raise ValueError(f"{forms}; got none")
+    return "rho" if has_rho else "epsilon"
+
+
+def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedger,
+                      name: str) -> None:
+    """Record a finished fit in the shared ``accountant`` (its whole ledger as one sequential
+    part). Its cost was checked before the fit (:func:`check_accountant`)."""
+    if accountant is not None:
+        accountant.absorb(fit_ledger, name)
+
+
+def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
+                     name: str) -> None:
+    """Refuse a fit, before any noise is drawn, whose cost would take the shared
+    accountant past its budget, or whose guarantee is under another adjacency than the
+    accountant's (book chapter 12, the shared accountant)."""
+    if accountant is None:
+        return
+    if not isinstance(accountant, PrivacyLedger):
+        raise TypeError("accountant must be a dpkmeans.privacy.accounting.PrivacyLedger, got "
+                        f"{type(accountant).__name__}")
+    if accountant.neighbour != neighbour:
+        raise ValueError(f"{name} is private under {neighbour} adjacency, the accountant "
+                         f"composes under {accountant.neighbour}: use one ledger per "
+                         "relation")
+    remaining = accountant.remaining()
+    if remaining is not None and not cost.fits_within(remaining):
+        raise BudgetExceededError(
+            f"{name} would spend {cost}, but the accountant has only {remaining} left "
+            f"of its budget {accountant.budget} (spent so far: {accountant.total()}); "
+            "nothing was drawn")
+
+
+class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Differentially private k-means: every corrected algorithm of the book, with a ledger.
+
+    Parameters
+    ----------
+    n_clusters : int
+        k, a public choice (choosing it on the data would cost budget).
+    epsilon : float or None
+        Total privacy budget of one fit, all releases included (1.0 when neither ``epsilon``
+        nor ``rho`` is given). Under add/remove adjacency, except ``algorithm="di"`` (replace).
+    rho, m : float and int, or None
+        ``algorithm="di"`` only, instead of ``epsilon``: differential identifiability, an
+        attacker's posterior at most ``rho`` over ``m`` possible worlds (book chapter 11);
+        spent as epsilon = ln((m - 1) rho / (1 - rho)).
+    delta : float or None
+        ``algorithm="colored"`` only (it is required there): the delta of (epsilon, delta).
+    bounds : (lower, upper) or None
+        Public bounds of every feature (scalars or arrays). Data outside are clipped; the
+        ``ClippingWarning`` then says how many values were, and that count (like the warning
+        that k exceeds the number of records) is for the data holder only: it is private, not
+        part of any release, and must not be passed on. ``None`` reads them off the data:
+        not private, warns ``PrivacyLeakWarning`` and the ledger records the leak
+        (``ledger_.is_private`` is then False).
+    algorithm : str
+        One of :data:`dpkmeans.api.catalogue.CATALOGUE` (the book's "Choosing an algorithm" page
+        says when to use which):
+
+        * ``"dplloyd"`` (ch. 5): epsilon / T over ``max_iter`` iterations, random starts;
+        * ``"dplloyd-impr"`` (ch. 5, default): Su et al.'s improved version; T from Su's rule
+          and the count : sum split from Su et al.'s (2016) constant 0.225 (their rho, not the
+          ``rho`` parameter): an **assumption** about the private centroids, a coordinate
+          typically 0.45 half-widths from the box's midpoint, that no public input gives. The
+          sums are released centred and in units of the half-widths, so it means the same in
+          every box; if the data disagree, accuracy suffers, never privacy;
+        * ``"dp-kccm"`` (ch. 7): n k clusters, a decreasing budget, merged down to k;
+        * ``"silhouette"`` (ch. 8): cluster budgets weighted by noisy silhouettes;
+        * ``"apdp"`` (ch. 10): budgets in a decreasing arithmetic progression;
+        * ``"di"`` (ch. 11): DI k-means, halving budgets, replace adjacency, ``rho``/``m``;
+        * ``"colored"`` (ch. 9): colored Gaussian noise, (epsilon, delta), ``max_iter`` T.
+
+        Only the corrected algorithms are offered; the as-published ones live in
+        ``dpkmeans.papers``.
+    max_iter : int
+        Iterations of "dplloyd" and "colored" (the others choose T by their own rule).
+    n_records : int or None
+        "dplloyd-impr" and "apdp" only: the number of records, **stated by you as public**
+        (for example from the documentation of the data). Their rules read it to choose T; one
+        record more can change T, so the exact count of private data must not be used.
+        ``None`` (default) spends ``n_records_share * epsilon`` on a noisy count (discrete
+        Laplace, sensitivity 1) and runs the iterations with the rest; both are in ``ledger_``.
+    n_records_share : float in (0, 1)
+        The share of ``epsilon`` spent on the noisy count when ``n_records`` is None.
+    accountant : PrivacyLedger or None
+        A ledger shared across fits, with a total budget (``PrivacyLedger(budget=3.0)``). A fit
+        that would exceed what is left raises ``BudgetExceededError`` before any noise is
+        drawn; a finished fit is recorded in it, its whole ledger as one part.
+    backend : {"memory", "dask"}
+        Where the statistics are computed (:mod:`dpkmeans.compute.backends`). With ``"dask"``, X may be
+        a ``dask.array`` and ``client`` a ``dask.distributed.Client`` (without one a
+        ``LocalCluster`` is started for the fit and closed). Same seed, same bits, either way.
+    client : dask.distributed.Client or None
+    random_state : int, numpy SeedSequence or None
+        Seed of every random draw. ``None`` draws fresh entropy, which is *not* stored: a seed
+        behind a published release must stay secret, since it regenerates every noise draw.
+
+    Attributes
+    ----------
+    cluster_centers_ : (k, d) array
+        The private centroids: the release.
+    n_iter_ : int
+        Iterations run: the planned T (public inputs or the noisy count), or fewer when a
+        stopping rule ended the run early ("di", "silhouette": no centroid moved by the
+        threshold). Public: the rule reads the released centroids only (chapters 8 and 11).
+    n_records_used_ : int or None
+        The N the algorithm's rule used (the stated one or the noisy count; None if it reads
+        none).
+    epsilon_ : float
+        The epsilon of the fit (from ``rho`` and ``m`` when given).
+    rho_ : float or None
+        With ``rho``: the DI guarantee of the fit.
+    ledger_ : PrivacyLedger
+        Every release, its mechanism, sensitivity, noise and budget; ``privacy_spent_`` is its
+        total and ``ledger_.is_private`` says whether any leak was recorded.
+    bounds_ : (lower, upper) arrays
+    paper_mode_ : bool
+    labels_ : (n_samples,) array
+        The training records' clusters under the private centroids. Each label is a function of
+        its own record: like the clip count (shown only in the ``ClippingWarning``) it is for
+        the data holder and **not** a differentially private release.
+    """
+
+    def __init__(self, n_clusters: int = 8, *, epsilon: float | None = None, rho=None, m=None,
+                 delta: float | None = None, bounds=None, algorithm: str = "dplloyd-impr",
+                 max_iter: int = 5, n_records=None, n_records_share: float = 0.05,
+                 accountant: PrivacyLedger | None = None, backend: str = "memory", client=None,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.rho = rho
+        self.m = m
+        self.delta = delta
+        self.bounds = bounds
+        self.algorithm = algorithm
+        self.max_iter = max_iter
+        self.n_records = n_records
+        self.n_records_share = n_records_share
+        self.accountant = accountant
+        self.backend = backend
+        self.client = client
+        self.random_state = random_state
+
+    # -- input ---------------------------------------------------------------------------------
+    def _validate_X(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
+        """X as a finite float64 2-D array (scikit-learn's checks; errors say it is about X).
+        A dask array is checked for its shape and dtype only and stays lazy (the backend checks
+        its values block by block)."""
+        if _is_dask_array(X):
+            return self._validate_lazy(X, reset=reset)
+        return validate_numeric(self, X, reset=reset)
+
+    def _validate_lazy(self, X: Any, *, reset: bool) -> Any:
+        if self.backend != "dask":
+            raise ValueError("invalid X: a dask array needs backend='dask'")
+        if X.ndim != 2 or X.dtype.kind not in "iuf":
+            raise ValueError(f"invalid X: a 2-D dask array of real numbers is needed, got "
+                             f"{X.ndim}-D of dtype {X.dtype}")
+        if reset:
+            self.n_features_in_ = int(X.shape[1])
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but DPKMeans is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return X
+
+    def _resolve_bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.bounds is None and _is_dask_array(X):
+            raise ValueError("bounds=None reads the bounds off the data; with a dask array "
+                             "pass public bounds=(lower, upper)")
+        return public_bounds(self.bounds, X)
+
+    def _seed(self) -> np.random.SeedSequence:
+        return seed_sequence(self.random_state)
+
+    def _check_params(self) -> tuple[int, float, Choice, float | None]:
+        """k, epsilon, the algorithm and delta, checked (each error names its parameter)."""
+        if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral):
+            raise ValueError(f"n_clusters must be an integer, got {self.n_clusters!r}")
+        k = check_positive_int(self.n_clusters, "n_clusters")
+        algorithm = choice(self.algorithm)
+        form = budget_form(self.epsilon, self.rho, self.m,
+                           "give one budget: epsilon, or rho with m", default_epsilon=1.0)
+        if form == "rho":
+            if algorithm.name != "di":
+                raise ValueError(f"rho and m are the budget of algorithm='di' (differential "
+                                 f"identifiability); {algorithm.name!r} takes epsilon")
+            eps = epsilon_from_rho(self.rho, self.m)
+        else:
+            eps = 1.0 if self.epsilon is None else check_epsilon(self.epsilon)
+        delta = None
+        if algorithm.needs_delta:
+            if self.delta is None:
+                raise ValueError(f"algorithm={algorithm.name!r} is (epsilon, delta)-DP: "
+                                 "give delta, e.g. delta=1e-6")
+            delta = check_delta(self.delta)
+        elif self.delta is not None:
+            raise ValueError(f"delta is only for algorithm='colored'; {algorithm.name!r} is "
+                             "pure epsilon-DP")
+        if self.n_records is not None:
+            check_positive_int(self.n_records, "n_records")
+            if not algorithm.needs_n_records:
+                raise ValueError(f"n_records is read only by algorithm='dplloyd-impr' and "
+                                 f"'apdp'; {algorithm.name!r} does not use it")
+        share = check_real(self.n_records_share, "n_records_share")
+        if not 0.0 < share < 1.0:
+            raise ValueError(f"n_records_share must lie in (0, 1), got {share}")
+        check_positive_int(self.max_iter, "max_iter")
+        return k, eps, algorithm, delta
+
+    # -- fitting -------------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y=None) -> DPKMeans:
+        """Fit on X (y is ignored). Spends the budget, recorded in ``ledger_`` (and in the
+        shared ``accountant``, if any)."""
+        k, eps, algorithm, delta = self._check_params()
+        X = self._validate_X(X, reset=True)
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        if k > X.shape[0]:  # for the data holder, like the clip count: not a release
+            warnings.warn(f"n_clusters = {k} exceeds the number of records: some clusters "
+                          "will be empty (they are still noised)", UserWarning, stacklevel=2)
+        bounds = self._resolve_bounds(X)
+        name = f"DPKMeans(algorithm={algorithm.name!r})"
+        cost = PrivacyCost(eps, delta or 0.0)
+        check_accountant(self.accountant, cost, algorithm.neighbour, name)
+        count_seq, run_seq = self._seed().spawn(2)
+        ledger = PrivacyLedger(budget=cost if delta else eps, neighbour=algorithm.neighbour)
+        n_used, run_eps = None, eps
+        if algorithm.needs_n_records:
+            if self.n_records is None:
+                count_eps = self.n_records_share * eps
+                n_used = noisy_record_count(X.shape[0], count_eps, np.random.default_rng(count_seq),
+                                            ledger=ledger)
+                run_eps = eps - count_eps
+            else:
+                n_used = int(self.n_records)
+        config = algorithm.build(FitInputs(k, run_eps, bounds, max_iter=int(self.max_iter),
+                                           n_records=n_used, delta=delta))
+        if self.bounds is None:
+            config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
+        with get_backend(self.backend, client=self.client) as engine:
+            result = run(X, config, run_seq, ledger=ledger, backend=engine)
+            self.labels_ = engine.labels(X, result.centroids[0])
+        charge_accountant(self.accountant, result.ledger, name)
+        self.cluster_centers_ = result.centroids[0]
+        self.n_iter_ = int(result.iterations_run[0])
+        self.n_records_used_ = n_used
+        self.epsilon_ = eps
+        self.rho_ = None if self.rho is None else rho_from_epsilon(eps, int(self.m))
+        self.ledger_ = result.ledger
+        self.privacy_spent_: PrivacyCost = result.ledger.total()
+        self.bounds_ = bounds
+        self.paper_mode_ = self.bounds is None
+        return self
+
+    # -- using a fitted model (all post-processing) -------------------------------------------
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Index of the nearest private centroid for each row."""
+        check_is_fitted(self, "cluster_centers_")
+        return assign(self._validate_X(X, reset=False), self.cluster_centers_)
+
+    def fit_predict(self, X: ArrayLike, y=None) -> np.ndarray:
+        return self.fit(X).labels_
+
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """Euclidean distances from each row to each private centroid."""
+        check_is_fitted(self, "cluster_centers_")
+        X = self._validate_X(X, reset=False)
+        C = self.cluster_centers_
+        return np.sqrt(squared_distances(X, C))
+
+    def score(self, X: ArrayLike, y=None) -> float:
+        """Negative SSE of X under the private centroids (sklearn's convention: higher is better)."""
+        check_is_fitted(self, "cluster_centers_")
+        return -float(metrics.sse(self._validate_X(X, reset=False), self.cluster_centers_))

@@ -1,0 +1,933 @@
+"""Compiled (numba) exact Lloyd statistics, silhouettes and distances of one block, and their
+numpy references.
+
+:func:`kernel_block_stats` is the map step of :func:`dpkmeans.compute.lloyd.block_stats` in one
+compiled pass: for each tile of rows, the score of every centroid, the best and the runner-up,
+the exact-assignment test, and the rows added to their cluster's sum. Each tile of X is read
+once for all R replicas. Single-threaded and without Python threads: the caller runs blocks in
+parallel (the compiled functions release the GIL) and adds their results with
+:func:`dpkmeans.compute.blocks.tree_sum`.
+
+**Contract** (the caller passes one block of the public plan, :mod:`dpkmeans.compute.blocks`):
+
+* Labels: the exact nearest centroid of each row, as :class:`dpkmeans.compute.nearest._Nearest` defines
+  it: the same b vectors (-2 c, fl(||c||^2)), the lowest index on an exact tie, a centroid
+  equal to one of lower index never wins. The kernel decides a row only when its runner-up
+  score exceeds ``best + margin * sqrt(||x||^2 + 1)`` with ``_Nearest``'s proven margin (which
+  covers any rounding order of the scores). A replica with an undecided row (near tie,
+  non-finite row) is done again from its labels: the kernel's, and for the undecided rows
+  :func:`dpkmeans.compute.nearest._exact_nearest`'s. The bits never depend on which rows were near ties.
+* Counts: exact integers (float64 on return).
+* Sums, the "panels" order: the block's rows are cut into panels of :data:`TILE` = 256 rows
+  from the block's start; a panel's sum of a cluster is the left-to-right float64 sum of its
+  rows in row order, from +0.0; the panels' sums are added in panel order to the block's sums,
+  from +0.0. Any implementation can reproduce it; :func:`panels_block_stats` does with numpy
+  (no BLAS). Its rounding error is at most about (256 + m / 256) u sum |x| for an m-row block.
+* Silhouettes (:func:`kernel_block_silhouette`) and nearest distances
+  (:func:`kernel_nearest_distance_sums`): each row's value from its scores rounded in one
+  canonical order (:func:`canonical_scores`: no fused multiply-add, so the bits are the same
+  on every CPU), added in the panels order; :func:`panels_block_silhouette` and
+  :func:`panels_nearest_distance_sums` reproduce them with numpy, bit for bit.
+* Replica r's results depend on replica r's centroids only (not on the replicas beside it),
+  and a row's label on that row and the centroids only (not on N or its place in the block).
+* A non-finite sum makes :func:`dpkmeans.compute.nearest.as_data_matrix` scan the block and raise its
+  ValueError if the block has a NaN or infinite value (an overflow of huge finite values is
+  returned as is), as in ``block_stats``.
+
+Compiled code: the scorers are generated for each (k, d) with k d <= 640 (k and d fixed, the
+centroids in small groups whose scores stay in registers; the assigner's in single precision
+with fused multiply-adds, since the labels do not depend on the rounding: a row that its
+single-precision scores do not decide is decided in float64, and only then, if still
+undecided, exactly), faster than the generic loops (float64),
+which serve larger k d; so is the tile loader, generated for each d, which prefetches X ahead
+of the row it reads. A tile and its scores share one flat workspace, so that the compiler can
+prove they do not overlap and vectorise the scorers over rows. The kernel functions for each
+(k, d) live in a module generated in a file
+(``~/.cache/dpkmeans/kernels`` or ``$DPKMEANS_KERNEL_DIR``) so that numba caches them on disk:
+1 to 25 seconds to compile each (k, d) once (more for larger k d), about half a second to
+load in a later process. The statistics and labels for k above one centroid group share one
+module for each d (:func:`_groups_source`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from dpkmeans.compute.nearest import _exact_nearest, _Nearest, _score_margin, as_data_matrix
+
+__all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
+           "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
+           "panels_block_stats", "panels_nearest_distance_sums"]
+
+#: Map functions that run compiled code without the GIL: :func:`dpkmeans.compute.lloyd.local_map_reduce`
+#: runs their blocks in threads.
+_COMPILED: set = set()
+
+
+def releases_gil(fn):
+    """Mark a map function as compiled code that releases the GIL (:data:`_COMPILED`)."""
+    _COMPILED.add(fn)
+    return fn
+
+
+#: Rows of a tile (scored together) and of a panel of the sums (module docstring).
+TILE = 256
+#: How far ahead of the row it loads the tile loader asks for X (:func:`_prefetch`), in
+#: elements (2 KB): one prefetch a row keeps reading X from memory, which the loader's stores
+#: otherwise hold to about a third of the machine's bandwidth (9.5 -> 6.4 ns a row at d = 10).
+_AHEAD = 256
+#: Distance between two rows of a tile's workspace W (module notes below): a tile plus one
+#: cache line, so that the d + k rows of W fall in different sets of the L1 cache (at exactly
+#: TILE, 2 KB apart, they share two sets of it and evict each other from d = 8 or so).
+_STRIDE = TILE + 8
+
+
+#: Largest k * d for which the scorer is generated with (k, d) fixed (unrolled, in registers).
+#: 640 covers DP-KCCM's 25 clusters at d = 24 (credit card, n = 5): the statistics in 37 against
+#: 125 ns a row and replica for the generic loops, for about 25 s of compiling once per machine.
+_GENERATED_MAX = 640
+#: The generated assigners score in single precision (twice float64's numbers per cycle; the
+#: assignment alone 42 -> 24 ns a row and replica at k = d = 24, 3.9 -> 2.8 at k = 8, d = 10) with
+#: :class:`dpkmeans.compute.nearest._Nearest`'s single-precision margin; the rows it leaves undecided
+#: are decided in float64 (:func:`_settle`), so the labels are the exact ones either way. The
+#: margin's bound holds without overflow or underflow: a replica with max_j ||b_j|| outside
+#: this range, or a row with 1 + ||x||^2 above :data:`_SINGLE_NRM_MAX`, is decided in float64.
+_SINGLE_B_RANGE = (2.0**-60, 2.0**60)
+_SINGLE_NRM_MAX = 2.0**120
+#: The tile's type in the generic modules (float64 scores); the generated modules, whose
+#: assigner scores in single precision, define it as float32.
+_TILE_TYPE = np.float64
+#: Fewest (row, replica) pairs in one call for which the generated scorer is worth compiling
+#: (a few seconds per (k, d), once per machine); smaller calls use the generic one. The choice
+#: changes no bit (module docstring): only the speed.
+_GENERATED_MIN_WORK = 2**16
+
+# The workspace of a tile is one flat float64 array W of (d + k) _STRIDE values: feature f of
+# row i at W[f _STRIDE + i] (the tile transposed), the score of centroid j for row i at
+# W[(d + j) _STRIDE + i]. One array with constant distances between its rows lets the compiler
+# prove that the scores' stores never overlap the rows' loads, and so vectorise the scorer.
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _score_generic(W, m, CT, cn, r):
+    """Scores ||c_j||^2 - 2 x_i.c_j of the m rows of the tile in W for replica r, into W's
+    score rows, in the canonical order (:func:`canonical_scores`): the generic loops, for k d
+    above :data:`_GENERATED_MAX`."""
+    d = CT.shape[1]
+    k = CT.shape[2]
+    for j in range(k):
+        s0 = (d + j) * _STRIDE
+        c = cn[r, j]
+        for i in range(m):
+            W[s0 + i] = c
+        for f in range(d):
+            b = CT[r, f, j]
+            x0 = f * _STRIDE
+            for i in range(m):
+                W[s0 + i] += b * W[x0 + i]
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
+    """Best centroid of each of the m rows of the tile in W into ``arg[i]`` (the lowest index
+    among equal scores; ``cn`` holds +inf for a centroid that never wins), or -1 when the row
+    is undecided: runner-up not above best + mg * sqrt(nrm[i]), or anything non-finite. Leaves
+    these scores in W's score rows."""
+    _score_generic(W, m, CT, cn, r)
+    _pick(W, CT.shape[1] * _STRIDE, m, cn, r, mg, nrm, arg, np.empty(m), np.empty(m))
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _assign_double(W, m, CT32, cs32, mg32, r, nrm, arg, X, t0, CT, cs, margin):
+    """The generic modules' assigner in the signature of the generated ones (which score in
+    single precision with CT32, cs32 and mg32, and settle the rest in float64 from X): float64
+    scores only, :func:`_assign_generic` on the float64 tile in W."""
+    _assign_generic(W, m, CT, cs, margin[r], r, nrm, arg)
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _pick(W, s0, m, cs, r, mg, nrm, arg, low, second):
+    """The decision of :func:`_assign_generic` from scores already in W (centroid j of row i at
+    W[s0 + j _STRIDE + i], rounded in any order: the margin covers it), leaving out the centroids
+    with ``cs[r, j]`` = +inf (equal to one of lower index: they never win). ``low`` and
+    ``second`` are workspaces of at least m values."""
+    k = cs.shape[1]
+    for i in range(m):
+        low[i] = W[s0 + i]
+        second[i] = np.inf
+        arg[i] = 0
+    for j in range(1, k):
+        if cs[r, j] == np.inf:
+            continue
+        sj = s0 + j * _STRIDE
+        for i in range(m):
+            s = W[sj + i]
+            lo = low[i]
+            # selects, not max/min: branch-free, and NaN handling spelled out
+            hi = s if s > lo else lo  # noqa: FURB136
+            second[i] = hi if hi < second[i] else second[i]  # noqa: FURB136
+            better = s < lo
+            low[i] = s if better else lo
+            arg[i] = j if better else arg[i]
+    for i in range(m):
+        # a non-finite row has nrm = inf or NaN, so the test fails: undecided
+        if not (second[i] > low[i] + mg * np.sqrt(nrm[i])):
+            arg[i] = -1
+
+
+#: Centroids scored together in one loop over a tile's rows by the generated assigner and by
+#: the generated canonical scorer: the group's running scores, a feature and its products stay
+#: in the CPU's 16 vector registers, where all k scores at once spill. At k = 25, d = 24 (one
+#: core, 40 replicas): the statistics 80 -> 37 ns a row and replica, the nearest distances
+#: 88 -> 45 ns; no change measured at k <= 10 (the two sizes are the best of 4, 5, 6 and 8).
+_ASSIGN_GROUP = 8
+_SCORE_GROUP = 6
+
+
+def _group_terms(js: range, d: int, base: str = "") -> list[str]:
+    """Generated lines: the constants of centroids ``js``, the loop over rows and each row's
+    scores s_j of those centroids, in the canonical order of :func:`canonical_scores`
+    (c + b_0 x_0, then each product added in feature order, feature by feature for the group);
+    compiled with ``contract``, the products fuse into FMAs. With ``base`` = "j0 + " the
+    centroids are j0 + j, for a j0 given at run time."""
+    lines = []
+    for j in js:
+        lines.append(f"    c{j} = cn[r, {base}{j}]")
+        lines += [f"    b{j}_{f} = CT[r, {f}, {base}{j}]" for f in range(d)]
+    lines.append("    for i in range(m):")
+    lines += [f"        s{j} = c{j}" for j in js]
+    for f in range(d):
+        lines.append(f"        x = W[{f * _STRIDE} + i]")
+        lines += [f"        s{j} = s{j} + b{j}_{f} * x" for j in js]
+    return lines
+
+
+def _assign_group(size: int, d: int, first: bool, base: str) -> list[str]:
+    """Generated lines of the single-precision assigner for one group of ``size`` centroids
+    (``base`` + 0 .. size - 1, :func:`_group_terms`): each row's best score, runner-up and
+    centroid, started from the group's first centroid (``first``) or from W's first two
+    score rows and ``arg`` where the previous group left them, and left there. Everything in
+    the loop over rows is float32 or int32, so that it is vectorised in single precision (8
+    rows a 256-bit vector on the Zen 4 measured; a float64 or int64 value in the loop made
+    LLVM take 4)."""
+    low, second = d * _STRIDE, (d + 1) * _STRIDE
+    lines = [f"    l{t} = np.int32({base}{t})" for t in range(size)]
+    lines += ["    inf32 = np.float32(np.inf)"] if first else []
+    lines += _group_terms(range(size), d, base)
+    if first:
+        lines += ["        lo = s0", "        se = inf32", "        a = l0"]
+    else:
+        lines += [f"        lo = W[{low} + i]", f"        se = W[{second} + i]",
+                  "        a = arg[i]"]
+    for t in range(1 if first else 0, size):
+        lines += [f"        hi = s{t} if s{t} > lo else lo",
+                  "        se = hi if hi < se else se",
+                  f"        bt = s{t} < lo",
+                  f"        lo = s{t} if bt else lo",
+                  f"        a = l{t} if bt else a"]
+    lines += [f"        W[{low} + i] = lo", f"        W[{second} + i] = se", "        arg[i] = a"]
+    return lines
+
+
+#: Signature of every assigner (:func:`_assign_double` and the generated ones).
+_ASSIGN_SIGNATURE = "(W, m, CT, cn, mg, r, nrm, arg, X, t0, CT64, cs64, mg64)"
+
+
+def _finish_call(d: int) -> str:
+    return (f"    _finish(W, m, {d * _STRIDE}, {(d + 1) * _STRIDE}, mg, r, nrm, arg, X, t0, CT64,"
+            " cs64, mg64)")
+
+
+def _scorer_source(k: int, d: int) -> str:
+    """Source of the scorer ``_score`` and of the assigner ``_assign`` for (k, d) with k and d
+    fixed (the contracts of :func:`_score_generic` and :func:`_assign_double`, except that the
+    generated ``_assign`` scores the float32 tile in single precision, CT, cn and mg being the
+    single-precision terms, then settles in float64 the rows that these leave undecided
+    (:func:`_finish`), and leaves W's score rows alone but the first two): the rows vectorised,
+    the centroids in groups (:data:`_SCORE_GROUP`, :data:`_ASSIGN_GROUP`), one loop over the
+    rows each.
+    ``_score`` gives the canonical bits (no fused multiply-add: portable across CPUs);
+    ``_assign`` may round as it likes (the same chains, fused into FMAs): the labels are exact
+    whatever the rounding. Between the groups the assigner keeps each row's best score, its
+    runner-up and its centroid in W's first two score rows and in ``arg``."""
+    score = ["@nb.njit(cache=True, nogil=True, boundscheck=False)",
+             "def _score(W, m, CT, cn, r):"]
+    for j in range(0, k, _SCORE_GROUP):
+        js = range(j, min(j + _SCORE_GROUP, k))
+        score += _group_terms(js, d)
+        score += [f"        W[{(d + j) * _STRIDE} + i] = s{j}" for j in js]
+    jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
+    assign = [jit, f"def _assign{_ASSIGN_SIGNATURE}:"]
+    for j in range(0, k, _ASSIGN_GROUP):
+        assign += _assign_group(min(_ASSIGN_GROUP, k - j), d, j == 0, f"{j} + ")
+    assign.append(_finish_call(d))
+    return "\n".join(score) + "\n\n\n" + "\n".join(assign) + "\n"
+
+
+#: Group sizes of the per-d module's assigner (:func:`_groups_source`): k - 8 centroids are
+#: taken 8, 4, 2 and 1 at a time (at most three passes for the remainder), so that the module
+#: compiles 5 group functions rather than one for every size from 1 to 8 (about half the time).
+_GROUP_SIZES = (8, 4, 2, 1)
+
+
+def _groups_source(d: int) -> str:
+    """Source of ``_assign`` for any k > :data:`_ASSIGN_GROUP` at d fixed (the contract of
+    :func:`_scorer_source`'s, one module for every such k): one function for each size of
+    :data:`_GROUP_SIZES`, for centroids j0 .. j0 + size - 1 given at run time, called group by
+    group in the order of the centroids. The first group (8 centroids) starts each row's best
+    score, runner-up and centroid as :func:`_scorer_source`'s does (from centroid 0), every
+    group keeps them in W's first two score rows and ``arg``, and :func:`_finish` takes the
+    decision. Compiled once per d rather than once per (k, d): DP-KCCM's n k clusters take
+    many values of k. (The statistics and labels only: the canonical scorer with run-time
+    offsets did not vectorise, 2-3x slower, so the silhouettes and distances keep a module for
+    each (k, d); ``_score`` here is the generic one, unused.)"""
+    jit = '@nb.njit(cache=True, nogil=True, boundscheck=False, fastmath={"contract"})'
+    out = ["from dpkmeans.compute.kernels import _score_generic as _score"]
+    for size in _GROUP_SIZES:
+        for first in ((True, False) if size == _ASSIGN_GROUP else (False,)):
+            name = f"_assign{size}_first" if first else f"_assign{size}"
+            out += ["", "", jit, f"def {name}(W, m, CT, cn, r, j0, arg):",
+                    *_assign_group(size, d, first, "j0 + ")]
+    out += ["", "", _JIT, f"def _assign{_ASSIGN_SIGNATURE}:", "    k = CT.shape[2]",
+            f"    _assign{_ASSIGN_GROUP}_first(W, m, CT, cn, r, 0, arg)",
+            f"    j0 = {_ASSIGN_GROUP}", "    while j0 < k:"]
+    for n, size in enumerate(_GROUP_SIZES):
+        test = "else" if size == 1 else f"{'if' if n == 0 else 'elif'} k - j0 >= {size}"
+        out += [f"        {test}:", f"            _assign{size}(W, m, CT, cn, r, j0, arg)",
+                f"            j0 += {size}"]
+    out.append(_finish_call(d))
+    return "\n".join(out) + "\n"
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _finish(W, m, low, second, mg, r, nrm, arg, X, t0, CT, cs, margin):
+    """The single-precision assigner's decision from each row's best score and runner-up (at
+    W[low + i] and W[second + i]): ``arg[i]`` stays if the runner-up is above
+    best + mg * sqrt(nrm[i]) (and nrm[i] is at most :data:`_SINGLE_NRM_MAX`), else the row is
+    decided in float64 by :func:`_settle` (a non-finite row has nrm = inf or NaN: -1)."""
+    for i in range(m):
+        ok = (W[second + i] > W[low + i] + mg * np.sqrt(nrm[i])) & (nrm[i] <= _SINGLE_NRM_MAX)
+        arg[i] = arg[i] if ok else -1
+    _settle(X, t0, m, CT, cs, margin, r, nrm, arg)
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _settle(X, t0, m, CT, cs, margin, r, nrm, arg):
+    """The rows of the tile (rows t0 .. t0 + m of X) that the single-precision scores left
+    undecided (``arg[i]`` = -1), decided as :func:`_assign_generic` decides in float64: the
+    scores from the row of X, the lowest index among equal scores, the centroids with
+    ``cs[r, j]`` = +inf left out, and -1 again when the runner-up is not above
+    best + margin[r] sqrt(nrm[i]) (a near tie in float64 too, or a non-finite row). Rare
+    (about 1 row in 10^4 to 10^5): one row at a time."""
+    d = X.shape[1]
+    k = CT.shape[2]
+    mg = margin[r]
+    for i in range(m):
+        if arg[i] >= 0:
+            continue
+        lo = 0.0
+        se = np.inf
+        a = 0
+        for j in range(k):
+            if j > 0 and cs[r, j] == np.inf:
+                continue
+            s = cs[r, j]
+            for f in range(d):
+                s += CT[r, f, j] * X[t0 + i, f]
+            if j == 0:
+                lo = s
+                continue
+            # the selects of _pick (NaN handling included)
+            hi = s if s > lo else lo  # noqa: FURB136
+            se = hi if hi < se else se  # noqa: FURB136
+            better = s < lo
+            lo = s if better else lo
+            a = j if better else a
+        arg[i] = a if se > lo + mg * np.sqrt(nrm[i]) else -1
+
+
+def _loader_source(d: int) -> str:
+    """Source of ``_load_tile`` for d fixed: the contract (and bits) of
+    :func:`_load_tile_generic`, each row's features in registers (the generic loops over a
+    run-time d are about 1.5 times as slow)."""
+    squares = [f"x{f} * x{f}" for f in range(d)]
+    nrm, sq = "1.0", "0.0"
+    for term in squares:  # features added in order, from 1.0 and from 0.0
+        nrm, sq = f"({nrm} + {term})", f"({sq} + {term})"
+    load = [_JIT, "def _load_tile(X, t0, m, W, nrm, sq):", "    last = X.size - 1",
+            "    for i in range(m):", f"        _prefetch(X, min((t0 + i) * {d} + _AHEAD, last))"]
+    load += [f"        x{f} = X[t0 + i, {f}]" for f in range(d)]
+    load += [f"        W[{f * _STRIDE} + i] = x{f}" for f in range(d)]
+    load += [f"        nrm[i] = {nrm}", f"        sq[i] = {sq}"]
+    return "\n".join(load) + "\n"
+
+
+@intrinsic
+def _prefetch(typingctx, arr, offset):
+    """Prefetch, for reading into every cache level, the cache line holding element ``offset``
+    of the flat data of the C-contiguous ``arr`` (LLVM's ``llvm.prefetch``; a hint only, it
+    reads nothing into the program and cannot fault)."""
+    if not isinstance(arr, types.Array) or not isinstance(offset, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        at = builder.gep(ary.data, [context.cast(builder, args[1], signature.args[1], types.intp)])
+        byte = builder.bitcast(at, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte.type, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(fn, [byte, i32(0), i32(3), i32(1)])  # read, keep in all levels, data
+        return context.get_dummy_value()
+
+    return types.void(arr, offset), codegen
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _load_tile_generic(X, t0, m, W, nrm, sq):
+    """Rows t0 .. t0 + m of X transposed into W's feature rows, 1 + ||x||^2 into nrm and
+    ||x||^2 into sq (features added in order)."""
+    d = X.shape[1]
+    last = X.size - 1
+    for i in range(m):
+        nrm[i] = 1.0
+        sq[i] = 0.0
+    for i in range(m):
+        _prefetch(X, min((t0 + i) * d + _AHEAD, last))
+        for f in range(d):
+            W[f * _STRIDE + i] = X[t0 + i, f]
+    for f in range(d):
+        for i in range(m):
+            v = W[f * _STRIDE + i] * W[f * _STRIDE + i]
+            nrm[i] += v
+            sq[i] += v
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _accumulate(X, t0, m, arg, r, sums, counts, panel):
+    """The panel of rows t0 .. t0 + m of X (module docstring: each row added, in row order, to
+    its cluster's sum from +0.0) added into ``sums[r]``, the rows counted in ``counts[r]``;
+    rows labelled -1 are skipped and their number returned. ``panel`` (k, d) is a workspace.
+    (Generated versions for (k, d) fixed, unrolled or in registers, measured slower.)"""
+    k, d = panel.shape
+    for j in range(k):
+        for f in range(d):
+            panel[j, f] = 0.0
+    undecided = 0
+    for i in range(m):
+        lab = arg[i]
+        if lab < 0:
+            undecided += 1
+            continue
+        counts[r, lab] += 1
+        for f in range(d):  # the row as stored: contiguous
+            panel[lab, f] += X[t0 + i, f]
+    for j in range(k):
+        for f in range(d):
+            sums[r, j, f] += panel[j, f]
+    return undecided
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+def _silhouette_values(W, s0, m, k, arg, sq, val, own, other):
+    """(b - a) / max(a, b) in [0, 1] into ``val[i]`` for each of the m rows of the tile (row i
+    of cluster ``arg[i]``, any value for an undecided row): a its distance to its own centroid,
+    b to the nearest other one (b = a for k = 1), from the scores at W[s0 + j _STRIDE + i] and
+    sq = ||x||^2; squares below 0 (rounding) count as 0. NaN stays NaN (the caller reports
+    non-finite data). Loops over rows with selects only (vectorised); ``own`` and ``other``
+    are workspaces of at least m values (their contents on entry are not read)."""
+    for i in range(m):
+        own[i] = np.inf
+        other[i] = np.inf
+    for j in range(k):
+        sj = s0 + j * _STRIDE
+        for i in range(m):
+            s = W[sj + i]
+            mine = arg[i] == j
+            own[i] = s if mine else own[i]
+            other[i] = s if (not mine and s < other[i]) else other[i]
+    for i in range(m):
+        a2 = own[i] + sq[i]
+        b2 = a2 if k == 1 else other[i] + sq[i]
+        a = np.sqrt(a2 if a2 > 0.0 else 0.0)  # noqa: FURB136 - a select (NaN -> 0 here)
+        b = np.sqrt(b2 if b2 > 0.0 else 0.0)  # noqa: FURB136
+        top = a if a > b else b  # noqa: FURB136 - the same select as the numpy reference
+        v = (b - a) / (top if top != 0.0 else 1.0)
+        v = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)  # noqa: FURB136
+        v = 0.0 if top == 0.0 else v
+        val[i] = np.nan if (np.isnan(a2) or np.isnan(b2)) else v
+
+
+#: The scorer, assigner and tile loader that the kernel functions below call.
+#: They are compiled in a module generated for each (k, d) (:func:`_module`), with the generated
+#: ones (or the generic ones).
+_score = _score_generic
+_assign = _assign_generic
+_load_tile = _load_tile_generic
+
+
+def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, undecided):
+    """Sums (R, k, d) and counts (R, k) of the rows of X (one block) in the panels order, added
+    into ``sums`` and ``counts`` (zeros on entry). With ``given`` of shape (R, n) the labels are
+    taken from it; with shape (R, 0) they are computed (scores with ``cs``, raw ``cn`` unused
+    here), each replica's number of undecided rows is added into ``undecided`` (R,), and their
+    total returned (where not 0, that replica's results are incomplete: redo it with
+    ``given``). The single-precision terms (``CT32``, ``cs32``,
+    ``margin32``) serve the generated assigner (its tile is float32)."""
+    n, d = X.shape
+    R = CT.shape[0]
+    k = CT.shape[2]
+    use_given = given.shape[1] > 0
+    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2 rows: best, runner-up
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    arg = np.empty(TILE, dtype=np.int32)  # int32: the assigner's labels
+    panel = np.empty((k, d))
+    total = 0
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)  # the tile is read once for every replica
+        for r in range(R):
+            if use_given:
+                for i in range(m):
+                    arg[i] = given[r, t0 + i]
+            else:
+                _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
+            left = _accumulate(X, t0, m, arg, r, sums, counts, panel)
+            undecided[r] += left
+            total += left
+    return total
+
+
+def _k_block_silhouette(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts,
+                        undecided):
+    """Per-cluster sums (R, k) of the centre-based silhouette and counts (R, k) of the rows of X,
+    in the panels order, added into ``sums`` and ``counts``; labels and ``given`` as in
+    :func:`_k_block`, except that the labels are decided from the raw scores themselves
+    (``cs`` only marks the centroids that never win), and the silhouettes come from the same
+    raw scores (``cn``: a centroid equal to the row's own is at distance a, so b = a); the
+    single-precision terms are not used (the canonical scores are float64)."""
+    n, d = X.shape
+    R = CT.shape[0]
+    k = CT.shape[2]
+    use_given = given.shape[1] > 0
+    W = np.empty((d + k) * _STRIDE)
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    arg = np.empty(TILE, dtype=np.int64)
+    panel = np.empty(k)
+    val = np.empty(TILE)
+    own = np.empty(TILE)
+    other = np.empty(TILE)
+    total = 0
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)
+        for r in range(R):
+            _score(W, m, CT, cn, r)  # the raw scores, in the canonical order
+            if use_given:
+                for i in range(m):
+                    arg[i] = given[r, t0 + i]
+            else:  # decided from the same scores (the margin covers any rounding order)
+                _pick(W, d * _STRIDE, m, cs, r, margin[r], nrm, arg, own, other)
+            _silhouette_values(W, d * _STRIDE, m, k, arg, sq, val, own, other)
+            for j in range(k):
+                panel[j] = 0.0
+            for i in range(m):
+                lab = arg[i]
+                if lab < 0:
+                    undecided[r] += 1
+                    total += 1
+                    continue
+                counts[r, lab] += 1
+                panel[lab] += val[i]
+            for j in range(k):
+                sums[r, j] += panel[j]
+    return total
+
+
+def _k_block_minima(X, CT, cn, squared, plain):
+    """Per replica, the sums over the rows of X of the squared and of the plain distance to the
+    nearest centroid, in the panels order, added into ``squared`` and ``plain`` (R,)."""
+    n, d = X.shape
+    R = CT.shape[0]
+    k = CT.shape[2]
+    W = np.empty((d + k) * _STRIDE)
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    low = np.empty(TILE)
+    s0 = d * _STRIDE
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)
+        for r in range(R):
+            _score(W, m, CT, cn, r)
+            for i in range(m):
+                low[i] = W[s0 + i]
+            for j in range(1, k):
+                sj = s0 + j * _STRIDE
+                for i in range(m):
+                    s = W[sj + i]
+                    low[i] = s if s < low[i] else low[i]  # noqa: FURB136
+            p2 = 0.0
+            p1 = 0.0
+            for i in range(m):
+                v = low[i] + sq[i]
+                v = v if v > 0.0 else 0.0  # noqa: FURB136
+                p2 += v
+                p1 += np.sqrt(v)
+            squared[r] += p2
+            plain[r] += p1
+
+
+def _k_block_labels(X, CT, cn, cs, margin, CT32, cs32, margin32, out):
+    """Labels (R, n) of the rows of X into ``out``: the kernel's decision, -1 where undecided
+    (the assigner of :func:`_k_block`)."""
+    n = X.shape[0]
+    d = X.shape[1]
+    R = CT.shape[0]
+    k = CT.shape[2]
+    W = np.empty((d + max(k, 2)) * _STRIDE, dtype=_TILE_TYPE)  # 2 rows: best, runner-up
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    arg = np.empty(TILE, dtype=np.int32)  # int32: the assigner's labels
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)
+        for r in range(R):
+            _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
+            for i in range(m):
+                out[r, t0 + i] = arg[i]
+
+
+_JIT = "@nb.njit(cache=True, nogil=True, boundscheck=False)"
+_MODULES: dict[str, object] = {}
+_MODULES_LOCK = threading.Lock()  # blocks run in the caller's threads: generate each once
+
+
+def _kernel_dir() -> Path:
+    """Where the generated modules (and numba's caches of them, in __pycache__) are kept."""
+    where = os.environ.get("DPKMEANS_KERNEL_DIR")
+    path = Path(where) if where else Path.home() / ".cache" / "dpkmeans" / "kernels"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    except OSError:
+        path = Path(tempfile.gettempdir()) / "dpkmeans-kernels"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+def _module(k: int, d: int, generated: bool, scores: bool = False):
+    """The compiled kernel functions for (k, d): a module generated in a file, so that numba
+    caches them on disk (a fresh process compiles each (k, d) once, not every time). The
+    statistics and labels of k > :data:`_ASSIGN_GROUP` share one module for each d
+    (:func:`_groups_source`); ``scores`` asks for the kernels that use the canonical scores
+    (silhouettes, distances), whose module is always the one of (k, d)."""
+    if not generated:
+        key = "generic"
+    elif k > _ASSIGN_GROUP and not scores:
+        key = f"groups_d{d}"  # one module for every k above a group (:func:`_groups_source`)
+    else:
+        key = f"k{k}_d{d}"
+    with _MODULES_LOCK:
+        if key not in _MODULES:
+            _MODULES[key] = _load_module(key, k, d, generated)
+        return _MODULES[key]
+
+
+def _load_module(key: str, k: int, d: int, generated: bool):
+    parts = ["import numba as nb", "import numpy as np", "",
+             "from dpkmeans.compute.kernels import (_AHEAD, _SINGLE_NRM_MAX, _STRIDE, TILE, _accumulate,",
+             "                              _finish, _pick, _prefetch, _settle,",
+             "                              _silhouette_values)", ""]
+    if generated:
+        scorers = _groups_source(d) if key.startswith("groups") else _scorer_source(k, d)
+        parts += ["_TILE_TYPE = np.float32  # the assigner's tile (single precision)", "",
+                  scorers, "", _loader_source(d)]
+    else:
+        parts += ["from dpkmeans.compute.kernels import _TILE_TYPE",
+                  "from dpkmeans.compute.kernels import _assign_double as _assign"]
+        parts += [f"from dpkmeans.compute.kernels import _{name}_generic as _{name}"
+                  for name in ("score", "load_tile")]
+    for fn in (_k_block, _k_block_silhouette, _k_block_minima, _k_block_labels):
+        parts += ["", _JIT, inspect.getsource(fn)]
+    text = "\n".join(parts)
+    # the digest covers this file too: numba's cache of the generated module does not see
+    # changes to what it imports from here (TILE, the generic functions)
+    digest = hashlib.sha256(text.encode() + Path(__file__).read_bytes()
+                            + nb.__version__.encode()).hexdigest()[:16]
+    name = f"dpkmeans_kernel_{key}_{digest}"
+    path = _kernel_dir() / f"{name}.py"
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)  # atomic: concurrent processes (Dask workers) agree
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _CentroidTerms:
+    """The public per-centroid quantities of :class:`_Nearest` in the kernel's layout: they
+    depend on the centroids only, so every block of one call shares them (:func:`_terms`)."""
+
+    def __init__(self, C: np.ndarray):
+        d = C.shape[2]
+        near = _Nearest(np.zeros((1, d)), C)
+        self.B, self.shadowed = near.B, near.shadowed  # for _exact_nearest
+        self.CT = np.ascontiguousarray(near.CT, dtype=np.float64)  # (R, d, k): -2 c
+        self.cn = np.ascontiguousarray(near.B[:, d, :])  # (R, k): fl(||c||^2)
+        # the same with +inf for a centroid equal to one of lower index (it never wins)
+        self.cs = np.ascontiguousarray(near.c_norms[:, :, 0], dtype=np.float64)
+        self.margin = np.ascontiguousarray(near.margin, dtype=np.float64)  # (R,)
+        # the generated assigners' single-precision terms: those of _Nearest(scores="single")
+        # (-2 c and fl(||c||^2) rounded to float32, its margin), and an infinite margin (every
+        # row decided in float64) for a replica outside _SINGLE_B_RANGE
+        low, high = _SINGLE_B_RANGE
+        with np.errstate(over="ignore", invalid="ignore"):  # out of float32's range: unused
+            self.CT32 = np.ascontiguousarray(near.CT, dtype=np.float32)
+            self.cs32 = np.ascontiguousarray(self.cs, dtype=np.float32)
+            usable = (near.b_norm >= low) & (near.b_norm <= high)  # NaN: not usable
+        self.margin32 = np.where(usable, _score_margin(near.b_norm, d, np.float32), np.inf)
+
+
+_TERMS: dict[bytes, _CentroidTerms] = {}
+_TERMS_KEPT = 4  # the centroid sets of the last few calls (each block of a call reuses them)
+_TERMS_LOCK = threading.Lock()
+
+
+def _terms(C: np.ndarray) -> _CentroidTerms:
+    """:class:`_CentroidTerms` of C, computed once for the blocks of one call (keyed by C's
+    shape and bits: a changed C is a new key)."""
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    key = repr(C.shape).encode() + C.tobytes()
+    with _TERMS_LOCK:
+        terms = _TERMS.get(key)
+    if terms is None:
+        terms = _CentroidTerms(C)
+        with _TERMS_LOCK:
+            while len(_TERMS) >= _TERMS_KEPT:
+                del _TERMS[next(iter(_TERMS))]  # the oldest
+            _TERMS[key] = terms
+    return terms
+
+
+class _Prepared:
+    """One block and the public per-centroid quantities (:class:`_CentroidTerms`)."""
+
+    def __init__(self, X: np.ndarray, C: np.ndarray, generated: bool | None = None):
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.C = C
+        self.terms = terms = _terms(C) if generated is None else _CentroidTerms(
+            np.ascontiguousarray(C, dtype=np.float64))  # a redo (:meth:`_labelled`): uncached
+        self.CT, self.cn, self.cs, self.margin = terms.CT, terms.cn, terms.cs, terms.margin
+        R, d, k = self.CT.shape
+        if generated is None:
+            generated = k * d <= _GENERATED_MAX and R * self.X.shape[0] >= _GENERATED_MIN_WORK
+        self.generated = generated
+        self.mod = _module(k, d, self.generated)  # statistics and labels
+        self.shape = (R, k, d)
+
+    def _scoring_module(self):
+        """The module of the kernels that use the canonical scores (:func:`_module`)."""
+        _, k, d = self.shape
+        return _module(k, d, self.generated, scores=True)
+
+    def _decided(self):
+        t = self.terms
+        return self.X, self.CT, self.cn, self.cs, self.margin, t.CT32, t.cs32, t.margin32
+
+    def labels(self) -> np.ndarray:
+        """Exact labels (R, n) (the undecided rows by ``_exact_nearest``)."""
+        X, (R, _, d) = self.X, self.shape
+        out = np.empty((R, X.shape[0]), dtype=np.int64)
+        self.mod._k_block_labels(*self._decided(), out)
+        rep, col = np.nonzero(out < 0)
+        if rep.size:
+            rows = np.hstack([X[col], np.ones((col.size, 1))])
+            # huge or non-finite rows: no warnings (non-finite data is reported by the caller)
+            with np.errstate(invalid="ignore", over="ignore"):
+                scores = np.einsum("ni,nik->nk", rows[:, :d], self.CT[rep]) + self.cs[rep]
+                out[rep, col] = _exact_nearest(rows, self.terms.B[rep], scores,
+                                               ~self.terms.shadowed[rep])
+        return out
+
+    def _labelled(self, kernel, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Run a labelled kernel (sums, counts) with the kernel's labels, and again, from their
+        exact labels, for the replicas with an undecided row: a replica's results depend on its
+        own centroids only, so the others' stand (in an as-published APDP point on adult, half
+        the calls of 1000 replicas had a near tie in some replica, and redid all 1000)."""
+        R, k, _ = self.shape
+        counts = np.zeros((R, k), dtype=np.int64)
+        undecided = np.zeros(R, dtype=np.int64)
+        none = np.empty((R, 0), dtype=np.int64)
+        if kernel(*self._decided(), none, sums, counts, undecided):
+            reps = np.flatnonzero(undecided)
+            redo = _Prepared(self.X, self.C[reps], generated=self.generated)  # same module
+            redo_sums = np.zeros((reps.size, *sums.shape[1:]))
+            redo_counts = np.zeros((reps.size, k), dtype=np.int64)
+            left = kernel(*redo._decided(), redo.labels(), redo_sums, redo_counts,
+                          np.zeros(reps.size, dtype=np.int64))
+            assert left == 0
+            sums[reps], counts[reps] = redo_sums, redo_counts
+        return _checked(self.X, sums, counts.astype(np.float64))
+
+    def stats(self) -> tuple[np.ndarray, np.ndarray]:
+        R, k, d = self.shape
+        return self._labelled(self.mod._k_block, np.zeros((R, k, d)))
+
+    def silhouette(self) -> tuple[np.ndarray, np.ndarray]:
+        R, k, _ = self.shape
+        return self._labelled(self._scoring_module()._k_block_silhouette, np.zeros((R, k)))
+
+    def minima(self) -> tuple[np.ndarray, np.ndarray]:
+        R = self.shape[0]
+        squared, plain = np.zeros(R), np.zeros(R)
+        self._scoring_module()._k_block_minima(self.X, self.CT, self.cn, squared, plain)
+        return squared, plain
+
+
+def _checked(X: np.ndarray, sums: np.ndarray, counts: np.ndarray):
+    if not np.isfinite(sums).all():
+        as_data_matrix(X)  # raises on NaN or inf in the block (else: overflow, returned)
+    return sums, counts
+
+
+def kernel_block_stats(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sums (R, k, d) and counts (R, k) (float64) of one block X (m, d) for centroids C
+    (R, k, d), already validated: the contract of the module docstring, single-threaded."""
+    return _Prepared(X, C).stats()
+
+
+def kernel_block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums (R, k) of the centre-based silhouette of one block X (m, d) and counts
+    (R, k), for validated centroids C (R, k, d): the labels of :func:`kernel_block_stats`, each
+    row's (b - a) / max(a, b) from its scores, added in the panels order."""
+    return _Prepared(X, C).silhouette()
+
+
+@releases_gil
+def kernel_nearest_distance_sums(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per replica, the sums over the rows of X (m, d) of the squared and of the plain distance
+    to the nearest centroid of C (R, k, d), in the panels order: two arrays (R,). X and C
+    validated (finite)."""
+    return _Prepared(X, C).minima()
+
+
+def kernel_block_labels(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """The exact labels (R, m) of one block X (m, d) for centroids C (R, k, d), through the
+    kernel; equal to :func:`dpkmeans.compute.lloyd.assign` (non-finite rows: arbitrary labels)."""
+    return _Prepared(X, C).labels()
+
+
+def _panel_sums(values: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """The panels order with numpy: sums (k, w) of the rows of ``values`` (m, w) by label (m,):
+    one ``np.bincount`` over (panel, label, column) bins of the flattened rows (a left-to-right
+    loop from +0.0: each bin gets its rows in row order), then the panels' sums added in panel
+    order to +0.0 by an explicit loop (``np.add.reduce`` may sum pairwise)."""
+    m, w = values.shape
+    P = max(1, -(-m // TILE))
+    lab = labels.astype(np.intp, copy=False)
+    base = (np.arange(m, dtype=np.intp) // TILE) * k + lab  # (panel, label) bin of each row
+    bins = ((base * w)[:, None] + np.arange(w, dtype=np.intp)).ravel()
+    per_panel = np.bincount(bins, weights=values.ravel(), minlength=P * k * w).reshape(P, k * w)
+    out = np.zeros(k * w)  # +0.0, then the panels in order
+    for p in range(P):
+        out += per_panel[p]
+    return out.reshape(k, w)
+
+
+def canonical_scores(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores (R, k, m) of the rows of X (m, d) in the canonical order of the silhouettes
+    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.compute.nearest._Nearest`
+    rounds it), then each product fl(-2 c_f x_f) added in feature order, no fused
+    multiply-add; ||x||^2 likewise from +0.0. Numpy, elementwise: the compiled scorer's bits."""
+    near = _Nearest(X, C)
+    d = near.CT.shape[1]
+    scores = np.repeat(near.B[:, d, :, None], X.shape[0], axis=2)  # (R, k, m)
+    sq = np.zeros(X.shape[0])
+    for f in range(d):
+        scores += near.CT[:, f, :, None] * X[None, None, :, f]
+        sq += X[:, f] * X[:, f]
+    return scores, sq
+
+
+def panels_block_stats(X: np.ndarray, C: np.ndarray,
+                       labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The panels order with numpy only (no numba, no BLAS): sums (R, k, d) and counts (R, k)
+    of one block X (m, d) whose exact labels (R, m) are given (:func:`dpkmeans.compute.lloyd.assign`)
+    (:func:`_panel_sums` per replica)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    R, k, d = C.shape
+    m = X.shape[0]
+    labels = np.asarray(labels)
+    if labels.shape != (R, m):
+        raise ValueError(f"labels must have shape {(R, m)}, got {labels.shape}")
+    sums = np.empty((R, k, d))
+    counts = np.empty((R, k))
+    for r in range(R):
+        counts[r] = np.bincount(labels[r].astype(np.intp, copy=False), minlength=k)
+        sums[r] = _panel_sums(X, labels[r], k)
+    return _checked(X, sums, counts)
+
+
+def panels_block_silhouette(X: np.ndarray, C: np.ndarray,
+                            labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kernel_block_silhouette` with numpy only, bit for bit: each row's value from the
+    :func:`canonical_scores`, given the exact labels (R, m), added in the panels order."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    R, k, _ = C.shape
+    m = X.shape[0]
+    scores, sq = canonical_scores(X, C)
+    rows = np.arange(m)
+    sums, counts = np.empty((R, k)), np.empty((R, k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for r in range(R):
+            lab = labels[r].astype(np.intp, copy=False)
+            a2 = scores[r, lab, rows] + sq
+            others = scores[r].copy()
+            others[lab, rows] = np.inf
+            b2 = others.min(axis=0) + sq if k > 1 else a2
+            a = np.sqrt(np.maximum(a2, 0.0))  # NaN stays NaN (reported by the caller)
+            b = np.sqrt(np.maximum(b2, 0.0))
+            top = np.where(a > b, a, b)
+            value = np.where(top > 0, (b - a) / np.where(top > 0, top, 1.0), 0.0)
+            value = np.where(value < 0, 0.0, np.where(value > 1, 1.0, value))
+            value[np.isnan(a) | np.isnan(b)] = np.nan
+            counts[r] = np.bincount(lab, minlength=k)
+            sums[r] = _panel_sums(value[:, None], lab, k)[:, 0]
+    return _checked(X, sums, counts)
+
+
+def panels_nearest_distance_sums(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kernel_nearest_distance_sums` with numpy only, bit for bit (one block): the
+    minimum :func:`canonical_scores` of each row plus ||x||^2 (below 0: 0), and its square
+    root, added in the panels order."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    R = C.shape[0]
+    scores, sq = canonical_scores(X, C)
+    squared, plain = np.empty(R), np.empty(R)
+    zero = np.zeros(X.shape[0], dtype=np.intp)
+    for r in range(R):
+        v = scores[r].min(axis=0) + sq
+        v = np.where(v > 0, v, 0.0)
+        squared[r], plain[r] = _panel_sums(np.column_stack([v, np.sqrt(v)]), zero, 1)[0]
+    return squared, plain

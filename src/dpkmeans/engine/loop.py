@@ -1,0 +1,797 @@
+"""The one DP-Lloyd loop that every algorithm in the book configures (book chapter 5).
+
+    init -> for t in schedule: stats = backend.stats(X, centroids)      # exact
+                               noisy = release(stats, budget_t, ledger)  # the only noise
+                               centroids = update(noisy)                 # post-processing
+         -> final release (e.g. merge n*k -> k)                          # post-processing
+         -> output release (e.g. Ravi et al.'s one-shot colored noise)   # a hook, charged
+
+The loop holds the replicas' generators but draws no noise itself: every release is charged and
+drawn in one call of :mod:`dpkmeans.privacy.mechanisms` (``release_plan`` for an iteration,
+``release_choices`` for the categorical modes), and hooks get a releaser bound to the ledger
+(:class:`~dpkmeans.engine.hooks.HookContext`).
+
+A configuration names the initializer, the budget schedule, the per-cluster allocation, the
+count/sum split, the noise, the neighbour relation and the final release. R replicas run in
+one pass; replica r draws its initial centroids and all of its noise from the r-th child of
+one ``SeedSequence``, so its numbers do not depend on how many replicas run beside it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
+from dpkmeans.compute.bounds import clip_to_bounds
+from dpkmeans.errors import ClippingWarning
+from dpkmeans.engine.init import Initializer, sphere_packing
+from dpkmeans.compute.backends import Backend, get_backend
+from dpkmeans.compute.lloyd import SCORE_PRECISIONS
+from dpkmeans.privacy import mechanisms
+from dpkmeans.privacy.mechanisms import Charges, Entry, Parallel, entry
+from dpkmeans.privacy.noise import (NOISE_KINDS, NoiseCalibration, NoisePlan, calibrate,
+                                    check_sampler)
+from dpkmeans.engine.schedules import SU_RHO, su_split
+from dpkmeans.privacy.sensitivity import (box_midpoint, check_box, coordinate_bounds,
+                                          lloyd_query_sensitivity, sum_sensitivity)
+from dpkmeans.engine.prototypes import CategoricalModes, mode_scores
+from dpkmeans.engine.hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
+from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
+
+__all__ = [
+    "DPLloydConfig",
+    "DPLloydResult",
+    "Release",
+    "iteration_releases",
+    "plan_ledger",
+    "run",
+    "clip_to_bounds",
+    "SPLITS",
+    "ENGINE_NOISE",
+    "FLAWS",
+    "OVERSPENDING_FLAWS",
+]
+
+#: How one iteration's budget is spent on a cluster's (sum, count):
+#: "joint" = one Laplace release of the (d + 1)-vector (DPLloyd; DP-KCCM, Ni et al. 2021),
+#: "su" = the count and each sum dimension separately, count : dimension = cbrt(4 d rho^2) : 1
+#: (DPLloyd-Impr, Su et al. 2016).
+SPLITS = ("joint", "su")
+
+#: The noise of an iteration's (S_j, n_j): the samplers' kinds, and "colored": Gaussian noise
+#: with the optimal covariance for the centred query over the public box (book chapter 9,
+#: :func:`dpkmeans.privacy.colored.box_covariance`), released as white noise on the whitened vector
+#: (S_j - n_j m) / sqrt(r), n_j (r the half-widths), then scaled back.
+ENGINE_NOISE = NOISE_KINDS + ("colored",)
+
+#: Published flaws a configuration can reproduce on purpose ("as published" variants, audited in
+#: the book; never private). Each maps to what the ledger records about it.
+FLAWS = {
+    "skip-empty-clusters": ("empty clusters get no noise and keep their centroid (diffprivlib "
+                            "0.6.6)"),
+    "exact-counts": "cluster sizes are released without noise (Shang et al. 2021, as published)",
+    "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
+    "data-derived-bounds": ("the box was read off the private data (min-max scaling of the data, "
+                            "as the papers did): a neighbour can move the box, so no sensitivity "
+                            "holds"),
+    "private-record-count": ("T was chosen from the exact number of private records (Su's rule in "
+                             "diffprivlib 0.6.6): one record more can change T"),
+    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the Noise_k^t"
+                     " of Zhang, Liu and Wang 2018, read literally): the cluster's sum minus its "
+                     "count is released exactly"),
+    "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed on "
+                          "the private data without noise (Zhang, Liu and Wang 2018, as published)"),
+    "min-normalised-weights": ("weights (1 + S_j) / (1 + min_l S_l) ≥ 1 (Zhang, Liu and Wang "
+                               "2018): its claim ε_j^t ≤ ε/2^t is false; the ledger charges the "
+                               "true cost, ε_t max_j w_j"),
+    "undefined-initial-budget": ("the budget of the initial centres is undefined (Zhang, Liu and "
+                                 "Wang 2018); charged as ε/2⁰ = ε, outside the declared total"),
+    "position-split": ("equal split by record order (Zhang, Liu and Wang 2018): adding a record "
+                       "moves every later record to another subset, so d + 1 does not bound a "
+                       "subset's change"),
+    "exact-iterations": ("the Lloyd iterations run without noise on the private data (Ravi, "
+                         "Scaglione and Peisert 2021: one-shot output perturbation of the "
+                         "converged centroids)"),
+    "data-initialisation": ("the initial centres are chosen from the private records (k-means++, "
+                            "the scikit-learn default the authors' code uses)"),
+    "local-sensitivity": ("the noise covariance is fitted to this dataset's leave-one-out centroid"
+                          " shifts with the labels frozen (Ravi et al. 2021, Lemma 5): a neighbour"
+                          " changes the covariance itself, and added records and label changes are"
+                          " not covered, so no (ε, δ) holds"),
+    "epsilon-times-Kd": ("the authors' code (CEDS) computes γ from ε K d instead of ε: the ledger "
+                         "charges ε K d, the budget its γ buys"),
+    "partition-stop": ("a run stops when the partition no longer changes (APDPk-means): the test "
+                       "reads the exact partition of the private data, so when a run stops (and "
+                       "how much of the budget it spends) is released without noise"),
+    "private-epsilon-m": ("APDPk-means' minimum per-iteration budget ε_m (its eq. 4), which picks "
+                          "the branch and every iteration's budget, reads the exact number of "
+                          "private records: one record more can change the schedule"),
+    "record-order-split": ("the k splits that the initial records are drawn from follow record "
+                           "order (APDPk-means): adding a record moves every later record to "
+                           "another split, so no per-split sensitivity holds"),
+    "record-initialisation": ("the initial centres are k private records with Laplace noise of "
+                              "undefined budget (APDPk-means): the ledger charges the most "
+                              "favourable reading, ε₀ = d / b per record (b the noise scale) in "
+                              "parallel over the k splits, on top of the declared total"),
+    "replace-sensitivity-d": ("the sensitivities Δf = d, and 1 per cluster for the counts, under "
+                              "replace adjacency (Shang et al. 2021): a replaced record can leave "
+                              "one cluster and join another, so two clusters' sums (and category "
+                              "counts) change; the noise buys half the stated budget, and the "
+                              "ledger charges the true cost"),
+    "canopy-initialisation": ("the initial centres (and k) are chosen by Optimized Canopy on the "
+                              "raw private records (Shang et al. 2021), without budget"),
+    "categorical-full-budget": ("every categorical attribute's mode is chosen with the iteration's"
+                                " whole categorical budget (Shang et al. 2021): the d_c selections"
+                                " compose sequentially, and the ledger charges d_c times the "
+                                "stated budget"),
+}
+#: Flaws an as-published variant may carry under replace adjacency (the setting of Shang et
+#: al. 2021).
+REPLACE_FLAWS = ("exact-counts", "data-derived-bounds", "replace-sensitivity-d",
+                 "canopy-initialisation", "categorical-full-budget")
+#: Flaws that overspend without leaking: the ledger charges the true cost, so the total is
+#: the real spend (the rest are leaks: no epsilon describes the release).
+OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-Kd",
+                      "record-initialisation", "replace-sensitivity-d", "categorical-full-budget")
+
+#: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
+FinalRelease = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class DPLloydConfig:
+    """A DP-Lloyd configuration. Every field is public: nothing here may depend on the data.
+
+    ``schedule`` holds the per-iteration budgets (their sum is the run's epsilon); with
+    Gaussian noise ``delta`` is spent per iteration, so a run is (epsilon, T delta)-DP;
+    ``allocation`` optionally scales each cluster's share of an iteration's budget (values in
+    (0, 1] with largest share 1, equal by default; add/remove adjacency only); ``count_floor``
+    is the post-processing rule for small noisy counts: a cluster whose noisy count is below it
+    keeps its previous centroid.
+
+    ``noise`` is ``"laplace"``, ``"gaussian"`` or ``"colored"`` (Gaussian with the box optimum's
+    covariance, book chapter 9); ``output_release`` is a hook that publishes the final
+    centroids with its own noise (Ravi et al.'s one-shot release, :mod:`dpkmeans.engine.hooks`).
+
+    ``centred`` (default) releases each cluster's sum measured from the box's midpoint and adds
+    the midpoint back (book chapter 5): the sensitivity uses the half-widths of the box instead
+    of the largest |coordinate|. ``centred=False`` is the papers' Delta = d r + 1. ``sampler``
+    is ``"discrete"`` (exact noise on a public grid, the default) or ``"continuous"`` (numpy
+    float64, as the papers; recorded as a leak) (:mod:`dpkmeans.privacy.noise`).
+    """
+
+    n_clusters: int
+    bounds: tuple[np.ndarray, np.ndarray]
+    schedule: np.ndarray
+    initializer: Initializer = sphere_packing
+    split: str = "joint"
+    noise: str = "laplace"
+    delta: float = 0.0
+    neighbour: str = "add/remove"
+    allocation: np.ndarray | None = None
+    count_floor: float = 1.0
+    rho: float = SU_RHO["[-1,1]"]
+    release: FinalRelease | None = None
+    name: str = "dp-lloyd"
+    flaws: tuple[str, ...] = ()
+    scores: str = "double"
+    centred: bool = True
+    sampler: str = "discrete"
+    budget: float | None = None
+    initial_release: InitialRelease | None = None
+    allocation_rule: AllocationRule | None = None
+    stop_threshold: float | None = None
+    output_release: OutputRelease | None = None
+    categorical: CategoricalModes | None = None
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.n_clusters, "n_clusters")
+        object.__setattr__(self, "bounds", check_box(self.bounds))
+        schedule = np.atleast_1d(np.asarray(self.schedule, dtype=float))
+        if schedule.ndim != 1 or schedule.size == 0:
+            raise ValueError("schedule must be a non-empty 1-D array of per-iteration budgets")
+        for t, eps_t in enumerate(schedule, start=1):
+            check_epsilon(float(eps_t), f"schedule[{t}]")
+        object.__setattr__(self, "schedule", schedule)
+        if self.split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {self.split!r}")
+        if self.noise not in ENGINE_NOISE:
+            raise ValueError(f"noise must be one of {ENGINE_NOISE}, got {self.noise!r}")
+        if self.noise in ("gaussian", "colored"):
+            check_delta(self.delta)
+            if self.split != "joint":
+                raise ValueError("the 'su' split is defined for Laplace noise only")
+            if self.noise == "colored" and not (self.centred and self.neighbour == "add/remove"):
+                raise ValueError("noise='colored' needs centred=True and add/remove adjacency: "
+                                 "the box optimum is diagonal for the centred query of one "
+                                 "cluster (book chapter 9)")
+        elif self.delta != 0.0:
+            raise ValueError("delta must be 0 for Laplace noise")
+        if self.neighbour not in NEIGHBOUR_RELATIONS:
+            raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {self.neighbour!r}")
+        if self.allocation is not None:
+            shares = np.asarray(self.allocation, dtype=float)
+            if shares.shape != (self.n_clusters,) or not np.all((shares > 0) & (shares <= 1)):
+                raise ValueError("allocation must hold one share in (0, 1] per cluster")
+            if shares.max() != 1.0:
+                raise ValueError(f"allocation must give its largest share 1 (the most expensive "
+                                 f"cluster spends the iteration's budget), got max "
+                                 f"{shares.max():g}: divide the shares by their maximum")
+            if self.neighbour == "replace":
+                raise ValueError("allocation needs add/remove adjacency: under replace a record "
+                                 "touches two clusters, so per-cluster budgets do not compose "
+                                 "in parallel")
+            object.__setattr__(self, "allocation", shares)
+        check_sampler(self.sampler)
+        if not isinstance(self.centred, bool | np.bool_):
+            raise TypeError(f"centred must be True or False, got {self.centred!r}")
+        if not self.count_floor > 0:
+            raise ValueError(f"count_floor must be > 0, got {self.count_floor}")
+        object.__setattr__(self, "flaws", tuple(self.flaws))
+        unknown = [f for f in self.flaws if f not in FLAWS]
+        if unknown:
+            raise ValueError(f"flaws must be among {sorted(FLAWS)}, got {unknown}")
+        if self.neighbour == "replace" and any(f not in REPLACE_FLAWS for f in self.flaws):
+            raise ValueError(f"under replace adjacency the as-published flaws must be among "
+                             f"{REPLACE_FLAWS}; the others are defined for add/remove only")
+        self._check_categorical()
+        if "swapped-split" in self.flaws and self.split != "su":
+            raise ValueError("the 'swapped-split' flaw needs split='su'")
+        if self.scores not in SCORE_PRECISIONS:
+            raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {self.scores!r}")
+        if self.budget is not None:
+            total = check_epsilon(self.budget, "budget")
+            if not self.flaws and self.schedule.sum() > total * (1 + 1e-9):
+                raise ValueError(f"the schedule spends {self.schedule.sum():g}, more than the "
+                                 f"budget {total:g}")
+        if self.allocation_rule is not None:
+            if self.split != "joint" or self.allocation is not None:
+                raise ValueError("an allocation_rule needs split='joint' and no allocation")
+            if self.neighbour != "add/remove":
+                raise ValueError("an allocation_rule needs add/remove adjacency (parallel "
+                                 "composition over clusters)")
+        if "shared-noise" in self.flaws and self.split != "joint":
+            raise ValueError("the 'shared-noise' flaw needs split='joint'")
+        if self.stop_threshold is not None:
+            thr = check_real(self.stop_threshold, "stop_threshold")
+            if not (np.isfinite(thr) and thr >= 0):
+                raise ValueError(f"stop_threshold must be finite and >= 0, got {thr}")
+
+    def _check_categorical(self) -> None:
+        """k-prototypes (:mod:`dpkmeans.engine.prototypes`): the box is the layout's augmented box,
+        one categorical budget per iteration, joint Laplace noise on the numeric part."""
+        cat = self.categorical
+        full_flaw = "categorical-full-budget" in self.flaws
+        if cat is None:
+            if full_flaw:
+                raise ValueError("the 'categorical-full-budget' flaw needs categorical modes")
+            return
+        if self.bounds[0].size != cat.layout.width:
+            raise ValueError(f"bounds have {self.bounds[0].size} columns, the mixed layout "
+                             f"{cat.layout.width} (one-hot blocks, then numeric)")
+        if cat.schedule.size != self.schedule.size:
+            raise ValueError("the categorical schedule needs one budget per iteration")
+        if self.split != "joint" or self.noise != "laplace" or self.allocation is not None \
+                or self.allocation_rule is not None or self.output_release is not None \
+                or "exact-iterations" in self.flaws:
+            raise ValueError("categorical modes need split='joint', Laplace noise and no "
+                             "allocation, allocation rule, output release or exact iterations")
+        if (cat.per_attribute == "full") != full_flaw:
+            raise ValueError("per_attribute='full' is the 'categorical-full-budget' flaw: "
+                             "declare it in flaws (and only then)")
+
+    @property
+    def numeric_offset(self) -> int:
+        """The first numeric column: 0, or after the one-hot blocks of a mixed layout."""
+        return 0 if self.categorical is None else self.categorical.layout.n_onehot
+
+    @property
+    def numeric_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The box of the numeric columns (the ones the Laplace releases cover)."""
+        c = self.numeric_offset
+        return self.bounds[0][c:], self.bounds[1][c:]
+
+    @property
+    def epsilon(self) -> float:
+        """The declared total budget: ``budget`` if given (a schedule that stops early or a hook
+        with its own releases may spend less), else the schedule's sum (sequential composition
+        over iterations, parallel over clusters), plus the categorical schedule's."""
+        if self.budget is not None:
+            return float(self.budget)
+        extra = 0.0 if self.categorical is None else float(self.categorical.schedule.sum())
+        return float(self.schedule.sum()) + extra
+
+    @property
+    def iterations(self) -> int:
+        return int(self.schedule.size)
+
+    @property
+    def sampler_noise(self) -> str:
+        """The sampler's kind: colored noise is Gaussian on the whitened vector."""
+        return "gaussian" if self.noise == "colored" else self.noise
+
+    def whitening(self) -> np.ndarray:
+        """Per coordinate of (S_j - n_j m, n_j), the factor 1 / sqrt(r_i) (r the half-widths,
+        1 for the count) that makes colored noise white (ones for the other noises)."""
+        d = self.bounds[0].size
+        if self.noise != "colored":
+            return np.ones(d + 1)
+        return 1.0 / np.sqrt(np.append(coordinate_bounds(self.bounds, True), 1.0))
+
+
+@dataclass(frozen=True)
+class DPLloydResult:
+    """What a run returns. ``centroids`` is the release; the rest is for analysis."""
+
+    centroids: np.ndarray  # (R, k', d): the published centroids of each replica
+    initial_centroids: np.ndarray  # (R, k, d)
+    noisy_counts: np.ndarray  # (R, k) after the last iteration
+    ledger: PrivacyLedger  # one replica's accounting; with data-dependent weights or early
+    # stopping the replicas differ, and each entry records the most expensive replica
+    config: DPLloydConfig
+    n_clipped: int
+    history: list[np.ndarray] = field(default_factory=list)  # centroids after each iteration
+    iterations_run: np.ndarray | None = None  # (R,): iterations each replica ran
+    spent: np.ndarray | None = None  # (R,): each replica's composed epsilon (its true spend)
+    # (R, T) with ``record_history``: the exact SSE of the centroids entering each iteration
+    # (column 0: the initial ones), from the statistics the iteration computes anyway. An
+    # evaluation aid, never released: it reads the private data without noise.
+    sse_history: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Release:
+    """One noise release of an iteration: the columns of the (d + 1)-vector (S_j, n_j) it
+    covers, for one cluster (``cluster = j``) or all of them at once (``None``, replace
+    adjacency), and its calibrated noise."""
+
+    label: str
+    cluster: int | None
+    columns: slice
+    calibration: NoiseCalibration
+
+
+def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice, float, float]]:
+    """The releases of one cluster in one iteration: (label, columns, sensitivity, epsilon).
+
+    Columns index the (d + 1)-vector (S_j, n_j). Under replace adjacency each release covers
+    all clusters at once with the joint sensitivity (a record can leave one cluster and join
+    another), so the iteration composes sequentially over releases, not in parallel.
+    """
+    lower, upper = config.bounds
+    d, c = lower.size, config.numeric_offset
+    per_dim = coordinate_bounds(config.bounds, config.centred)
+    if config.split == "joint":
+        if config.noise == "colored":  # the whitened vector: |(x_i - m_i) / sqrt(r_i)|^2 <= r_i
+            return [("(S_j, n_j) whitened: colored noise, covariance prop. to diag(r, 1)",
+                     slice(0, d + 1), float(np.sqrt(np.sum(per_dim) + 1.0)), eps_t)]
+        if config.noise == "gaussian":
+            l2 = float(np.sqrt(np.sum(per_dim**2) + 1.0))
+            if config.neighbour == "replace":
+                l2 = max(float(np.linalg.norm(upper - lower)), np.sqrt(2.0) * l2)
+            return [("(S_j, n_j)", slice(0, d + 1), l2, eps_t)]
+        box = config.numeric_bounds
+        if "exact-counts" in config.flaws:  # only the sums are noised; the count stays exact
+            sens_sums = sum_sensitivity(box, config.neighbour, centred=config.centred)
+            claimed = sum_sensitivity(box, "add/remove", centred=config.centred)
+            return [("S_j", slice(c, d), sens_sums, _stated_cost(config, eps_t, sens_sums,
+                                                                  claimed))]
+        sens = lloyd_query_sensitivity(box, config.neighbour, centred=config.centred)
+        delta1 = sens.joint if config.neighbour == "replace" else sens.per_cluster
+        return [("(S_j, n_j)", slice(c, d + 1), delta1,
+                 _stated_cost(config, eps_t, delta1, sens.per_cluster))]
+    eps_count, eps_dim = su_split(eps_t, d, config.rho)
+    if "swapped-split" in config.flaws:
+        eps_count, eps_dim = eps_dim, eps_count
+    factor = 2.0 if config.neighbour == "replace" else 1.0
+    out = [] if "exact-counts" in config.flaws else [("n_j", slice(d, d + 1), factor, eps_count)]
+    out += [(f"S_j[{i}]", slice(i, i + 1), factor * float(per_dim[i]), eps_dim) for i in range(d)]
+    return out
+
+
+def _stated_cost(config: DPLloydConfig, eps_t: float, true_sens: float, claimed: float) -> float:
+    """The epsilon a release really spends: eps_t, or, with the "replace-sensitivity-d" flaw
+    (noise calibrated to the one-cluster sensitivity ``claimed`` under replace), the cost of
+    that noise at the true sensitivity, eps_t * true / claimed."""
+    if "replace-sensitivity-d" in config.flaws:
+        return eps_t * true_sens / claimed
+    return eps_t
+
+
+def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
+    """Every release of one iteration, calibrated (public: it reads the configuration only).
+
+    Under add/remove adjacency cluster j's releases use the budget eps_t * allocation[j].
+    The grid's rounding slack (:mod:`dpkmeans.privacy.noise`, book chapter 6) counts the elements one
+    record can change: a release's columns in one cluster under add/remove, in two under
+    replace (the record leaves one cluster and joins another), so 2 (d + 1) for the joint
+    (S_j, n_j). Calibrations are computed once per distinct (sensitivity, epsilon, elements).
+    """
+    cache: dict[tuple[float, float, int], NoiseCalibration] = {}
+    touched = 1 if config.neighbour != "replace" else min(2, config.n_clusters)
+
+    def cal(sens: float, eps: float, elements: int) -> NoiseCalibration:
+        key = (sens, eps, elements)
+        if key not in cache:
+            cache[key] = calibrate(config.sampler_noise, sens, eps, config.delta,
+                                   sampler=config.sampler,
+                                   coordinates=elements)
+        return cache[key]
+
+    planned: dict[float, list[tuple[str, slice, NoiseCalibration]]] = {}
+
+    def specs(cluster: int | None, budget: float) -> list[Release]:
+        if budget not in planned:  # the same for every cluster of one budget
+            planned[budget] = [(label, cols, cal(sens, eps, touched * (cols.stop - cols.start)))
+                               for label, cols, sens, eps in _release_specs(config, budget)]
+        return [Release(label, cluster, cols, c) for label, cols, c in planned[budget]]
+
+    if config.neighbour == "replace":
+        return specs(None, eps_t)
+    shares = np.ones(config.n_clusters) if config.allocation is None else config.allocation
+    return [r for j in range(config.n_clusters) for r in specs(j, eps_t * float(shares[j]))]
+
+
+def _charge_iteration(ledger: PrivacyLedger, releases: list[Release], replicas: int) -> None:
+    """Record an iteration's releases without drawing them (a plan of the spend,
+    :func:`plan_ledger`); a run charges and draws them in one call (:func:`_noisy_iteration`)."""
+    mechanisms.charge_all(ledger, _iteration_charges(releases, replicas))
+
+
+def _iteration_charges(releases: list[Release], replicas: int) -> Charges:
+    """An iteration's ledger entries: sequential over releases that cover all clusters
+    (replace), in parallel over the disjoint clusters otherwise (add/remove)."""
+    details = {"replicas": replicas}
+    if releases[0].cluster is None:
+        return [entry(r.calibration, label=f"{r.label}, all clusters", details=details)
+                for r in releases]
+    made: dict[tuple[int, str], Entry] = {}  # one entry per (calibration, label), not per cluster
+    by_cluster: dict[int, list[Entry]] = {}  # one pass, not one per cluster (large k)
+    for r in releases:
+        key = (id(r.calibration), r.label)
+        if key not in made:
+            made[key] = entry(r.calibration, label=r.label, details=details)
+        by_cluster.setdefault(r.cluster, []).append(made[key])
+    return Parallel("clusters", [(f"cluster {j}", by_cluster[j]) for j in sorted(by_cluster)])
+
+
+def _element_plan(releases: list[Release], shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """Per element of (k, d + 1): grid step, noise steps and continuous scale (0: no noise)."""
+    grid, steps, scale = np.ones(shape), np.zeros(shape, dtype=np.int64), np.zeros(shape)
+    for r in releases:
+        rows = slice(None) if r.cluster is None else r.cluster
+        c = r.calibration
+        grid[rows, r.columns] = c.grid if c.grid > 0 else 1.0
+        steps[rows, r.columns] = c.noise_steps
+        scale[rows, r.columns] = c.scale
+    return grid, steps, scale
+
+
+def _noisy_iteration(stats: np.ndarray, releases: list[Release], config: DPLloydConfig,
+                     rngs: list[np.random.Generator], unit: np.ndarray | None,
+                     ledger: PrivacyLedger) -> np.ndarray:
+    """Charge an iteration's releases to ``ledger`` and add their noise to every cluster's
+    (S_j, n_j), empty clusters included, in one call (:func:`dpkmeans.privacy.mechanisms.release_plan`).
+
+    Discrete sampler: every noised element is rounded to its public grid and gets exact
+    integer noise drawn now, per iteration, from each replica's own generator. Continuous:
+    ``unit`` holds this iteration's unit draws (drawn up front). Columns that no release
+    covers (the counts, under the "exact-counts" flaw) stay exact.
+    """
+    return _add_noise(stats, *_element_plan(releases, stats.shape[1:]), config, rngs, unit,
+                      ledger, _iteration_charges(releases, stats.shape[0]))
+
+
+def _add_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np.ndarray,
+               config: DPLloydConfig, rngs: list[np.random.Generator],
+               unit: np.ndarray | None, ledger: PrivacyLedger, charges: Charges) -> np.ndarray:
+    """:func:`_noisy_iteration` from an element plan (:func:`_element_plan`) and the ledger
+    entries that pay for it: grid, steps and scale of shape (k, d + 1), shared by the replicas,
+    or (R, k, d + 1), row r for replica r (an allocation rule's). Replica r's noise is the same
+    either way, and the same as when r is noised alone (:func:`dpkmeans.privacy.noise.draw_steps`).
+    Colored noise is released on the whitened vector and scaled back, and the
+    "skip-empty-clusters" flaw restores the exact statistics of empty clusters (both
+    post-processing of the release)."""
+    shared = "shared-noise" in config.flaws
+    plan = NoisePlan(config.sampler_noise, config.sampler, grid, steps, scale, shared)
+    if shared:  # one draw per cluster, added to every column of its (S_j, n_j)
+        return mechanisms.release_plan(ledger, charges, stats, plan, rngs, unit=unit)
+    white = config.whitening()
+    if config.noise == "colored":
+        stats = stats * white  # the whitened vector; scaled back below (post-processing)
+    noisy = mechanisms.release_plan(ledger, charges, stats, plan, rngs, unit=unit)
+    if config.noise == "colored":
+        stats, noisy = stats / white, noisy / white
+    if "skip-empty-clusters" in config.flaws:
+        empty = stats[..., -1] == 0
+        noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
+    return noisy
+
+
+def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
+                        weights: np.ndarray, rngs: list[np.random.Generator],
+                        unit: np.ndarray | None, ledger: PrivacyLedger) -> tuple[np.ndarray, np.ndarray]:
+    """The releases of an iteration whose cluster j gets epsilon_t w_rj in replica r (an
+    :class:`~dpkmeans.engine.hooks.AllocationRule`): charge the most expensive replica's parallel
+    cost, then draw each replica's noise at its own scales (all replicas in one call, each
+    from its own generator). Returns the noisy statistics and each replica's cost,
+    epsilon_t max_j w_rj."""
+    if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+        raise ValueError("allocation weights must be finite and > 0")
+    (label, cols, sens, _), = _release_specs(config, eps_t)
+    cost = eps_t * weights.max(axis=1)
+    cals = [[calibrate(config.sampler_noise, sens, eps_t * w, config.delta,
+                       sampler=config.sampler,
+                       coordinates=cols.stop - cols.start) for w in row] for row in weights]
+    top = cals[int(np.argmax(cost))][int(np.argmax(weights[int(np.argmax(cost))]))]
+    paid = entry(replace(top, epsilon=float(cost.max())),
+                 label=f"{label}, every cluster in parallel at epsilon_t w_j",
+                 details={"replicas": len(rngs),
+                          "weights": f"{weights.min():.4g} to {weights.max():.4g}",
+                          "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"})
+    plans = [_element_plan([Release(label, j, cols, cal) for j, cal in enumerate(row)],
+                           stats.shape[1:]) for row in cals]
+    grid, steps, scale = (np.stack(a) for a in zip(*plans))  # (R, k, d + 1) each
+    return _add_noise(stats, grid, steps, scale, config, rngs, unit, ledger, [paid]), cost
+
+
+def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,
+            centre: np.ndarray) -> np.ndarray:
+    """Post-processing: c_j = S'_j / n'_j + m if n'_j >= count_floor, else keep c_j; clip to the
+    box. ``S'_j`` is the released (centred) sum; m is the midpoint (0 when not centred)."""
+    sums, counts = noisy[..., :-1], noisy[..., -1]
+    usable = counts >= config.count_floor
+    safe = np.where(usable, counts, 1.0)[..., None]
+    centroids = np.where(usable[..., None], sums / safe + centre, previous)
+    return np.clip(centroids, *config.bounds)
+
+
+def _given_initial(initial: ArrayLike, config: DPLloydConfig, R: int, d: int) -> np.ndarray:
+    """Check caller-supplied initial centroids: shape (R, k, d), finite, inside the bounds."""
+    C = np.asarray(initial, dtype=float)
+    expected = (R, config.n_clusters, d)
+    if C.shape != expected:
+        raise ValueError(f"initial_centroids must have shape {expected} (replicas, n_clusters, "
+                         f"features), got {C.shape}")
+    if not np.all(np.isfinite(C)):
+        raise ValueError("initial_centroids must be finite")
+    lower, upper = config.bounds
+    if np.any(C < lower) or np.any(C > upper):
+        raise ValueError("initial_centroids must lie inside the public bounds")
+    return C
+
+
+def run(
+    X: ArrayLike,
+    config: DPLloydConfig,
+    seed: int | np.random.SeedSequence,
+    *,
+    replicas: int = 1,
+    initial_centroids: ArrayLike | None = None,
+    record_history: bool = False,
+    ledger: PrivacyLedger | None = None,
+    backend: str | Backend | None = None,
+    client: Any = None,
+) -> DPLloydResult:
+    """Run ``replicas`` independent DP-Lloyd runs of ``config`` on X in one pass.
+
+    X is clipped to the public bounds first (with a :class:`ClippingWarning` giving the
+    count, for the data holder only). Each replica's ledger total equals ``config.epsilon``;
+    the returned ledger is that of one replica.
+
+    ``initial_centroids`` (R, k, d) replaces the configuration's initializer: replica r
+    starts from row r. They must not depend on the data (e.g. sphere-packing draws shared by
+    several replicas, as in Ni et al.'s "20 initial-centroid sets x 50 runs"); the run cannot
+    check that, so it is the caller's promise. They must lie in the bounds.
+
+    ``ledger`` continues an existing ledger (same neighbour relation) whose declared budget
+    covers what was spent before the run plus ``config.epsilon`` -- e.g. a noisy record count
+    released first (:func:`dpkmeans.papers.su.variants.noisy_record_count`). At the end its total must
+    equal its budget. By default the run opens a ledger whose budget is ``config.epsilon``.
+
+    ``backend`` says where the statistics are computed (:mod:`dpkmeans.compute.backends`): ``"memory"``
+    (default), ``"dask"`` (with an optional ``dask.distributed.Client`` in ``client``; without
+    one a ``LocalCluster`` is started and closed) or a backend instance, left open. Every
+    backend gives the same bits; the noise is always drawn here.
+
+    ``record_history`` keeps the centroids after every iteration (``result.history``) and the
+    exact SSE of the centroids entering every iteration (``result.sse_history``): evaluation
+    aids computed from the private data, not releases.
+    """
+    R = check_positive_int(replicas, "replicas")
+    engine = get_backend(backend, client=client)
+    try:
+        return _run(engine, X, config, seed, R, initial_centroids, record_history, ledger)
+    finally:
+        if not isinstance(backend, Backend):
+            engine.close()
+
+
+def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.SeedSequence,
+         R: int, initial_centroids: ArrayLike | None, record_history: bool,
+         ledger: PrivacyLedger | None) -> DPLloydResult:
+    """:func:`run` on a backend."""
+    data, n_rows, n_clipped = engine.prepare(X, config.bounds)
+    if n_clipped:
+        warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them "
+                      "(a count for the data holder only: private, not part of the release)",
+                      ClippingWarning, stacklevel=3)
+    seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
+    k, d, T = config.n_clusters, config.bounds[0].size, config.iterations
+    ledger = _open_ledger(config, ledger)
+    if initial_centroids is not None:
+        initial = _given_initial(initial_centroids, config, R, d)
+    elif config.initial_release is not None:
+        with ledger.sequential("initialisation"):
+            initial = config.initial_release(HookContext(engine, data, n_rows, config, None,
+                                                         rngs, ledger))
+        initial = _given_initial(initial, config, R, d)
+    else:
+        initial = np.stack([config.initializer(config.bounds, k, g) for g in rngs])
+    unit = (mechanisms.unit_noise(config.sampler_noise, rngs, (T, k, d + 1))
+            if config.sampler == "continuous" else None)
+    centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
+    centre[:config.numeric_offset] = 0.0  # one-hot blocks are never centred
+    spent = np.full(R, ledger.total().epsilon)
+    iterations_run = np.zeros(R, dtype=int)
+    active = np.ones(R, dtype=bool)
+    centroids, history = initial.copy(), []
+    noisy = np.zeros((R, k, d + 1))
+    sse = np.full((R, T), np.nan) if record_history else None
+    square_sum = (float(engine.map_reduce(data, _square_sum)[0][0]) if record_history else 0.0)
+    last_stats = np.zeros((R, k, d + 1)) if "partition-stop" in config.flaws else None
+    for t, eps_t in enumerate(config.schedule):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        previous = centroids[idx]
+        sums, counts = engine.stats(data, previous, scores=config.scores)
+        if sse is not None:
+            sse[idx, t] = square_sum + np.einsum("rk,rk->r", counts, (previous**2).sum(axis=2)) \
+                - 2.0 * np.einsum("rkd,rkd->r", sums, previous)
+        if "partition-stop" in config.flaws:  # recorded as a leak by _open_ledger
+            same = _same_partition(sums, counts, last_stats[idx]) if t else np.zeros(idx.size, bool)
+            last_stats[idx, ..., :-1], last_stats[idx, ..., -1] = sums, counts
+            if same.any():
+                active[idx[same]] = False
+                idx, previous, sums, counts = (idx[~same], previous[~same], sums[~same],
+                                               counts[~same])
+                if idx.size == 0:
+                    break
+        sub_rngs = [rngs[i] for i in idx] if idx.size < R else rngs
+        sub_unit = None if unit is None else unit[idx, t]
+        category_counts = (None if config.categorical is None
+                           else mode_scores(sums, config.categorical.layout))
+        if config.centred:
+            sums -= counts[..., None] * centre  # S_j - n_j m: the centred query
+        stats = np.concatenate([sums, counts[..., None]], axis=2)
+        before = ledger.total().epsilon
+        with ledger.sequential(f"iteration {t + 1}"):
+            if "exact-iterations" in config.flaws:  # recorded as a leak by _open_ledger
+                step = stats.copy()
+            elif config.allocation_rule is None:
+                releases = iteration_releases(config, float(eps_t))
+                step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit, ledger)
+                if category_counts is not None:
+                    modes = config.categorical.release(
+                        ledger, category_counts, float(config.categorical.schedule[t]),
+                        sub_rngs, **_mode_options(config))
+                spent[idx] += ledger.total().epsilon - before
+            else:
+                ctx = HookContext(engine, data, n_rows, config, previous, sub_rngs, ledger,
+                                  t + 1, float(eps_t))
+                weights = config.allocation_rule.weights(ctx)
+                own = ledger.total().epsilon - before  # the rule's own releases
+                step, cost = _weighted_iteration(stats, config, float(eps_t), weights, sub_rngs,
+                                                 sub_unit, ledger)
+                spent[idx] += own + cost
+            ledger.post_process(f"c_j = S'_j / n'_j{' + m' if config.centred else ''} if "
+                                f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
+        noisy[idx] = step
+        updated = _update(step, previous, config, centre)
+        if category_counts is not None:
+            updated[..., :config.numeric_offset] = modes
+        centroids[idx] = updated
+        iterations_run[idx] += 1
+        if config.stop_threshold is not None:
+            shift = np.linalg.norm(updated - previous, axis=2).max(axis=1)
+            active[idx[shift < config.stop_threshold]] = False
+        if record_history:
+            history.append(centroids.copy())
+    if "partition-stop" in config.flaws and not active.all():
+        ledger.post_process(f"stopped where the partition repeated (a leak, recorded above); "
+                            f"iterations run: {iterations_run.min()} to {iterations_run.max()}")
+    if sse is not None:  # a stopped replica keeps its centroids, so its SSE stays
+        for t in range(1, T):
+            sse[:, t] = np.where(np.isnan(sse[:, t]), sse[:, t - 1], sse[:, t])
+    if config.stop_threshold is not None and not active.all():
+        ledger.post_process(f"stop a replica once no centroid moves by {config.stop_threshold:g} "
+                            f"or more (its released centroids); iterations run: "
+                            f"{iterations_run.min()} to {iterations_run.max()}")
+    released = centroids
+    if config.release is not None:
+        released = config.release(centroids, noisy[..., -1])
+        ledger.post_process(f"final release: {getattr(config.release, '__name__', 'custom')}")
+    if config.output_release is not None:
+        before = ledger.total().epsilon
+        with ledger.sequential("output release"):
+            released = config.output_release(HookContext(engine, data, n_rows, config, released,
+                                                         rngs, ledger, T + 1))
+        spent += ledger.total().epsilon - before
+    if not config.flaws and ledger.budget is not None:
+        if config.budget is None and not ledger.is_fully_spent():
+            raise RuntimeError(f"ledger total {ledger.total()} differs from the budget {ledger.budget}")
+        if not ledger.total().fits_within(ledger.budget):  # pragma: no cover - the ledger refuses
+            raise RuntimeError(f"ledger total {ledger.total()} exceeds the budget {ledger.budget}")
+    return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history,
+                         iterations_run, spent, sse)
+
+
+def _square_sum(block: np.ndarray) -> tuple[np.ndarray]:
+    """sum ||x||^2 over a block (the constant of the SSE identity in :func:`run`)."""
+    return (np.array([np.einsum("nd,nd->", block, block)]),)
+
+
+def _same_partition(sums: np.ndarray, counts: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Per replica: whether the exact statistics equal the last iteration's ("partition-stop").
+    An unchanged partition gives equal statistics; a changed one gives equal statistics only if
+    the records moved in and out of every cluster have exactly equal counts and sums (possible
+    on grid-valued data, and then the run stops one iteration early)."""
+    return (np.all(counts == last[..., -1], axis=1)
+            & np.all(sums == last[..., :-1], axis=(1, 2)))
+
+
+def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
+    """The ledger a run of ``config`` records, without running it: every charge depends on the
+    configuration only (public), so the privacy of a configuration is computed before, and
+    without, any data. Used for the rows of contenders the engine does not run itself. Not for
+    configurations with data-dependent hooks (an initial release or an allocation rule)."""
+    if (config.initial_release is not None or config.allocation_rule is not None
+            or config.output_release is not None):
+        raise ValueError("a configuration with an initial release, an allocation rule or an "
+                         "output release spends what its data decide: run it and read "
+                         "result.spent")
+    ledger = _open_ledger(config, None)
+    for t, eps_t in enumerate(config.schedule):
+        with ledger.sequential(f"iteration {t + 1}"):
+            _charge_iteration(ledger, iteration_releases(config, float(eps_t)), replicas)
+            if config.categorical is not None:
+                _charge_modes(ledger, config, t, replicas)
+    return ledger
+
+
+def _charge_modes(ledger: PrivacyLedger, config: DPLloydConfig, t: int, replicas: int) -> float:
+    """Record iteration t's categorical mode selections without drawing them (a plan of the
+    spend); the epsilon of each cluster's draw."""
+    return config.categorical.charge(ledger, float(config.categorical.schedule[t]), replicas,
+                                     **_mode_options(config))
+
+
+def _mode_options(config: DPLloydConfig) -> dict[str, Any]:
+    """How the categorical modes are paid for: one record changes the counts of two clusters
+    under replace, one under add/remove; the "replace-sensitivity-d" flaw understates it."""
+    return {"clusters_touched": 2 if config.neighbour == "replace" else 1,
+            "understated": "replace-sensitivity-d" in config.flaws}
+
+
+def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:
+    """The run's ledger (a new one, or the caller's), with the configuration's flaws recorded."""
+    if ledger is None:
+        budget = (config.epsilon, config.delta * config.iterations) if config.delta else config.epsilon
+        ledger = PrivacyLedger(budget=None if config.flaws else budget, neighbour=config.neighbour)
+    elif ledger.neighbour != config.neighbour:
+        raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
+                         f"the configuration's ({config.neighbour!r})")
+    for flaw in config.flaws:
+        if flaw in OVERSPENDING_FLAWS:
+            ledger.post_process(f"as published, {FLAWS[flaw]}: the total below is the true spend")
+        else:
+            ledger.leak(FLAWS[flaw])
+    return ledger

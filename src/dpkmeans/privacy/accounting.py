@@ -1,0 +1,444 @@
+"""The privacy ledger: every noise draw is recorded and composed (book chapter 3).
+
+A :class:`PrivacyLedger` holds a tree of composition scopes. Entries inside a sequential
+scope add up (basic sequential composition); the parts of a parallel scope touch disjoint
+subsets of the records, so a parallel scope costs the most expensive part (parallel
+composition). Post-processing is recorded at zero cost, for the record.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from copy import deepcopy
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from dpkmeans.errors import BudgetExceededError
+from dpkmeans.validation import check_delta, check_epsilon, check_sensitivity
+
+__all__ = [
+    "NEIGHBOUR_RELATIONS",
+    "PrivacyCost",
+    "LedgerEntry",
+    "PrivacyLedger",
+]
+
+#: The two neighbour relations of the book (chapter 1): add/remove one record (unbounded DP,
+#: the default) and replace one record (bounded DP, used by differential identifiability).
+NEIGHBOUR_RELATIONS = ("add/remove", "replace")
+
+#: Relative slack allowed when comparing a composed total with the declared budget, so that
+#: a budget split into floating-point shares (e.g. eps/3 three times) still fits.
+BUDGET_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class PrivacyCost:
+    """An (epsilon, delta) pair; delta = 0 means pure epsilon-DP."""
+
+    epsilon: float
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        if math.isnan(self.epsilon) or self.epsilon < 0 or math.isinf(self.epsilon):
+            raise ValueError(f"epsilon must be finite and >= 0, got {self.epsilon}")
+        if math.isnan(self.delta) or not 0.0 <= self.delta <= 1.0:
+            raise ValueError(f"delta must lie in [0, 1], got {self.delta}")
+
+    @property
+    def is_pure(self) -> bool:
+        return self.delta == 0.0
+
+    def then(self, other: PrivacyCost) -> PrivacyCost:
+        """Sequential composition: epsilons and deltas add."""
+        return PrivacyCost(self.epsilon + other.epsilon, min(self.delta + other.delta, 1.0))
+
+    def alongside(self, other: PrivacyCost) -> PrivacyCost:
+        """Parallel composition over disjoint records: the worse of the two, per coordinate."""
+        return PrivacyCost(max(self.epsilon, other.epsilon), max(self.delta, other.delta))
+
+    def fits_within(self, budget: PrivacyCost) -> bool:
+        slack_eps = BUDGET_RTOL * max(budget.epsilon, 1.0)
+        slack_delta = BUDGET_RTOL * max(budget.delta, 1e-300)
+        return (
+            self.epsilon <= budget.epsilon + slack_eps
+            and self.delta <= budget.delta + slack_delta
+        )
+
+    def __str__(self) -> str:
+        if self.is_pure:
+            return f"epsilon={self.epsilon:.6g}"
+        return f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})"
+
+
+ZERO = PrivacyCost(0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One recorded mechanism call (or a zero-cost post-processing note)."""
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    sensitivity: float
+    scale: float
+    scope: str
+    label: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+
+    def __reduce__(self):  # a read-only mapping does not pickle; rebuild it from a dict
+        return (self.__class__, (self.mechanism, self.epsilon, self.delta, self.sensitivity,
+                                 self.scale, self.scope, self.label, dict(self.details)))
+
+    @property
+    def cost(self) -> PrivacyCost:
+        return PrivacyCost(self.epsilon, self.delta)
+
+
+class _Sequential:
+    """Children compose sequentially. Only the last child can still change (the open scopes
+    form a path), so the others are kept folded in ``settled``: recording costs O(1) here."""
+
+    kind = "sequential"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.children: list[LedgerEntry | _Sequential | _Parallel] = []
+        self.settled = ZERO  # ZERO.then(c_1)...then(c_{n-1}): every child but the last
+        self.cost = ZERO  # settled.then(c_n): the fold over every child, in order
+
+    def combine(self, cost: PrivacyCost) -> PrivacyCost:
+        """The cost of this scope if its last child cost ``cost``."""
+        return self.settled.then(cost)
+
+    def add(self, child: LedgerEntry | _Sequential | _Parallel) -> None:
+        self.settled = self.cost  # the last child is settled: it can no longer change
+        self.children.append(child)
+
+    def refresh(self) -> None:
+        """Fold every child again (the reference: the kept costs equal it, bit for bit)."""
+        self.settled = self.cost = ZERO
+        for child in self.children:
+            self.settled, self.cost = self.cost, self.cost.then(child.cost)
+
+
+class _Parallel:
+    """Parts touch disjoint records: the cost is the most expensive part (kept folded as in
+    :class:`_Sequential`)."""
+
+    kind = "parallel"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parts: list[_Sequential] = []
+        self.settled = ZERO  # ZERO.alongside(p_1)...alongside(p_{n-1})
+        self.cost = ZERO
+
+    def combine(self, cost: PrivacyCost) -> PrivacyCost:
+        return self.settled.alongside(cost)
+
+    def add(self, part: _Sequential) -> None:
+        self.settled = self.cost
+        self.parts.append(part)
+
+    def refresh(self) -> None:
+        self.settled = self.cost = ZERO
+        for part in self.parts:
+            self.settled, self.cost = self.cost, self.cost.alongside(part.cost)
+
+
+class PrivacyLedger:
+    """Records every noise draw and composes them; optionally enforces a declared budget.
+
+    Parameters
+    ----------
+    budget:
+        The declared total, as a number (pure epsilon), an ``(epsilon, delta)`` pair or a
+        :class:`PrivacyCost`. ``None`` records without enforcing.
+    neighbour:
+        The neighbour relation every sensitivity in this ledger refers to:
+        ``"add/remove"`` (default) or ``"replace"``.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger(budget=1.0)
+    >>> with ledger.parallel("clusters"):
+    ...     for j in range(3):
+    ...         with ledger.part(f"cluster {j}"):
+    ...             _ = ledger.charge("Laplace", epsilon=0.5, sensitivity=2.0, scale=4.0)
+    >>> ledger.total()
+    PrivacyCost(epsilon=0.5, delta=0.0)
+    """
+
+    def __init__(
+        self,
+        budget: PrivacyCost | float | tuple[float, float] | None = None,
+        *,
+        neighbour: str = "add/remove",
+    ) -> None:
+        if neighbour not in NEIGHBOUR_RELATIONS:
+            raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
+        self.neighbour = neighbour
+        self.budget = _as_budget(budget)
+        self._root = _Sequential("total")
+        self._stack: list[_Sequential | _Parallel] = [self._root]
+        self._entries: list[LedgerEntry] = []
+        self._leaks: list[LedgerEntry] = []
+
+    # -- scopes ---------------------------------------------------------------------------
+    def _scope_path(self) -> str:
+        names = []
+        for node in self._stack[1:]:
+            names.append(f"{node.name}[parallel]" if isinstance(node, _Parallel) else node.name)
+        return " > ".join(names) if names else "total"
+
+    def _current_sequential(self, action: str) -> _Sequential:
+        node = self._stack[-1]
+        if isinstance(node, _Parallel):
+            raise RuntimeError(
+                f"cannot {action} directly inside parallel scope {node.name!r}: "
+                "open a `ledger.part(...)` for each disjoint subset first"
+            )
+        return node
+
+    @contextmanager
+    def sequential(self, name: str) -> Iterator[PrivacyLedger]:
+        """A named scope whose contents compose sequentially (e.g. one iteration)."""
+        node = _Sequential(str(name))
+        self._current_sequential("open a sequential scope")
+        self._append(node)
+        self._stack.append(node)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    @contextmanager
+    def parallel(self, name: str) -> Iterator[PrivacyLedger]:
+        """A scope over disjoint subsets of the records; open one ``part`` per subset.
+
+        The caller asserts disjointness: under add/remove adjacency one record lies in at
+        most one part, so the scope costs the maximum over parts (book ch. 3, parallel
+        composition). Under replace adjacency one record can leave one part and join another,
+        so parallel composition does not hold: this ledger then raises ``ValueError`` (use
+        sequential scopes with the joint sensitivity).
+        """
+        if self.neighbour == "replace":
+            raise ValueError("parallel composition needs add/remove adjacency: under replace "
+                             "adjacency one record can touch two parts (a record that moves "
+                             "leaves one and joins another); compose sequentially")
+        node = _Parallel(str(name))
+        self._current_sequential("open a parallel scope")
+        self._append(node)
+        self._stack.append(node)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    @contextmanager
+    def part(self, name: str) -> Iterator[PrivacyLedger]:
+        """One disjoint subset inside the innermost ``parallel`` scope."""
+        parent = self._stack[-1]
+        if not isinstance(parent, _Parallel):
+            raise RuntimeError("ledger.part(...) is only allowed directly inside ledger.parallel(...)")
+        node = _Sequential(str(name))
+        self._append(node)
+        self._stack.append(node)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    # -- recording ------------------------------------------------------------------------
+    def charge(
+        self,
+        mechanism: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        sensitivity: float,
+        scale: float,
+        label: str = "",
+        details: Mapping[str, Any] | None = None,
+    ) -> LedgerEntry:
+        """Record a draw *before* it is made; refuse it if it would exceed the budget.
+
+        Raises :class:`~dpkmeans.errors.BudgetExceededError` (nothing is recorded then).
+        """
+        eps = check_epsilon(epsilon)
+        dlt = check_delta(delta, allow_zero=True)
+        sens = check_sensitivity(sensitivity)
+        entry = LedgerEntry(
+            mechanism=str(mechanism),
+            epsilon=eps,
+            delta=dlt,
+            sensitivity=sens,
+            scale=float(scale),
+            scope=self._scope_path(),
+            label=str(label),
+            details=dict(details or {}),
+        )
+        self._current_sequential("record a draw")
+        costs = self._path_costs(entry.cost)
+        if self.budget is not None:
+            total = costs[-1]
+            if not total.fits_within(self.budget):
+                raise BudgetExceededError(
+                    f"{mechanism} draw{f' ({label})' if label else ''} with "
+                    f"epsilon={eps:.6g}, delta={dlt:.3g} would raise the composed total "
+                    f"to {total}, which exceeds the declared budget {self.budget}; "
+                    f"already spent: {self.total()}"
+                )
+        self._append(entry, costs)
+        self._entries.append(entry)
+        return entry
+
+    def absorb(self, other: PrivacyLedger, name: str) -> None:
+        """Record everything ``other`` recorded (e.g. one fit's ledger) as one sequential part
+        named ``name``: its composed cost adds to this total, its entries and leaks are kept
+        (their scopes prefixed with ``name``). Refused, with nothing recorded, when the
+        neighbour relations differ or the budget would be exceeded."""
+        if other is self:
+            raise ValueError("a ledger cannot absorb itself")
+        if other.neighbour != self.neighbour:
+            raise ValueError(f"cannot absorb a ledger under {other.neighbour} adjacency into one "
+                             f"under {self.neighbour}")
+        node = _Sequential(str(name))
+        node.add(deepcopy(other._root))  # later draws in `other` stay out
+        node.refresh()
+        self._current_sequential("absorb a ledger")
+        costs = self._path_costs(node.cost)
+        if self.budget is not None and not costs[-1].fits_within(self.budget):
+            raise BudgetExceededError(
+                f"{name} costs {node.cost}, which would raise the composed total past the "
+                f"declared budget {self.budget}; already spent: {self.total()}")
+        self._append(node, costs)
+        prefix = self._scope_path()
+        prefix = name if prefix == "total" else f"{prefix} > {name}"
+
+        def rescoped(entry: LedgerEntry) -> LedgerEntry:
+            scope = prefix if entry.scope == "total" else f"{prefix} > {entry.scope}"
+            return replace(entry, scope=scope)
+
+        self._entries.extend(rescoped(e) for e in other._entries)
+        self._leaks.extend(rescoped(e) for e in other._leaks)
+
+    def _path_costs(self, cost: PrivacyCost) -> list[PrivacyCost]:
+        """The costs the open scopes would have, innermost first (the last is the composed
+        total), if a child costing ``cost`` joined the innermost one; nothing is recorded.
+        O(depth), not O(entries): each open scope is the last child of the one around it."""
+        top = self._stack[-1]
+        cost = top.cost.then(cost) if top.kind == "sequential" else top.cost.alongside(cost)
+        costs = [cost]
+        for node in reversed(self._stack[:-1]):
+            cost = node.combine(cost)
+            costs.append(cost)
+        return costs
+
+    def _append(self, child: LedgerEntry | _Sequential | _Parallel,
+                costs: list[PrivacyCost] | None = None) -> None:
+        """Add ``child`` to the innermost open scope; ``costs`` from :meth:`_path_costs`, or
+        None for a child that costs nothing (a new scope, a note), which changes no total:
+        x.then(0) and x.alongside(0) are x, bit for bit. Closed scopes never change."""
+        self._stack[-1].add(child)
+        if costs is not None:
+            for node, cost in zip(reversed(self._stack), costs):
+                node.cost = cost
+
+    def post_process(self, description: str) -> LedgerEntry:
+        """Record a post-processing step (costs nothing; kept so the ledger tells the whole story)."""
+        return self._note("post-processing", description)
+
+    def leak(self, description: str) -> LedgerEntry:
+        """Record a release that no epsilon covers (an as-published flaw, audited in the book).
+
+        The composed total then understates the true cost: :attr:`is_private` becomes False.
+        """
+        entry = self._note("LEAK (not private)", description)
+        self._leaks.append(entry)
+        return entry
+
+    def _note(self, mechanism: str, description: str) -> LedgerEntry:
+        entry = LedgerEntry(mechanism=mechanism, epsilon=0.0, delta=0.0, sensitivity=0.0,
+                            scale=0.0, scope=self._scope_path(), label=str(description))
+        self._current_sequential(f"record {mechanism}")
+        self._append(entry)
+        self._entries.append(entry)
+        return entry
+
+    # -- reporting ------------------------------------------------------------------------
+    @property
+    def entries(self) -> tuple[LedgerEntry, ...]:
+        """All entries in the order they were recorded."""
+        return tuple(self._entries)
+
+    @property
+    def is_private(self) -> bool:
+        """False once a leak has been recorded: then no epsilon describes the release."""
+        return not self._leaks
+
+    def total(self) -> PrivacyCost:
+        """The composed cost of everything recorded so far."""
+        return self._root.cost
+
+    def remaining(self) -> PrivacyCost | None:
+        """What is left of the declared budget (``None`` without a budget)."""
+        if self.budget is None:
+            return None
+        spent = self.total()
+        return PrivacyCost(
+            max(self.budget.epsilon - spent.epsilon, 0.0), max(self.budget.delta - spent.delta, 0.0)
+        )
+
+    def is_fully_spent(self) -> bool:
+        """True when the composed total equals the declared budget (within rounding)."""
+        if self.budget is None:
+            raise ValueError("this ledger has no declared budget")
+        spent = self.total()
+        return spent.fits_within(self.budget) and self.budget.fits_within(spent)
+
+    def to_frame(self):  # -> pandas.DataFrame
+        """The entries as a table (one row per draw or post-processing note)."""
+        import pandas as pd
+
+        rows = [
+            {
+                "scope": e.scope,
+                "mechanism": e.mechanism,
+                "label": e.label,
+                "epsilon": e.epsilon,
+                "delta": e.delta,
+                "sensitivity": e.sensitivity,
+                "scale": e.scale,
+                **{f"details.{k}": v for k, v in e.details.items()},
+            }
+            for e in self._entries
+        ]
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        budget = "none" if self.budget is None else str(self.budget)
+        leaks = f", LEAKS={len(self._leaks)}" if self._leaks else ""
+        return (
+            f"PrivacyLedger(neighbour={self.neighbour!r}, entries={len(self._entries)}, "
+            f"total={self.total()}, budget={budget}{leaks})"
+        )
+
+
+def _as_budget(budget: PrivacyCost | float | tuple[float, float] | None) -> PrivacyCost | None:
+    if budget is None or isinstance(budget, PrivacyCost):
+        return budget
+    if isinstance(budget, tuple):
+        if len(budget) != 2:
+            raise ValueError("budget must be epsilon or an (epsilon, delta) pair")
+        return PrivacyCost(check_epsilon(budget[0], "budget epsilon"),
+                           check_delta(budget[1], "budget delta", allow_zero=True))
+    return PrivacyCost(check_epsilon(budget, "budget"))

@@ -1,0 +1,437 @@
+"""Noise mechanisms: Laplace, Gaussian (classic and analytic calibration), exponential.
+
+Every draw of privacy noise in dpkmeans goes through this module (docs/design.md, "Privacy
+rules"): :func:`release` charges the ledger and draws the noise in one call, the ledger first, so
+a release the budget refuses draws nothing. Its batched forms draw a whole DP-Lloyd iteration in
+one vectorised call (:func:`release_plan`) and the exponential mechanism over many groups
+(:func:`release_choices`); :func:`unit_noise` draws the continuous sampler's unit noise up front,
+before any release scales it. ``tests/test_privacy_boundary.py`` fails when code outside the
+privacy modules draws random numbers on the private path.
+
+The mechanisms below take an explicit ``numpy.random.Generator`` and a keyword-only ``ledger``:
+pass a :class:`~dpkmeans.privacy.accounting.PrivacyLedger` to record the draw (it is charged *before*
+the noise is drawn, so an over-budget draw never happens), or ``ledger=None`` to say, in the
+code, that this call is a demonstration that is not accounted.
+
+Laplace and Gaussian noise is exact and floating-point safe by default (``sampler="discrete"``:
+:mod:`dpkmeans.privacy.noise`); ``sampler="continuous"`` is numpy's float64 sampler, as the papers used
+it, and a ledger records it as a leak. The exponential mechanism is exact too: the utility is
+rounded to a public grid and the index drawn with integer arithmetic only
+(:func:`dpkmeans.privacy.discrete.exponential_choice`), so no candidate is ever impossible; a sampler
+that reads float64 probabilities off a cumulative sum never returns a candidate below about
+2**-53 (book chapter 6).
+
+The Gaussian calibrations (classic and analytic) live in :mod:`dpkmeans.privacy.gaussian` and are
+re-exported here.
+
+Book: chapter 1 (Laplace), chapter 2 (Gaussian), chapter 3 (accounting), chapter 6 (floats).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.discrete import exponential_choice
+from dpkmeans.privacy.gaussian import (gaussian_delta, gaussian_sigma_analytic,
+                                       gaussian_sigma_classic)
+from dpkmeans.privacy.gaussian import calibrate_noise_multiplier, gaussian_tail_at  # noqa: F401 (importable here)
+from dpkmeans.privacy.noise import (FLOAT_LEAK, NOISE_KINDS, CovarianceNoise, NoiseCalibration,
+                                    NoisePlan, _power_of_two_below, calibrate, check_sampler,
+                                    perturb, perturb_elements)
+from dpkmeans.validation import (
+    check_delta,
+    check_epsilon,
+    check_finite_vector,
+    check_generator,
+    check_positive_int,
+    check_sensitivity,
+)
+
+__all__ = [
+    "laplace_scale",
+    "laplace_mechanism",
+    "gaussian_sigma_classic",
+    "gaussian_sigma_analytic",
+    "gaussian_delta",
+    "gaussian_mechanism",
+    "exponential_probabilities",
+    "exponential_grid",
+    "exponential_mechanism",
+    "charge",
+    "Entry",
+    "Parallel",
+    "Charges",
+    "entry",
+    "charge_all",
+    "release",
+    "release_plan",
+    "release_choices",
+    "unit_noise",
+    "NOISE_KINDS",
+]
+
+
+def _as_value(value: ArrayLike) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("value must be a real number or an array of real numbers") from exc
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("value must contain only finite numbers")
+    return arr
+
+
+def _output_shape(value: np.ndarray, repeats: int | None) -> tuple[int, ...]:
+    if repeats is None:
+        return value.shape
+    return (check_positive_int(repeats, "repeats"), *value.shape)
+
+
+def _repeat_factor(repeats: int | None) -> int:
+    return 1 if repeats is None else int(repeats)
+
+
+def _entry_details(details: Mapping[str, Any] | None, repeats: int | None) -> dict[str, Any]:
+    out = dict(details or {})
+    if repeats is not None:
+        out["repeats"] = int(repeats)
+    return out
+
+
+# --- Laplace ----------------------------------------------------------------------------
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """The scale b = Delta_1 / epsilon of the Laplace mechanism (book Thm. 1.1)."""
+    return check_sensitivity(sensitivity) / check_epsilon(epsilon)
+
+
+def laplace_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    ledger: PrivacyLedger | None,
+    label: str = "",
+    repeats: int | None = None,
+    details: Mapping[str, Any] | None = None,
+    sampler: str = "discrete",
+    integer_valued: bool = False,
+) -> np.ndarray:
+    """Release ``value + Lap(sensitivity / epsilon)`` noise on every coordinate.
+
+    ``sensitivity`` is the L1 sensitivity of the whole vector ``value`` under the
+    ledger's neighbour relation; the release is epsilon-DP (book chapter 1). With
+    ``repeats=R`` the result has a leading axis of R independent releases, and the
+    ledger is charged for their sequential composition, R * epsilon. ``details`` are
+    stored with the ledger entry.
+
+    ``sampler="discrete"`` (default) draws exact discrete Laplace noise on a public
+    grid (:mod:`dpkmeans.privacy.noise`; the scale is rounded up by at most a few parts in
+    10^9); ``"continuous"`` is numpy's float64 sampler (recorded as a leak).
+    ``integer_valued`` says the value is a count: it then sits exactly on the grid
+    (checked).
+    """
+    arr = _as_value(value)
+    cal = calibrate("laplace", sensitivity, epsilon, sampler=sampler,
+                    coordinates=max(arr.size, 1), integer_valued=integer_valued)
+    return _release_one(arr, cal, rng, ledger=ledger, label=label, repeats=repeats,
+                        details=details, integer_valued=integer_valued)
+
+
+def _release_one(arr: np.ndarray, cal: NoiseCalibration, rng: np.random.Generator, *,
+                 ledger: PrivacyLedger | None, label: str, repeats: int | None,
+                 details: Mapping[str, Any] | None, integer_valued: bool = False) -> np.ndarray:
+    """Charge ``repeats`` (or one) release(s) of ``arr`` to the ledger, then draw them."""
+    rng = check_generator(rng)
+    shape = _output_shape(arr, repeats)
+    return release(ledger, cal, np.broadcast_to(arr, shape)[None], [rng], label=label,
+                   details=_entry_details(details, repeats), times=_repeat_factor(repeats),
+                   integer_valued=integer_valued)[0]
+
+
+# --- one charge, then one draw ------------------------------------------------------------
+@dataclass(frozen=True)
+class Entry:
+    """One ledger entry of a release: what :meth:`~dpkmeans.privacy.accounting.PrivacyLedger.charge`
+    records, and a ``leak`` recorded right after it (a continuous sampler's)."""
+
+    mechanism: str
+    epsilon: float
+    sensitivity: float
+    scale: float
+    delta: float = 0.0
+    label: str = ""
+    details: Mapping[str, Any] | None = None
+    leak: str | None = None
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """Ledger entries that compose in parallel: ``parts`` holds (name, entries) per disjoint
+    subset of the records (e.g. one cluster each, under add/remove adjacency), recorded in a
+    parallel scope called ``name``. The same entry may serve many parts."""
+
+    name: str
+    parts: Sequence[tuple[str, Sequence[Entry]]]
+
+
+#: What a release charges: entries in sequence, or in parallel over disjoint parts.
+Charges = Sequence[Entry] | Parallel
+
+
+def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
+          details: Mapping[str, Any] | None = None, times: int = 1) -> Entry:
+    """The ledger entry of ``times`` releases calibrated by ``cal`` (sequential composition); a
+    continuous (float64) sampler also records a leak."""
+    leak = FLOAT_LEAK if cal.sampler == "continuous" and cal.adds_noise else None
+    return Entry(cal.mechanism, times * cal.epsilon, cal.sensitivity, cal.scale,
+                 min(times * cal.delta, 1.0), label, {**cal.details(), **dict(details or {})},
+                 leak)
+
+
+def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
+    """Record ``charges`` in order (each before its noise is drawn): a sequence of entries, or a
+    :class:`Parallel` set (one ``ledger.part`` per part, inside one parallel scope)."""
+    if not isinstance(charges, Parallel):
+        for e in charges:
+            _record(ledger, e)
+        return
+    with ledger.parallel(charges.name):
+        for name, group in charges.parts:
+            with ledger.part(name):
+                for e in group:
+                    _record(ledger, e)
+
+
+def _record(ledger: PrivacyLedger, e: Entry) -> None:
+    ledger.charge(e.mechanism, epsilon=e.epsilon, delta=e.delta, sensitivity=e.sensitivity,
+                  scale=e.scale, label=e.label, details=e.details)
+    if e.leak is not None:
+        ledger.leak(e.leak)
+
+
+def charge(ledger: PrivacyLedger, cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
+           details: Mapping[str, Any] | None = None, times: int = 1) -> None:
+    """Record ``times`` releases calibrated by ``cal`` (sequential composition) *before* their
+    noise is drawn; a continuous (float64) sampler is also recorded as a leak. Charging alone
+    draws nothing (a plan of the spend); :func:`release` charges and draws."""
+    _record(ledger, entry(cal, label=label, details=details, times=times))
+
+
+def release(ledger: PrivacyLedger | None, calibration: NoiseCalibration | CovarianceNoise,
+            values: ArrayLike, rngs: Sequence[np.random.Generator], *, label: str,
+            details: Mapping[str, Any] | None = None, times: int = 1,
+            integer_valued: bool = False, shared: bool = False,
+            unit: np.ndarray | None = None) -> np.ndarray:
+    """Charge ``ledger`` for the release of ``values`` calibrated by ``calibration``, then draw
+    its noise: values (R, *S) plus noise, replica r's drawn from ``rngs[r]`` only.
+
+    The ledger entry (``label``, ``details``; ``times`` releases in sequence) is recorded
+    first: a release the ledger refuses (:class:`~dpkmeans.errors.BudgetExceededError`) draws
+    nothing. ``ledger=None`` says, in the code, that the release is a demonstration that is
+    not accounted.
+
+    ``calibration`` is a :class:`~dpkmeans.privacy.noise.NoiseCalibration` (Laplace or Gaussian; the
+    exact discrete sampler on its public grid, or numpy's float64 sampler, recorded as a leak)
+    or a :class:`~dpkmeans.privacy.noise.CovarianceNoise` (a Gaussian covariance per replica).
+    ``integer_valued`` promises integer values (counts: exactly on the grid). ``shared`` adds one
+    draw per row of the last axis to all of its columns (an as-published flaw). ``unit``
+    (continuous only) is unit-scale noise of the values' shape drawn up front
+    (:func:`unit_noise`), scaled instead of drawing now.
+    """
+    values = np.asarray(values, dtype=float)
+    if unit is None and (values.ndim == 0 or values.shape[0] != len(rngs)):
+        raise ValueError(f"values need a leading axis of one row per generator ({len(rngs)}), "
+                         f"got shape {values.shape}")
+    if ledger is not None:
+        charge(ledger, calibration, label=label, details=details, times=times)
+    return perturb(values, calibration, rngs, integer_valued=integer_valued, shared=shared,
+                   unit=unit)
+
+
+def release_plan(ledger: PrivacyLedger, charges: Charges, values: np.ndarray, plan: NoisePlan,
+                 rngs: Sequence[np.random.Generator], *,
+                 unit: np.ndarray | None = None) -> np.ndarray:
+    """A batched :func:`release`: record ``charges`` (:func:`charge_all`), then draw the noise
+    of ``plan`` onto ``values`` (R, k, c) in one vectorised call for every element and replica
+    (:func:`~dpkmeans.privacy.noise.perturb_elements`). A refused entry draws nothing. The engine
+    releases one DP-Lloyd iteration this way (under add/remove, each cluster's entries in
+    parallel over the clusters)."""
+    charge_all(ledger, charges)
+    return perturb_elements(values, plan, rngs, unit=unit)
+
+
+def release_choices(ledger: PrivacyLedger, charges: Charges, gaps: Sequence[np.ndarray],
+                    rngs: Sequence[np.random.Generator], *, coefficient: Fraction,
+                    widths: np.ndarray) -> np.ndarray:
+    """The exponential mechanism over many groups of candidates, for every replica: record
+    ``charges``, then for replica r pick one candidate per group with P proportional to
+    exp(-coefficient gap) from the integer utility gaps ``gaps[r]`` (groups of ``widths``
+    candidates, back to back), exactly (:func:`~dpkmeans.privacy.discrete.exponential_choice`), from
+    ``rngs[r]`` only. Returns the picks (R, groups). A refused entry draws nothing."""
+    charge_all(ledger, charges)
+    return np.stack([exponential_choice(g, coefficient, widths, rng)
+                     for g, rng in zip(gaps, rngs)])
+
+
+def unit_noise(kind: str, rngs: Sequence[np.random.Generator],
+               shape: tuple[int, ...]) -> np.ndarray:
+    """Continuous sampler only: unit-scale float64 noise (Laplace or standard normal) of shape
+    (R, *shape), replica r's from ``rngs[r]`` only, drawn up front for releases that scale it
+    later (``release(..., unit=...)``, :func:`release_plan`). It depends on no data and is
+    nothing until a charged release scales it; the engine draws a run's whole supply right
+    after its initial centroids, so a replica's numbers do not depend on when it stops."""
+    return np.stack([g.laplace(0.0, 1.0, size=shape) if kind == "laplace"
+                     else g.standard_normal(size=shape) for g in rngs])
+
+
+# --- Gaussian ---------------------------------------------------------------------------
+def gaussian_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    rng: np.random.Generator,
+    *,
+    ledger: PrivacyLedger | None,
+    calibration: str | None = None,
+    label: str = "",
+    repeats: int | None = None,
+    details: Mapping[str, Any] | None = None,
+    sampler: str = "discrete",
+) -> np.ndarray:
+    """Release ``value + N(0, sigma^2 I)``, (epsilon, delta)-DP for L2 ``sensitivity``.
+
+    ``sampler="discrete"`` (default): exact discrete Gaussian noise on a public grid, sigma from
+    zCDP (:mod:`dpkmeans.privacy.noise`; ``calibration`` must be None or ``"zcdp"``).
+    ``sampler="continuous"``: numpy's float64 normal (recorded as a leak), with ``calibration``
+    ``"analytic"`` (Balle & Wang, exact, any epsilon; the default) or ``"classic"``
+    (Dwork-Roth, epsilon < 1 only). ``repeats`` as in :func:`laplace_mechanism`.
+    """
+    sampler = check_sampler(sampler)
+    arr = _as_value(value)
+    if sampler == "discrete":
+        if calibration not in (None, "zcdp"):
+            raise ValueError(f"calibration must be None or 'zcdp' with sampler='discrete', got "
+                             f"{calibration!r} ('analytic' and 'classic' are continuous-noise "
+                             "theorems: pass sampler='continuous')")
+        cal = calibrate("gaussian", sensitivity, epsilon, delta, coordinates=max(arr.size, 1))
+    elif calibration in (None, "analytic"):
+        cal = calibrate("gaussian", sensitivity, epsilon, delta, sampler="continuous")
+    elif calibration == "classic":
+        cal = NoiseCalibration("gaussian", "continuous", check_sensitivity(sensitivity),
+                               check_epsilon(epsilon), check_delta(delta),
+                               gaussian_sigma_classic(sensitivity, epsilon, delta))
+    else:
+        raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
+    return _release_one(arr, cal, rng, ledger=ledger, label=label, repeats=repeats,
+                        details=details)
+
+
+# --- Exponential ------------------------------------------------------------------------
+def _exponential_inputs(utility: ArrayLike, sensitivity: float,
+                        epsilon: float) -> tuple[np.ndarray, float, float]:
+    """The exponential mechanism's checked utility, sensitivity (> 0) and epsilon."""
+    u = check_finite_vector(utility, "utility")
+    sens = check_sensitivity(sensitivity)
+    if sens == 0:
+        raise ValueError("sensitivity of the utility must be > 0 for the exponential "
+                         "mechanism")
+    return u, sens, check_epsilon(epsilon)
+
+
+def exponential_probabilities(utility: ArrayLike, sensitivity: float,
+                              epsilon: float) -> np.ndarray:
+    """P[z] proportional to exp(epsilon * q(z) / (2 Delta q)) for the utility q
+    (McSherry-Talwar 2007; book ch. 1), in float64: for display and tests; the mechanism
+    itself samples exactly (:func:`exponential_mechanism`)."""
+    u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
+    logits = eps * u / (2.0 * sens)
+    logits -= logits.max()
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+#: Exponential-mechanism grid: g = 2^(floor(log2 Delta) - 20), so the utility's sensitivity in
+#: grid steps, ceil(Delta / g) + 1, exceeds Delta / g by at most 2^-19 of it.
+EXPONENTIAL_GRID_BITS = 20
+
+
+def exponential_grid(utility: ArrayLike, sensitivity: float, epsilon: float, *,
+                     integer_valued: bool = False) -> tuple[list[int], Fraction, dict[str, Any]]:
+    """The exact exponential mechanism's integer inputs: each candidate's utility gap to the best
+    in grid steps, the coefficient c = epsilon / (2 Delta_steps) of the weights exp(-c gap), and
+    the ledger details.
+
+    The grid g is a power of two chosen from ``sensitivity`` only (public). Rounding each utility
+    to the nearest step moves it by at most half a step, so neighbouring utilities differ by at
+    most Delta / g + 1 steps: the sensitivity in steps is ceil(Delta / g) + 1 (only adds noise).
+    ``integer_valued`` promises integer utilities (counts): g then divides 1, they sit on the
+    grid exactly and the sensitivity is not rounded up (checked)."""
+    u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
+    exponent = _power_of_two_below(sens) - EXPONENTIAL_GRID_BITS
+    if integer_valued:
+        if not np.all(u == np.round(u)):
+            raise ValueError("integer_valued=True but the utility has a non-integer entry")
+        exponent = min(exponent, 0)
+    grid = Fraction(2) ** exponent
+    scaled = np.ldexp(u, -exponent)  # exact unless it overflows
+    if np.all(np.isfinite(scaled)):
+        steps = [int(v) for v in np.rint(scaled).tolist()]
+    else:
+        steps = [round(Fraction(float(v)) / grid) for v in u.tolist()]
+    best = max(steps)
+    gaps = [best - v for v in steps]
+    sens_steps = math.ceil(Fraction(sens) / grid) + (0 if integer_valued else 1)
+    coefficient = Fraction(eps) / (2 * sens_steps)
+    details = {"sampler": "exact (integer arithmetic, rejection from uniform proposals)",
+               "grid": float(grid), "sensitivity on grid": float(sens_steps * grid)}
+    return gaps, coefficient, details
+
+
+def exponential_mechanism(
+    utility: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    ledger: PrivacyLedger | None,
+    label: str = "",
+    repeats: int | None = None,
+    details: Mapping[str, Any] | None = None,
+    integer_valued: bool = False,
+) -> int | np.ndarray:
+    """Pick an index of ``utility`` with the exponential mechanism, P[z] proportional to
+    exp(epsilon q(z) / (2 Delta q)); epsilon-DP (McSherry and Talwar 2007; book chapter 1).
+
+    Returns one index, or an array of ``repeats`` independent picks. The draw is exact
+    (:func:`exponential_grid`, :func:`dpkmeans.privacy.discrete.exponential_choice`): the utility is
+    rounded to a public grid and its sensitivity rounded up, so every candidate keeps a positive
+    probability and the release is epsilon-DP for the stated sensitivity, as charged.
+    ``integer_valued`` promises integer utilities (then no rounding slack).
+    """
+    gaps, coefficient, grid_details = exponential_grid(utility, sensitivity, epsilon,
+                                                       integer_valued=integer_valued)
+    rng = check_generator(rng)
+    if repeats is not None:
+        check_positive_int(repeats, "repeats")
+    if ledger is not None:
+        r = _repeat_factor(repeats)
+        ledger.charge("exponential", epsilon=r * epsilon, sensitivity=sensitivity,
+                      scale=2.0 * sensitivity / epsilon, label=label,
+                      details={"range_size": len(gaps), **grid_details,
+                               **_entry_details(details, repeats)})
+    picks = exponential_choice(np.array(gaps, dtype=object), coefficient, [len(gaps)], rng,
+                               groups=np.zeros(_repeat_factor(repeats), dtype=np.int64))
+    return picks if repeats is not None else int(picks[0])
+
+
+

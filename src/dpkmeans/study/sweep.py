@@ -1,0 +1,506 @@
+"""Parameter sweeps: expand a YAML grid, run each cell through a papermill notebook, append
+tidy rows to ``data/results/<experiment>.csv`` (``docs/design.md``, "Notebooks and chapters").
+
+A sweep file looks like::
+
+    experiment: dplloyd_baselines
+    notebook: notebooks/sweeps/dplloyd_cell.ipynb   # its `parameters` cell is overridden
+    seed: 20261122                                  # base seed; each cell derives its own
+    fixed: {replicas: 200}                          # passed to every cell
+    grid:                                           # cartesian product
+      case: [synthetic, blood]
+      epsilon: [0.1, 1.0]
+    cases:                                          # a `case` value expands to parameters
+      blood: {dataset: blood, paper: dp-kccm, k: 4}
+    smoke: {grid: {epsilon: [1.0]}, fixed: {replicas: 3}}   # --smoke overrides
+
+Cells already in the results file are skipped (resume). The cell seed is a hash of the base
+seed and the cell's parameters, so adding a grid value never changes the other cells.
+
+The experiment name is a plain identifier (it names the results file). Every parameter must be
+one of the cell notebook's (its ``parameters`` cell); ``seed`` and ``output_csv`` are set by the
+sweep. A relative ``notebook`` and the results folder are taken from the sweep file's *base*:
+the folder above ``notebooks/sweeps/`` when the file is in such a folder (the book's root),
+otherwise the folder of the sweep file itself.
+
+Ctrl-C stops a sweep within seconds: the cells not started are cancelled, the running cells'
+kernels are killed, and the rows of every cell that finished are kept (the next run resumes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures
+import functools
+import hashlib
+import itertools
+import json
+import os
+import platform
+import re
+import signal
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dpkmeans.errors import DPKMeansError
+from dpkmeans.files import write_csv, write_text
+
+__all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "load_spec", "check_spec",
+           "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
+           "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
+           "versions_string", "settle_cells", "stop_cell_kernels", "KERNEL_ARGUMENTS",
+           "cell_environment", "cpu_info", "pin_cell_environment", "add_parser"]
+
+#: Results keep 12 significant digits: enough for the spot checks, and half the file size.
+FLOAT_FORMAT = "%.12g"
+
+#: Parameters the sweep itself gives every cell.
+SWEEP_PARAMETERS = ("seed", "output_csv")
+
+#: Extra arguments of every cell kernel: ipykernel's warning that its local TCP sockets are not
+#: encrypted would otherwise print into the progress bar at each kernel start.
+KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=ERROR",)
+
+#: Seconds a stopped sweep waits for its killed cells' threads to end.
+STOP_GRACE_S = 5.0
+
+_EXPERIMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class SweepError(DPKMeansError, ValueError):
+    """A sweep file or a sweep argument that cannot be used (the CLI prints it on one line)."""
+
+
+class SweepFileNotFoundError(SweepError, FileNotFoundError):
+    """No sweep file at the path given."""
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A parsed sweep file (see the module docstring)."""
+
+    experiment: str
+    notebook: Path
+    seed: int
+    grid: dict[str, list[Any]]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    cases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: Path | None = None
+
+    @property
+    def results_path(self) -> Path:
+        root = sweep_base(self.source) if self.source else Path.cwd()
+        return root / "data" / "results" / f"{self.experiment}.csv"
+
+
+def sweep_base(path: str | os.PathLike[str]) -> Path:
+    """The folder a sweep file's relative notebook and its ``data/results/`` are taken from:
+    the book's root for a file in ``notebooks/sweeps/``, otherwise the file's own folder."""
+    folder = Path(path).resolve().parent
+    if folder.name == "sweeps" and folder.parent.name == "notebooks":
+        return folder.parent.parent
+    return folder
+
+
+def _mapping(value: Any, where: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SweepError(f"{where} must be a mapping of names to values, got "
+                         f"{type(value).__name__}")
+    return value
+
+
+def load_spec(path: str | os.PathLike[str], *, smoke: bool = False) -> SweepSpec:
+    """Read a sweep YAML file; with ``smoke`` apply its ``smoke`` overrides. A file that cannot
+    be used raises :class:`SweepError` naming the problem."""
+    import yaml
+
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise SweepFileNotFoundError(f"no sweep file at {path}")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SweepError(f"{path.name}: not valid YAML{where}: {problem}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SweepError(f"{path.name}: cannot read it ({exc})") from None
+    raw = _mapping(raw, f"{path.name}: the file")
+    missing = [key for key in ("experiment", "notebook", "seed", "grid") if key not in raw]
+    if missing:
+        raise SweepError(f"{path.name}: missing keys {missing}")
+    experiment = str(raw["experiment"])
+    if not _EXPERIMENT_NAME.fullmatch(experiment):
+        raise SweepError(f"{path.name}: experiment {experiment!r} is not a plain identifier "
+                         "(letters, digits and underscores; it names data/results/NAME.csv)")
+    try:
+        seed = int(raw["seed"])
+    except (TypeError, ValueError):
+        raise SweepError(f"{path.name}: seed must be an integer, got {raw['seed']!r}") from None
+
+    def values(v: Any) -> list[Any]:
+        return list(v) if isinstance(v, list) else [v]
+
+    grid = {k: values(v) for k, v in _mapping(raw["grid"], f"{path.name}: grid").items()}
+    fixed = dict(_mapping(raw.get("fixed"), f"{path.name}: fixed"))
+    if smoke:
+        overrides = _mapping(raw.get("smoke"), f"{path.name}: smoke")
+        grid.update({k: values(v) for k, v in
+                     _mapping(overrides.get("grid"), f"{path.name}: smoke.grid").items()})
+        fixed.update(_mapping(overrides.get("fixed"), f"{path.name}: smoke.fixed"))
+    cases = {str(k): dict(_mapping(v, f"{path.name}: case {k}")) for k, v in
+             _mapping(raw.get("cases"), f"{path.name}: cases").items()}
+    unknown = [c for c in grid.get("case", []) if str(c) not in cases]
+    if unknown:
+        raise SweepError(f"{path.name}: grid cases {unknown} are not defined under `cases`")
+    notebook = Path(str(raw["notebook"]))
+    return SweepSpec(experiment, sweep_base(path) / notebook, seed, grid, fixed, cases, path)
+
+
+def notebook_parameters(notebook: str | os.PathLike[str]) -> list[str]:
+    """The names its ``parameters`` cell assigns (the ones papermill can override)."""
+    path = Path(notebook)
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SweepError(f"cannot read the notebook {path} ({exc})") from None
+    for cell in cells:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            source = cell["source"]
+            source = "".join(source) if isinstance(source, list) else source
+            try:
+                tree = ast.parse(source)
+            except SyntaxError as exc:
+                raise SweepError(f"{path.name}: its parameters cell is not Python "
+                                 f"({exc.msg})") from None
+            names: list[str] = []
+            for node in tree.body:
+                targets = (node.targets if isinstance(node, ast.Assign)
+                           else [node.target] if isinstance(node, ast.AnnAssign) else [])
+                names += [t.id for t in targets if isinstance(t, ast.Name)]
+            return names
+    raise SweepError(f"{path.name} has no cell tagged `parameters`")
+
+
+def check_spec(spec: SweepSpec) -> None:
+    """Refuse a sweep whose notebook is missing, or which sets a parameter its notebook does
+    not have (it would only become a column of the results file)."""
+    name = spec.source.name if spec.source else spec.experiment
+    if not spec.notebook.is_file():
+        base = sweep_base(spec.source) if spec.source else Path.cwd()
+        raise SweepError(f"{name}: no notebook at {spec.notebook} (a relative `notebook` is "
+                         f"taken from {base}: the folder above notebooks/sweeps/ for a sweep "
+                         "file there, otherwise the sweep file's own folder)")
+    known = notebook_parameters(spec.notebook)
+    used = {*spec.fixed, *spec.grid, *(k for case in spec.cases.values() for k in case)}
+    unknown = sorted(used - set(known) - set(SWEEP_PARAMETERS))
+    if unknown:
+        cell = [p for p in known if p not in SWEEP_PARAMETERS]
+        raise SweepError(f"{name}: {unknown} are not parameters of {spec.notebook.name}; "
+                         f"its parameters are {cell}")
+
+
+def cell_key(params: dict[str, Any]) -> str:
+    """A stable text key of a cell's parameters (sorted JSON)."""
+    return json.dumps(params, sort_keys=True, default=str)
+
+
+def cell_id(params: dict[str, Any]) -> str:
+    """A short stable identifier of a cell (the first 16 hex digits of its key's sha256)."""
+    return hashlib.sha256(cell_key(params).encode()).hexdigest()[:16]
+
+
+def cell_seed(base_seed: int, params: dict[str, Any]) -> int:
+    """A 63-bit seed from the base seed and the cell's parameters (stable across runs)."""
+    digest = hashlib.sha256(f"{base_seed}|{cell_key(params)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def expand(spec: SweepSpec) -> list[dict[str, Any]]:
+    """All cells: the grid's cartesian product, with cases expanded and fixed values added."""
+    names = list(spec.grid)
+    cells = []
+    for values in itertools.product(*(spec.grid[n] for n in names)):
+        grid_params = dict(zip(names, values))
+        params = {**spec.fixed, **grid_params}
+        if "case" in grid_params:
+            params.update(spec.cases[str(grid_params["case"])])
+        params["seed"] = cell_seed(spec.seed, grid_params)
+        cells.append(params)
+    return cells
+
+
+def run_cell_notebook(notebook: Path, params: dict[str, Any], workdir: Path) -> pd.DataFrame:
+    """Execute the cell notebook with papermill and return the rows it wrote."""
+    import papermill as pm
+
+    out_csv = workdir / "rows.csv"
+    pm.execute_notebook(str(notebook), str(workdir / "executed.ipynb"),
+                        parameters={**params, "output_csv": str(out_csv)},
+                        kernel_name="python3", cwd=str(notebook.parent), progress_bar=False,
+                        kernel_manager_class=_cell_kernel_manager(),
+                        extra_arguments=list(KERNEL_ARGUMENTS))
+    return pd.read_csv(out_csv)
+
+
+# --- stopping the cells (Ctrl-C) ----------------------------------------------------------------
+_KERNELS: weakref.WeakSet = weakref.WeakSet()  # the kernel managers of the running cells
+_KERNELS_LOCK = threading.Lock()
+_STOPPING = threading.Event()  # set by stop_cell_kernels: a kernel starting now is killed
+
+
+def _kill_kernel(km: Any) -> None:
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is None or process.poll() is not None:
+        return
+    try:  # the kernel leads its own process group (jupyter_client starts a new session)
+        if os.getpgid(process.pid) == process.pid:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except (OSError, AttributeError):  # gone meanwhile, or no process groups (Windows)
+        process.kill()
+
+
+@functools.cache
+def _cell_kernel_manager() -> type:
+    """jupyter_client's kernel manager, remembering each kernel it starts so that
+    :func:`stop_cell_kernels` can kill it."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class CellKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]
+            await super().start_kernel(**kwargs)
+            with _KERNELS_LOCK:
+                _KERNELS.add(self)
+            if _STOPPING.is_set():
+                _kill_kernel(self)
+
+    return CellKernelManager
+
+
+def stop_cell_kernels() -> None:
+    """Kill the kernel of every cell running in this process (and of any cell starting until
+    the next sweep begins): their notebooks then fail within about a second."""
+    _STOPPING.set()
+    with _KERNELS_LOCK:
+        kernels = list(_KERNELS)
+    for km in kernels:
+        _kill_kernel(km)
+
+
+def settle_cells(pool: ThreadPoolExecutor, futures: Iterable[Future], *, interrupted: bool,
+                 grace: float = STOP_GRACE_S) -> list[Future]:
+    """After Ctrl-C (``interrupted``) or a failed cell: cancel the cells not started; kill the
+    running cells' kernels and wait at most ``grace`` seconds for them (Ctrl-C), or wait for
+    them to finish (a failure); return the futures whose cells finished with rows."""
+    futures = list(futures)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if interrupted:
+        stop_cell_kernels()
+    running = [f for f in futures if not f.done()]
+    concurrent.futures.wait(running, timeout=grace if interrupted else None)
+    return [f for f in futures if f.done() and not f.cancelled() and f.exception() is None]
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that produce the numbers (recorded with every result row)."""
+    out = {}
+    for name in ("dpkmeans", "numpy", "scipy", "scikit-learn", "diffprivlib"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def versions_string() -> str:
+    """The package versions recorded in every row (``versions`` column)."""
+    return ";".join(f"{k}={v}" for k, v in sorted(package_versions().items()))
+
+
+def run_cell(spec: SweepSpec, params: dict[str, Any],
+             runner: Callable[[Path, dict[str, Any], Path], pd.DataFrame] = run_cell_notebook,
+             versions: str = "") -> pd.DataFrame:
+    """One cell: its rows, with its parameters first, then the metrics, then the bookkeeping
+    (experiment, cell id, ``cell_runtime_s``, versions)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        rows = runner(spec.notebook, params, Path(tmp))
+    for name, value in params.items():  # a value the cell computed is kept (a non-private
+        # reference row runs once, whatever the cell's `runs`); the parameter fills the rest
+        rows[name] = rows[name].where(rows[name].notna(), value) if name in rows else value
+    rows["experiment"], rows["cell"] = spec.experiment, cell_id(params)
+    rows["cell_runtime_s"], rows["versions"] = time.perf_counter() - start, versions
+    first = ["experiment", *params]  # parameters first, then metrics, then bookkeeping
+    return rows[first + [c for c in rows.columns if c not in first]]
+
+
+def completed_cells(path: Path) -> set[str]:
+    """The ids of the cells whose rows a results file already holds."""
+    if not path.exists():
+        return set()
+    return set(pd.read_csv(path, usecols=["cell"])["cell"])
+
+
+def run_sweep(
+    spec: SweepSpec,
+    *,
+    jobs: int = 1,
+    results_path: Path | None = None,
+    runner: Callable[[Path, dict[str, Any], Path], pd.DataFrame] = run_cell_notebook,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run every cell not yet in the results file; append its rows; return the new rows."""
+    from tqdm.auto import tqdm
+
+    if jobs < 1:
+        raise SweepError(f"jobs must be >= 1, got {jobs}")
+    if runner is run_cell_notebook:
+        check_spec(spec)
+    _STOPPING.clear()
+    # absolute: papermill changes the process's working directory while a cell runs, and the
+    # other worker thread appends its rows meanwhile
+    path = Path(results_path or spec.results_path).resolve()
+    done = completed_cells(path)
+    todo = [c for c in expand(spec) if cell_id(c) not in done]
+    versions = versions_string()
+
+    def one(params: dict[str, Any]) -> pd.DataFrame:
+        return run_cell(spec, params, runner, versions)
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new: list[pd.DataFrame] = []
+    bar = tqdm(total=len(todo), desc=spec.experiment, disable=not progress)
+    pool = ThreadPoolExecutor(max_workers=jobs)  # each cell runs in its own kernel
+    futures = [pool.submit(one, params) for params in todo]
+    kept: set[Future] = set()
+    try:
+        for future in futures:  # in grid order
+            rows = future.result()
+            append_rows(path, rows)
+            new.append(rows)
+            kept.add(future)
+            bar.update()
+    except BaseException as exc:  # Ctrl-C or a failed cell: keep what finished, then stop
+        for future in settle_cells(pool, futures, interrupted=isinstance(exc, KeyboardInterrupt)):
+            if future not in kept:
+                append_rows(path, future.result())
+        raise
+    finally:
+        pool.shutdown(wait=False)
+        bar.close()
+    return pd.concat(new, ignore_index=True) if new else pd.DataFrame()
+
+
+def append_rows(path: Path, rows: pd.DataFrame) -> None:
+    """Append rows, keeping the existing column order (new columns go last). The file is
+    replaced whole (:func:`dpkmeans.files.write_text`), never left half-written."""
+    if path.exists():
+        existing = pd.read_csv(path, nrows=0).columns.tolist()
+        columns = existing + [c for c in rows.columns if c not in existing]
+        if columns != existing:  # a new column: rewrite once with the wider header
+            write_csv(pd.concat([pd.read_csv(path), rows], ignore_index=True)[columns], path,
+                      float_format=FLOAT_FORMAT)
+            return
+        text = path.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):
+            text += "\n"
+        write_text(path, text + rows.reindex(columns=existing).to_csv(
+            header=False, index=False, float_format=FLOAT_FORMAT))
+    else:
+        write_csv(rows, path, float_format=FLOAT_FORMAT)
+
+
+# --- the cells' environment -------------------------------------------------------------------
+def cpu_info() -> dict:
+    """This machine's CPU from ``/proc/cpuinfo`` (its first processor): ``model`` (the model
+    name), ``family`` and ``model_number``, and ``flags`` (a set); empty values off Linux."""
+    info: dict = {"model": None, "family": None, "model_number": None, "flags": set()}
+    keys = {"model name": "model", "cpu family": "family", "model": "model_number",
+            "flags": "flags"}
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if not line.strip():
+                    break  # the first processor only
+                key, _, value = line.partition(":")
+                name = keys.get(key.strip())
+                if name == "flags":
+                    info["flags"] = set(value.split())
+                elif name == "model":
+                    info["model"] = value.strip()
+                elif name:
+                    info[name] = int(value)
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return info
+
+
+def cell_environment() -> dict[str, str]:
+    """The environment the cells run with (their papermill kernels inherit it): one BLAS and
+    OpenMP thread a cell (two cells share the two cores), and, on an x86-64 CPU with AVX2 and
+    FMA, OpenBLAS's AVX2 ("Haswell") kernels whatever the CPU. OpenBLAS otherwise picks its
+    kernels by the CPU it finds, and their rounding differs: on an AVX-512 machine the
+    colored-noise chapter's CEDS covariance of Marketing (as published: the inverse of a nearly
+    singular matrix) came out with a trace 1.83 times the one the AVX2 kernels give, and every
+    CEDS number of that dataset with it. Pinned, the committed results reproduce on either."""
+    env = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    if (platform.machine().lower() in ("x86_64", "amd64")
+            and {"avx2", "fma"} <= cpu_info()["flags"]):
+        env["OPENBLAS_CORETYPE"] = "Haswell"
+    return env
+
+
+def pin_cell_environment(*, override: bool = False) -> dict[str, str]:
+    """Put :func:`cell_environment` into ``os.environ`` before any cell starts (a variable the
+    user set is kept unless ``override``); returns what the cells will see. The sweep and
+    reproduce commands call it; the library functions leave the environment alone."""
+    wanted = cell_environment()
+    for var, value in wanted.items():
+        if override:
+            os.environ[var] = value
+        else:
+            os.environ.setdefault(var, value)
+    return {var: os.environ[var] for var in wanted}
+
+
+# --- CLI: python -m dpkmeans sweep FILE [--smoke] [--jobs N] -------------------------------
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "sweep", help="run a papermill sweep from a YAML grid",
+        description="Run every cell of a sweep file not yet in its results file. A relative "
+        "`notebook` and data/results/ are taken from the folder above notebooks/sweeps/ for a "
+        "sweep file there, otherwise from the sweep file's own folder. Ctrl-C keeps the rows "
+        "of every finished cell; run the command again to continue.")
+    parser.add_argument("file", help="notebooks/sweeps/NAME.yaml")
+    parser.add_argument("--smoke", action="store_true", help="the small grid (CI)")
+    parser.add_argument("--jobs", type=int, default=1, help="cells run at once (default 1)")
+    parser.add_argument("--results", help="results CSV (default data/results/<experiment>.csv)")
+    parser.set_defaults(func=_cmd_sweep)
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise SweepError(f"--jobs must be at least 1, got {args.jobs}")
+    spec = load_spec(args.file, smoke=args.smoke)
+    check_spec(spec)
+    pin_cell_environment()  # the cells run as in `make reproduce`: the committed results' BLAS
+    results = Path(args.results) if args.results else None
+    new = run_sweep(spec, jobs=args.jobs, results_path=results)
+    print(f"{spec.experiment}: {len(expand(spec))} cells, {len(new)} new rows -> "
+          f"{results or spec.results_path}")
+    return 0
