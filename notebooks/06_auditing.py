@@ -80,6 +80,8 @@ from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
 from dpkmeans.study.committed import committed_file
 from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, run
+from dpkmeans.papers.di.flaws import EXACT_COUNTS
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SWAPPED_SPLIT
 from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
 from dpkmeans.privacy.floating_point import (grid_output_possible,
                                              laplace_output_possible)
@@ -427,8 +429,9 @@ plt.show()
 # ## Four broken variants
 #
 # An auditor that never says "violation" proves nothing. The engine reproduces three published
-# flaws on request (`DPLloydConfig(flaws=...)`), and the first broken variant is a single
-# mechanism:
+# flaws on request: each is a record its paper keeps (`SKIP_EMPTY_CLUSTERS` and
+# `SWAPPED_SPLIT` for diffprivlib, `EXACT_COUNTS` for Shang et al.) that a configuration
+# carries (`DPLloydConfig(flaws=...)`). The first broken variant is a single mechanism:
 #
 # 1. a Laplace mechanism with half the correct scale;
 # 2. DPLloyd that skips the noise on empty clusters (diffprivlib 0.6.6);
@@ -500,7 +503,7 @@ near = np.clip(np.random.default_rng(next_seed()).normal(-0.5, 0.05, (20, 2)), -
 EMPTY_D, EMPTY_D_PRIME = audit.empty_cluster_pair(near, [0.6, 0.6])
 skip_config = DPLloydConfig(n_clusters=2, bounds=BOX2,
                             schedule=schedules.uniform(1.0, 3), initializer=fixed_two,
-                            flaws=("skip-empty-clusters",))
+                            flaws=(SKIP_EMPTY_CLUSTERS,))
 took["DPLloyd, skips empty clusters"] = first_detection(
     lambda n: audit.audit_configuration("", skip_config, EMPTY_D, EMPTY_D_PRIME,
                                         second_centroid_moved, trials=n, seed=SEED),
@@ -513,7 +516,7 @@ broken.append(record("broken", report, first_detection=took[report.name]))
 # (4) exact counts: one record vs two at the origin, k = 1, d = 3
 BOX3 = (-np.ones(3), np.ones(3))
 exact_config = DPLloydConfig(n_clusters=1, bounds=BOX3, schedule=[1.0],
-                             initializer=fixed_origin, flaws=("exact-counts",))
+                             initializer=fixed_origin, flaws=(EXACT_COUNTS,))
 ONE, TWO = np.zeros((1, 3)), np.zeros((2, 3))
 
 
@@ -567,7 +570,7 @@ table(designs, name="ch6-designs")
 # diffprivlib gives the count the per-dimension share and each of the $d$ sum coordinates the
 # count's share (chapter 5). Its true spend per iteration is
 # `diffprivlib_epsilon_factor(d)` times the declared one. The engine reproduces the flaw with
-# `flaws=("swapped-split",)`, and its ledger does not lie: it records each release at its true
+# `flaws=(SWAPPED_SPLIT,)`, and its ledger does not lie: it records each release at its true
 # budget, so the composed total *is* the true spend.
 
 # %%
@@ -576,7 +579,7 @@ EPS_SWAP = max(EPSILONS)
 swap_configs = {
     flawed: DPLloydConfig(n_clusters=1, bounds=BOX_SWAP, schedule=[EPS_SWAP],
                           split="su", initializer=fixed_origin,
-                          flaws=("swapped-split",) if flawed else ())
+                          flaws=(SWAPPED_SPLIT,) if flawed else ())
     for flawed in (False, True)
 }
 ledger_total = run(np.zeros((1, SWAP_D)), swap_configs[True], 0).ledger.total()

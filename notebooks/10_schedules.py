@@ -127,7 +127,7 @@ from myst_nb import glue
 
 from dpkmeans.engine import schedules
 from dpkmeans.study.committed import committed_file
-from dpkmeans.engine.loop import FLAWS, OVERSPENDING_FLAWS, plan_ledger, run
+from dpkmeans.engine.loop import plan_ledger, run
 from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp import claims, study, variants
 from dpkmeans.papers.apdp.study import CASES, EPSILONS, Point
@@ -715,9 +715,8 @@ audit_results = {
 
 # %% tags=["remove-cell"]
 published_flaws = audit_configs["as published"][0].flaws
-assert {"partition-stop", "record-initialisation"} <= set(published_flaws)
-assert set(published_flaws) <= set(FLAWS)
-flaw_items = [("Overspend, charged" if f in OVERSPENDING_FLAWS else "Leak") + f": {FLAWS[f]}."
+assert {"partition-stop", "record-initialisation"} <= {f.name for f in published_flaws}
+flaw_items = [("Overspend, charged" if f.overspends else "Leak") + f": {f.text}."
               for f in published_flaws]
 glue("ch10_flaws", Markdown("\n".join(f"- {item}" for item in flaw_items)), display=False)
 
@@ -752,7 +751,7 @@ table(pd.DataFrame({"": rows, **audit_columns}), name="ch10-audit")
 published_run, corrected_run = audit_results["as published"], audit_results["corrected"]
 published_leaks = [e for e in published_run.ledger.entries
                    if e.mechanism.startswith("LEAK")]
-assert len(published_leaks) == sum(f not in OVERSPENDING_FLAWS for f in published_flaws)
+assert len(published_leaks) == sum(not f.overspends for f in published_flaws)
 init_entries = [e for e in published_run.ledger.entries
                 if e.scope == "initialisation" and e.epsilon > 0]
 assert not published_run.ledger.is_private and corrected_run.ledger.is_private

@@ -13,6 +13,7 @@ from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
 from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp import variants
+from dpkmeans.papers.apdp.flaws import PARTITION_STOP, PRIVATE_EPSILON_M, RECORD_INITIALISATION
 from dpkmeans.papers.apdp.variants import RecordInitialRelease, as_published, corrected
 
 
@@ -90,14 +91,14 @@ def test_corrected_is_private_and_spends_exactly_epsilon(mixture):
 def test_as_published_records_its_leaks_and_its_overspend(mixture):
     config = as_published(3, 2.0, _box(2), n_records=600)
     assert {"partition-stop", "record-initialisation", "record-order-split", "private-epsilon-m",
-            "data-derived-bounds"} <= set(config.flaws)
+            "data-derived-bounds"} <= {f.name for f in config.flaws}
     result = run(mixture, config, 5, replicas=6)
     assert not result.ledger.is_private
     eps0 = 2.0 / variants.MAX_ITERATIONS  # the initial records' charged budget
     assert result.spent.max() == pytest.approx(2.0 + eps0) or result.spent.max() < 2.0 + eps0
     assert result.spent.min() >= eps0 and np.all(result.iterations_run <= config.iterations)
     uniform = as_published(3, 2.0, _box(2), n_records=600, schedule="uniform")
-    assert "private-epsilon-m" not in uniform.flaws  # only the AP reads eps_m
+    assert PRIVATE_EPSILON_M not in uniform.flaws  # only the AP reads eps_m
     open_ended = as_published(3, 2.0, _box(2), n_records=600, schedule="dichotomy")
     assert open_ended.schedule.sum() == pytest.approx(2.0 * (1 - 2.0**-10))  # as written
 
@@ -110,7 +111,7 @@ def test_unknown_schedule_names_the_choices():
 def test_record_initialisation_picks_one_record_per_split(mixture):
     """With a huge eps_0 the noise is negligible: each start is a record of its own split."""
     config = DPLloydConfig(3, _box(2), [1.0], initial_release=RecordInitialRelease(1e9),
-                           flaws=("record-initialisation",), budget=1.0, sampler="continuous")
+                           flaws=(RECORD_INITIALISATION,), budget=1.0, sampler="continuous")
     result = run(mixture, config, 9, replicas=5)
     N = mixture.shape[0]
     for r in range(5):
@@ -122,7 +123,7 @@ def test_record_initialisation_picks_one_record_per_split(mixture):
 
 def test_record_initialisation_needs_k_records():
     config = DPLloydConfig(3, _box(2), [1.0], initial_release=RecordInitialRelease(1.0),
-                           flaws=("record-initialisation",), budget=1.0)
+                           flaws=(RECORD_INITIALISATION,), budget=1.0)
     with pytest.raises(ValueError, match="at least k = 3 records"):
         run(np.full((2, 2), 0.5), config, 1)
 
@@ -143,7 +144,7 @@ def test_sse_history_is_the_exact_sse_of_each_iteration_s_centroids(mixture):
 def test_partition_stop_ends_a_run_whose_partition_repeats(mixture):
     """Noise-free (huge budget) Lloyd converges, and the run stops when the partition repeats;
     the stop is a recorded leak and the stopped replicas spend less."""
-    config = DPLloydConfig(3, _box(2), np.full(30, 1e9), flaws=("partition-stop",),
+    config = DPLloydConfig(3, _box(2), np.full(30, 1e9), flaws=(PARTITION_STOP,),
                            budget=30e9, sampler="continuous")
     result = run(mixture, config, 4, replicas=4, record_history=True)
     assert np.all(result.iterations_run < 30) and not result.ledger.is_private

@@ -13,6 +13,8 @@ from dpkmeans.engine import schedules
 from dpkmeans.privacy import mechanisms as m
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.papers.di.flaws import EXACT_COUNTS
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS
 
 pytestmark = pytest.mark.statistical
 
@@ -81,7 +83,7 @@ def empty_pair():
 
 
 @pytest.mark.parametrize("flaws, verdict", [((), "consistent"),
-                                            (("skip-empty-clusters",), "violation detected")])
+                                            ((SKIP_EMPTY_CLUSTERS,), "violation detected")])
 def test_skipping_noise_on_empty_clusters_is_caught(empty_pair, flaws, verdict):
     config = DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=schedules.uniform(0.5, 3),
                            initializer=fixed_init, flaws=flaws)
@@ -91,7 +93,7 @@ def test_skipping_noise_on_empty_clusters_is_caught(empty_pair, flaws, verdict):
 
 
 @pytest.mark.parametrize("flaws, verdict", [((), "consistent"),
-                                            (("exact-counts",), "violation detected")])
+                                            ((EXACT_COUNTS,), "violation detected")])
 def test_exact_counts_are_caught(flaws, verdict):
     config = DPLloydConfig(n_clusters=1, bounds=(-np.ones(3), np.ones(3)), schedule=[1.0],
                            initializer=lambda b, k, g: np.zeros((1, 3)), flaws=flaws)

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from dpkmeans.engine import schedules
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
 from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.papers.di.flaws import CATEGORICAL_FULL_BUDGET, EXACT_COUNTS
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SWAPPED_SPLIT
 from dpkmeans.errors import ClippingWarning
 from dpkmeans.engine.init import sphere_packing, uniform_box
 from dpkmeans.compute.lloyd import batched_stats, lloyd_reference
@@ -185,22 +187,22 @@ def test_as_published_flaws_are_recorded_truthfully():
     X = np.random.default_rng(2).uniform(-1, 1, size=(60, d))
     box = (-np.ones(d), np.ones(d))
     impr = dplloyd_impr(3, 1.0, box, n_records=60)
-    swapped = run(X, dataclasses.replace(impr, flaws=("swapped-split",)), 0)
+    swapped = run(X, dataclasses.replace(impr, flaws=(SWAPPED_SPLIT,)), 0)
     c = (4 * d * 0.225**2) ** (1 / 3)
     assert swapped.ledger.total().epsilon == pytest.approx((1 + d * c) / (d + c))  # overspends
     assert swapped.ledger.is_private  # it is private, just at a larger epsilon than declared
     leaky = run(X, dataclasses.replace(dplloyd(3, 1.0, box),
-                                       flaws=("exact-counts", "skip-empty-clusters")), 0)
+                                       flaws=(EXACT_COUNTS, SKIP_EMPTY_CLUSTERS)), 0)
     assert not leaky.ledger.is_private
     assert [e.mechanism for e in leaky.ledger.entries[:2]] == ["LEAK (not private)"] * 2
     assert np.all(np.isfinite(leaky.centroids))
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"flaws": ("typo",)}, "flaws"),
-    ({"flaws": ("swapped-split",)}, "split='su'"),
-    ({"flaws": ("skip-empty-clusters",), "neighbour": "replace"}, "add/remove only"),
-    ({"flaws": ("categorical-full-budget",)}, "needs categorical modes"),
+    ({"flaws": (SWAPPED_SPLIT,)}, "split='su'"),
+    ({"flaws": (SKIP_EMPTY_CLUSTERS,), "neighbour": "replace"}, "under replace adjacency"),
+    ({"flaws": (CATEGORICAL_FULL_BUDGET,)}, "needs categorical modes"),
+    ({"flaws": (SWAPPED_SPLIT, SWAPPED_SPLIT), "split": "su"}, "listed twice"),
 ])
 def test_flaw_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -13,6 +13,8 @@ from dpkmeans.engine import schedules
 from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
 from dpkmeans.papers.di import variants
+from dpkmeans.papers.colored.flaws import EXACT_ITERATIONS
+from dpkmeans.papers.di.flaws import CATEGORICAL_FULL_BUDGET
 from dpkmeans.engine.prototypes import (CategoricalModes, MixedInitializer, MixedLayout, decode,
                                         encode, mode_scores)
 
@@ -316,7 +318,7 @@ def test_plan_ledger_is_a_real_run_s_ledger(heartlike, neighbour, per_attribute)
     layout, Z = heartlike
     numeric_schedule = schedules.uniform(2.0, 4)
     categorical_schedule = schedules.halving(0.8, 4)
-    flaws = ("categorical-full-budget",) if per_attribute == "full" else ()
+    flaws = (CATEGORICAL_FULL_BUDGET,) if per_attribute == "full" else ()
     config = DPLloydConfig(n_clusters=3, bounds=layout.bounds((0.0, 1.0)),
                            schedule=numeric_schedule, neighbour=neighbour,
                            initializer=MixedInitializer(layout), flaws=flaws,
@@ -355,15 +357,15 @@ def test_categorical_config_validation():
     with pytest.raises(ValueError, match="categorical-full-budget"):
         _config(layout, categorical=full)  # full without the flaw
     with pytest.raises(ValueError, match="categorical-full-budget"):
-        _config(layout, flaws=("categorical-full-budget",))  # the flaw with "split"
+        _config(layout, flaws=(CATEGORICAL_FULL_BUDGET,))  # the flaw with "split"
     with pytest.raises(ValueError, match="needs categorical modes"):
-        _config(layout, categorical=None, flaws=("categorical-full-budget",))
-    _config(layout, categorical=full, flaws=("categorical-full-budget",))  # valid
-    _config(layout, categorical=full, flaws=("categorical-full-budget",), neighbour="replace")
+        _config(layout, categorical=None, flaws=(CATEGORICAL_FULL_BUDGET,))
+    _config(layout, categorical=full, flaws=(CATEGORICAL_FULL_BUDGET,))  # valid
+    _config(layout, categorical=full, flaws=(CATEGORICAL_FULL_BUDGET,), neighbour="replace")
     with pytest.raises(ValueError, match="split='joint'"):
         _config(layout, split="su")
     with pytest.raises(ValueError, match="exact iterations"):
-        _config(layout, flaws=("exact-iterations",))
+        _config(layout, flaws=(EXACT_ITERATIONS,))
     with pytest.raises(ValueError, match="Laplace noise"):
         _config(layout, noise="gaussian", delta=1e-6)
     with pytest.raises(ValueError, match="allocation"):

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig, plan_ledger, run
+from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
 from dpkmeans.errors import BudgetExceededError
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.engine.init import sphere_packing
 from dpkmeans.papers.silhouette import variants
+from dpkmeans.papers.silhouette.flaws import MIN_NORMALISED_WEIGHTS
 from dpkmeans.papers.silhouette.variants import (
     MAX_ITERATIONS,
     SILHOUETTE_SHARE,
@@ -103,18 +104,18 @@ def iteration_charges(ledger, label_start: str) -> list[float]:
 def test_as_published_records_every_leak_and_charges_the_true_cost(X):
     eps = 1.0
     config = as_published(3, eps, BOX)
-    assert set(config.flaws) == {"shared-noise", "exact-silhouettes", "min-normalised-weights",
-                                 "undefined-initial-budget", "position-split",
-                                 "data-derived-bounds"}
-    assert set(OVERSPENDING_FLAWS) & set(config.flaws) == {"min-normalised-weights"}
+    assert {f.name for f in config.flaws} == {
+        "shared-noise", "exact-silhouettes", "min-normalised-weights", "undefined-initial-budget",
+        "position-split", "data-derived-bounds"}
+    assert [f for f in config.flaws if f.overspends] == [MIN_NORMALISED_WEIGHTS]
     result = run(X, config, 3, replicas=4)
     ledger = result.ledger
     assert not ledger.is_private and ledger.budget is None
     leaks = [e.label for e in ledger.entries if e.mechanism == "LEAK (not private)"]
-    assert sorted(leaks) == sorted(FLAWS[f] for f in config.flaws if f not in OVERSPENDING_FLAWS)
+    assert sorted(leaks) == sorted(f.text for f in config.flaws if not f.overspends)
     assert len(leaks) == 5
     notes = [e.label for e in ledger.entries if e.mechanism == "post-processing"]
-    assert any(FLAWS["min-normalised-weights"] in n for n in notes)  # an overspend, not a leak
+    assert any(MIN_NORMALISED_WEIGHTS.text in n for n in notes)  # an overspend, not a leak
     # The initial release: (sum, count) of each equal split, Delta = d + 1, charged eps itself.
     initial = [e for e in ledger.entries if e.scope == "initialisation" and e.epsilon > 0]
     assert len(initial) == 1

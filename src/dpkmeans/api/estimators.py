@@ -28,6 +28,7 @@ from dpkmeans.papers.su.variants import noisy_record_count
 from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.api.catalogue import Choice, FitInputs, choice
 from dpkmeans.engine.loop import run
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.errors import BudgetExceededError, PrivacyLeakWarning
 from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.compute.lloyd import assign
@@ -398,7 +399,7 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         config = algorithm.build(FitInputs(k, run_eps, bounds, max_iter=int(self.max_iter),
                                            n_records=n_used, delta=delta))
         if self.bounds is None:
-            config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
+            config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
         with get_backend(self.backend, client=self.client) as engine:
             result = run(X, config, run_seq, ledger=ledger, backend=engine)
             self.labels_ = engine.labels(X, result.centroids[0])

@@ -27,6 +27,7 @@ from dpkmeans.compute import metrics
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.engine.loop import run
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.api.estimators import (_is_dask_array, budget_form, charge_accountant,
                                      check_accountant, public_bounds, seed_sequence,
@@ -566,7 +567,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                 config = kprototypes_corrected(layout, bounds, rho_r=rho_r, rho_c=rho_c,
                                                m_r=m_r, m_c=m_c, n_clusters=k, iterations=T)
         if self.bounds is None or categories_read_off:
-            config = replace(config, flaws=(*config.flaws, "data-derived-bounds"))
+            config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
         check_accountant(self.accountant, PrivacyCost(float(config.epsilon)), config.neighbour,
                          "DPKPrototypes")
         ledger = None

@@ -41,6 +41,7 @@ from dpkmeans.engine.schedules import SU_RHO, su_split
 from dpkmeans.privacy.sensitivity import (box_midpoint, check_box, coordinate_bounds,
                                           lloyd_query_sensitivity, sum_sensitivity)
 from dpkmeans.engine.prototypes import CategoricalModes, mode_scores
+from dpkmeans.engine.flaws import Flaw, check_flaws
 from dpkmeans.engine.hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
 
@@ -54,8 +55,6 @@ __all__ = [
     "clip_to_bounds",
     "SPLITS",
     "ENGINE_NOISE",
-    "FLAWS",
-    "OVERSPENDING_FLAWS",
 ]
 
 #: How one iteration's budget is spent on a cluster's (sum, count):
@@ -69,76 +68,6 @@ SPLITS = ("joint", "su")
 #: :func:`dpkmeans.privacy.colored.box_covariance`), released as white noise on the whitened vector
 #: (S_j - n_j m) / sqrt(r), n_j (r the half-widths), then scaled back.
 ENGINE_NOISE = NOISE_KINDS + ("colored",)
-
-#: Published flaws a configuration can reproduce on purpose ("as published" variants, audited in
-#: the book; never private). Each maps to what the ledger records about it.
-FLAWS = {
-    "skip-empty-clusters": ("empty clusters get no noise and keep their centroid (diffprivlib "
-                            "0.6.6)"),
-    "exact-counts": "cluster sizes are released without noise (Shang et al. 2021, as published)",
-    "swapped-split": "Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
-    "data-derived-bounds": ("the box was read off the private data (min-max scaling of the data, "
-                            "as the papers did): a neighbour can move the box, so no sensitivity "
-                            "holds"),
-    "private-record-count": ("T was chosen from the exact number of private records (Su's rule in "
-                             "diffprivlib 0.6.6): one record more can change T"),
-    "shared-noise": ("one Laplace draw is added to a cluster's sum and to its count (the Noise_k^t"
-                     " of Zhang, Liu and Wang 2018, read literally): the cluster's sum minus its "
-                     "count is released exactly"),
-    "exact-silhouettes": ("the per-cluster silhouettes that set the noise scales are computed on "
-                          "the private data without noise (Zhang, Liu and Wang 2018, as published)"),
-    "min-normalised-weights": ("weights (1 + S_j) / (1 + min_l S_l) ≥ 1 (Zhang, Liu and Wang "
-                               "2018): its claim ε_j^t ≤ ε/2^t is false; the ledger charges the "
-                               "true cost, ε_t max_j w_j"),
-    "undefined-initial-budget": ("the budget of the initial centres is undefined (Zhang, Liu and "
-                                 "Wang 2018); charged as ε/2⁰ = ε, outside the declared total"),
-    "position-split": ("equal split by record order (Zhang, Liu and Wang 2018): adding a record "
-                       "moves every later record to another subset, so d + 1 does not bound a "
-                       "subset's change"),
-    "exact-iterations": ("the Lloyd iterations run without noise on the private data (Ravi, "
-                         "Scaglione and Peisert 2021: one-shot output perturbation of the "
-                         "converged centroids)"),
-    "data-initialisation": ("the initial centres are chosen from the private records (k-means++, "
-                            "the scikit-learn default the authors' code uses)"),
-    "local-sensitivity": ("the noise covariance is fitted to this dataset's leave-one-out centroid"
-                          " shifts with the labels frozen (Ravi et al. 2021, Lemma 5): a neighbour"
-                          " changes the covariance itself, and added records and label changes are"
-                          " not covered, so no (ε, δ) holds"),
-    "epsilon-times-Kd": ("the authors' code (CEDS) computes γ from ε K d instead of ε: the ledger "
-                         "charges ε K d, the budget its γ buys"),
-    "partition-stop": ("a run stops when the partition no longer changes (APDPk-means): the test "
-                       "reads the exact partition of the private data, so when a run stops (and "
-                       "how much of the budget it spends) is released without noise"),
-    "private-epsilon-m": ("APDPk-means' minimum per-iteration budget ε_m (its eq. 4), which picks "
-                          "the branch and every iteration's budget, reads the exact number of "
-                          "private records: one record more can change the schedule"),
-    "record-order-split": ("the k splits that the initial records are drawn from follow record "
-                           "order (APDPk-means): adding a record moves every later record to "
-                           "another split, so no per-split sensitivity holds"),
-    "record-initialisation": ("the initial centres are k private records with Laplace noise of "
-                              "undefined budget (APDPk-means): the ledger charges the most "
-                              "favourable reading, ε₀ = d / b per record (b the noise scale) in "
-                              "parallel over the k splits, on top of the declared total"),
-    "replace-sensitivity-d": ("the sensitivities Δf = d, and 1 per cluster for the counts, under "
-                              "replace adjacency (Shang et al. 2021): a replaced record can leave "
-                              "one cluster and join another, so two clusters' sums (and category "
-                              "counts) change; the noise buys half the stated budget, and the "
-                              "ledger charges the true cost"),
-    "canopy-initialisation": ("the initial centres (and k) are chosen by Optimized Canopy on the "
-                              "raw private records (Shang et al. 2021), without budget"),
-    "categorical-full-budget": ("every categorical attribute's mode is chosen with the iteration's"
-                                " whole categorical budget (Shang et al. 2021): the d_c selections"
-                                " compose sequentially, and the ledger charges d_c times the "
-                                "stated budget"),
-}
-#: Flaws an as-published variant may carry under replace adjacency (the setting of Shang et
-#: al. 2021).
-REPLACE_FLAWS = ("exact-counts", "data-derived-bounds", "replace-sensitivity-d",
-                 "canopy-initialisation", "categorical-full-budget")
-#: Flaws that overspend without leaking: the ledger charges the true cost, so the total is
-#: the real spend (the rest are leaks: no epsilon describes the release).
-OVERSPENDING_FLAWS = ("swapped-split", "min-normalised-weights", "epsilon-times-Kd",
-                      "record-initialisation", "replace-sensitivity-d", "categorical-full-budget")
 
 #: A final release maps (centroids (R, k, d), noisy counts (R, k)) to the published centroids.
 FinalRelease = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -179,7 +108,7 @@ class DPLloydConfig:
     rho: float = SU_RHO["[-1,1]"]
     release: FinalRelease | None = None
     name: str = "dp-lloyd"
-    flaws: tuple[str, ...] = ()
+    flaws: tuple[Flaw, ...] = ()
     scores: str = "double"
     centred: bool = True
     sampler: str = "discrete"
@@ -233,15 +162,9 @@ class DPLloydConfig:
             raise TypeError(f"centred must be True or False, got {self.centred!r}")
         if not self.count_floor > 0:
             raise ValueError(f"count_floor must be > 0, got {self.count_floor}")
-        object.__setattr__(self, "flaws", tuple(self.flaws))
-        unknown = [f for f in self.flaws if f not in FLAWS]
-        if unknown:
-            raise ValueError(f"flaws must be among {sorted(FLAWS)}, got {unknown}")
-        if self.neighbour == "replace" and any(f not in REPLACE_FLAWS for f in self.flaws):
-            raise ValueError(f"under replace adjacency the as-published flaws must be among "
-                             f"{REPLACE_FLAWS}; the others are defined for add/remove only")
+        object.__setattr__(self, "flaws", check_flaws(self.flaws, self.neighbour))
         self._check_categorical()
-        if "swapped-split" in self.flaws and self.split != "su":
+        if "swapped-split" in self.effects and self.split != "su":
             raise ValueError("the 'swapped-split' flaw needs split='su'")
         if self.scores not in SCORE_PRECISIONS:
             raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {self.scores!r}")
@@ -256,7 +179,7 @@ class DPLloydConfig:
             if self.neighbour != "add/remove":
                 raise ValueError("an allocation_rule needs add/remove adjacency (parallel "
                                  "composition over clusters)")
-        if "shared-noise" in self.flaws and self.split != "joint":
+        if "shared-noise" in self.effects and self.split != "joint":
             raise ValueError("the 'shared-noise' flaw needs split='joint'")
         if self.stop_threshold is not None:
             thr = check_real(self.stop_threshold, "stop_threshold")
@@ -267,7 +190,7 @@ class DPLloydConfig:
         """k-prototypes (:mod:`dpkmeans.engine.prototypes`): the box is the layout's augmented box,
         one categorical budget per iteration, joint Laplace noise on the numeric part."""
         cat = self.categorical
-        full_flaw = "categorical-full-budget" in self.flaws
+        full_flaw = "categorical-full-budget" in self.effects
         if cat is None:
             if full_flaw:
                 raise ValueError("the 'categorical-full-budget' flaw needs categorical modes")
@@ -279,12 +202,18 @@ class DPLloydConfig:
             raise ValueError("the categorical schedule needs one budget per iteration")
         if self.split != "joint" or self.noise != "laplace" or self.allocation is not None \
                 or self.allocation_rule is not None or self.output_release is not None \
-                or "exact-iterations" in self.flaws:
+                or "exact-iterations" in self.effects:
             raise ValueError("categorical modes need split='joint', Laplace noise and no "
                              "allocation, allocation rule, output release or exact iterations")
         if (cat.per_attribute == "full") != full_flaw:
             raise ValueError("per_attribute='full' is the 'categorical-full-budget' flaw: "
                              "declare it in flaws (and only then)")
+
+    @property
+    def effects(self) -> frozenset[str]:
+        """The steps of the loop the configuration's flaws change
+        (:data:`dpkmeans.engine.flaws.LOOP_EFFECTS`); empty for a private configuration."""
+        return frozenset().union(*(flaw.effects for flaw in self.flaws))
 
     @property
     def numeric_offset(self) -> int:
@@ -377,7 +306,7 @@ def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice
                 l2 = max(float(np.linalg.norm(upper - lower)), np.sqrt(2.0) * l2)
             return [("(S_j, n_j)", slice(0, d + 1), l2, eps_t)]
         box = config.numeric_bounds
-        if "exact-counts" in config.flaws:  # only the sums are noised; the count stays exact
+        if "exact-counts" in config.effects:  # only the sums are noised; the count stays exact
             sens_sums = sum_sensitivity(box, config.neighbour, centred=config.centred)
             claimed = sum_sensitivity(box, "add/remove", centred=config.centred)
             return [("S_j", slice(c, d), sens_sums, _stated_cost(config, eps_t, sens_sums,
@@ -387,10 +316,10 @@ def _release_specs(config: DPLloydConfig, eps_t: float) -> list[tuple[str, slice
         return [("(S_j, n_j)", slice(c, d + 1), delta1,
                  _stated_cost(config, eps_t, delta1, sens.per_cluster))]
     eps_count, eps_dim = su_split(eps_t, d, config.rho)
-    if "swapped-split" in config.flaws:
+    if "swapped-split" in config.effects:
         eps_count, eps_dim = eps_dim, eps_count
     factor = 2.0 if config.neighbour == "replace" else 1.0
-    out = [] if "exact-counts" in config.flaws else [("n_j", slice(d, d + 1), factor, eps_count)]
+    out = [] if "exact-counts" in config.effects else [("n_j", slice(d, d + 1), factor, eps_count)]
     out += [(f"S_j[{i}]", slice(i, i + 1), factor * float(per_dim[i]), eps_dim) for i in range(d)]
     return out
 
@@ -399,7 +328,7 @@ def _stated_cost(config: DPLloydConfig, eps_t: float, true_sens: float, claimed:
     """The epsilon a release really spends: eps_t, or, with the "replace-sensitivity-d" flaw
     (noise calibrated to the one-cluster sensitivity ``claimed`` under replace), the cost of
     that noise at the true sensitivity, eps_t * true / claimed."""
-    if "replace-sensitivity-d" in config.flaws:
+    if "replace-sensitivity-d" in config.effects:
         return eps_t * true_sens / claimed
     return eps_t
 
@@ -498,7 +427,7 @@ def _add_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np
     Colored noise is released on the whitened vector and scaled back, and the
     "skip-empty-clusters" flaw restores the exact statistics of empty clusters (both
     post-processing of the release)."""
-    shared = "shared-noise" in config.flaws
+    shared = "shared-noise" in config.effects
     plan = NoisePlan(config.sampler_noise, config.sampler, grid, steps, scale, shared)
     if shared:  # one draw per cluster, added to every column of its (S_j, n_j)
         return mechanisms.release_plan(ledger, charges, stats, plan, rngs, unit=unit)
@@ -508,7 +437,7 @@ def _add_noise(stats: np.ndarray, grid: np.ndarray, steps: np.ndarray, scale: np
     noisy = mechanisms.release_plan(ledger, charges, stats, plan, rngs, unit=unit)
     if config.noise == "colored":
         stats, noisy = stats / white, noisy / white
-    if "skip-empty-clusters" in config.flaws:
+    if "skip-empty-clusters" in config.effects:
         empty = stats[..., -1] == 0
         noisy[empty] = stats[empty]  # zero count: the update keeps the previous centroid
     return noisy
@@ -646,7 +575,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
     noisy = np.zeros((R, k, d + 1))
     sse = np.full((R, T), np.nan) if record_history else None
     square_sum = (float(engine.map_reduce(data, _square_sum)[0][0]) if record_history else 0.0)
-    last_stats = np.zeros((R, k, d + 1)) if "partition-stop" in config.flaws else None
+    last_stats = np.zeros((R, k, d + 1)) if "partition-stop" in config.effects else None
     for t, eps_t in enumerate(config.schedule):
         idx = np.flatnonzero(active)
         if idx.size == 0:
@@ -656,7 +585,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         if sse is not None:
             sse[idx, t] = square_sum + np.einsum("rk,rk->r", counts, (previous**2).sum(axis=2)) \
                 - 2.0 * np.einsum("rkd,rkd->r", sums, previous)
-        if "partition-stop" in config.flaws:  # recorded as a leak by _open_ledger
+        if "partition-stop" in config.effects:  # recorded as a leak by _open_ledger
             same = _same_partition(sums, counts, last_stats[idx]) if t else np.zeros(idx.size, bool)
             last_stats[idx, ..., :-1], last_stats[idx, ..., -1] = sums, counts
             if same.any():
@@ -674,7 +603,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         stats = np.concatenate([sums, counts[..., None]], axis=2)
         before = ledger.total().epsilon
         with ledger.sequential(f"iteration {t + 1}"):
-            if "exact-iterations" in config.flaws:  # recorded as a leak by _open_ledger
+            if "exact-iterations" in config.effects:  # recorded as a leak by _open_ledger
                 step = stats.copy()
             elif config.allocation_rule is None:
                 releases = iteration_releases(config, float(eps_t))
@@ -705,7 +634,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
             active[idx[shift < config.stop_threshold]] = False
         if record_history:
             history.append(centroids.copy())
-    if "partition-stop" in config.flaws and not active.all():
+    if "partition-stop" in config.effects and not active.all():
         ledger.post_process(f"stopped where the partition repeated (a leak, recorded above); "
                             f"iterations run: {iterations_run.min()} to {iterations_run.max()}")
     if sse is not None:  # a stopped replica keeps its centroids, so its SSE stays
@@ -778,7 +707,7 @@ def _mode_options(config: DPLloydConfig) -> dict[str, Any]:
     """How the categorical modes are paid for: one record changes the counts of two clusters
     under replace, one under add/remove; the "replace-sensitivity-d" flaw understates it."""
     return {"clusters_touched": 2 if config.neighbour == "replace" else 1,
-            "understated": "replace-sensitivity-d" in config.flaws}
+            "understated": "replace-sensitivity-d" in config.effects}
 
 
 def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:
@@ -790,8 +719,8 @@ def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> Privacy
         raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
                          f"the configuration's ({config.neighbour!r})")
     for flaw in config.flaws:
-        if flaw in OVERSPENDING_FLAWS:
-            ledger.post_process(f"as published, {FLAWS[flaw]}: the total below is the true spend")
+        if flaw.overspends:
+            ledger.post_process(f"as published, {flaw.text}: the total below is the true spend")
         else:
-            ledger.leak(FLAWS[flaw])
+            ledger.leak(flaw.text)
     return ledger

@@ -315,7 +315,7 @@ def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
     """Like :func:`grid_release` for values (R, k, c), but with ONE integer draw per row k added
     to all c columns (noise_steps has shape (k,), or (R, k) with ``per_replica``): a flaw that
     Zhang, Liu and Wang (2018) read literally, kept for its as-published variant
-    (:data:`dpkmeans.engine.loop.FLAWS`, "shared-noise")."""
+    (the "shared-noise" effect of :data:`dpkmeans.engine.flaws.LOOP_EFFECTS`)."""
     steps = np.asarray(noise_steps, dtype=np.int64)
     draws = draw_steps(kind, steps, rngs, per_replica=per_replica)[..., None]
     return (to_grid(values, grid) + draws) * grid

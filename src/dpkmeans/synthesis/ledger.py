@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpkmeans.study.claims import combine
-from dpkmeans.engine.loop import FLAWS, OVERSPENDING_FLAWS, DPLloydConfig
+from dpkmeans.engine.loop import DPLloydConfig
 from dpkmeans.papers.registry import paper as paper_record
 from dpkmeans.papers.registry import records
 
@@ -112,7 +112,7 @@ def headline_claims(results: str | Path) -> pd.DataFrame:
 def privacy_claims(results: str | Path) -> pd.DataFrame:
     """One row per paper: is the published algorithm private? From its recorded flaws and the
     book's audit of it, where there is one. ``leaks`` and ``overspends`` hold the flaws' texts
-    (:data:`dpkmeans.engine.loop.FLAWS`), split as the ledger treats them."""
+    (:class:`dpkmeans.engine.flaws.Flaw`), split as the ledger treats them."""
     rows = []
     for paper in papers():
         flaws = paper.published().flaws
@@ -133,11 +133,9 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
         else:
             status = "proven here"
             evidence = "no flaw recorded"
-        leaks = [f for f in flaws if f not in OVERSPENDING_FLAWS]
-        over = [f for f in flaws if f in OVERSPENDING_FLAWS]
         rows.append({"paper": paper.key, "title": paper.title, "chapter": paper.chapter,
                      "published": status, "evidence": evidence,
-                     "leaks": tuple(FLAWS[f] for f in leaks),
-                     "overspends": tuple(FLAWS[f] for f in over),
+                     "leaks": tuple(f.text for f in flaws if not f.overspends),
+                     "overspends": tuple(f.text for f in flaws if f.overspends),
                      "theorem": paper.theorem})
     return pd.DataFrame(rows)

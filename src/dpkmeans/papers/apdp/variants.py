@@ -40,6 +40,9 @@ from numpy.typing import ArrayLike
 
 from dpkmeans.engine import schedules
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, Flaw
+from dpkmeans.papers.apdp.flaws import (PARTITION_STOP, PRIVATE_EPSILON_M, RECORD_INITIALISATION,
+                                       RECORD_ORDER_SPLIT)
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.engine.init import sphere_packing
 from dpkmeans.privacy.noise import calibrate
@@ -137,11 +140,11 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
     t_max = check_positive_int(max_iterations, "max_iterations")
     d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
     apdp = plan(eps, n_records, k, d, corrected=False, max_iterations=t_max)
-    flaws = ("partition-stop", "record-initialisation", "record-order-split")
+    flaws: tuple[Flaw, ...] = (PARTITION_STOP, RECORD_INITIALISATION, RECORD_ORDER_SPLIT)
     if schedule == "ap":
-        flaws += ("private-epsilon-m",)
+        flaws += (PRIVATE_EPSILON_M,)
     if data_derived_bounds:
-        flaws += ("data-derived-bounds",)
+        flaws += (DATA_DERIVED_BOUNDS,)
     return DPLloydConfig(
         n_clusters=k, bounds=bounds, schedule=_schedule(schedule, eps, apdp, False), budget=eps,
         initial_release=RecordInitialRelease(eps / t_max), centred=False, flaws=flaws,

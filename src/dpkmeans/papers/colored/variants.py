@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from dpkmeans.privacy import colored
 from dpkmeans.engine import schedules
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.papers.colored.flaws import FLAWS
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.compute.lloyd import assign
 from dpkmeans.privacy.noise import CovarianceNoise
@@ -131,8 +132,7 @@ def as_published(n_clusters: int, epsilon: float, delta: float,
     eps = check_epsilon(epsilon)
     return DPLloydConfig(
         n_clusters, bounds, schedules.uniform(eps, max_iter), name="ceds-as-published",
-        flaws=("exact-iterations", "data-initialisation", "local-sensitivity",
-               "epsilon-times-Kd"),
+        flaws=FLAWS,
         initial_release=KMeansPlusPlusOnData(), stop_threshold=CONVERGED,
         output_release=CEDSOutputRelease(eps, delta))
 

@@ -22,6 +22,7 @@ from dpkmeans.study import audit
 from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
 from dpkmeans.files import write_csv
 from dpkmeans.papers.di import variants
+from dpkmeans.papers.di.flaws import CANOPY_INITIALISATION
 
 __all__ = ["BOX", "START", "audit_pair", "cluster_two_moved", "audit_configs", "run_audits",
            "write_audit", "SETTINGS"]
@@ -55,7 +56,7 @@ def audit_configs(rho: float) -> dict[str, DPLloydConfig]:
     published = variants.kmeans_as_published(BOX, rho=rho, reading="printed",
                                              data_derived_bounds=False)
     published = replace(published, initial_release=None, initializer=_fixed_start,
-                        flaws=tuple(f for f in published.flaws if f != "canopy-initialisation"))
+                        flaws=tuple(f for f in published.flaws if f is not CANOPY_INITIALISATION))
     corrected = replace(variants.kmeans_corrected(BOX, rho=rho, iterations=1),
                         initializer=_fixed_start)
     return {"as published (exact counts)": published, "corrected (noisy counts)": corrected}

@@ -37,6 +37,9 @@ from numpy.typing import ArrayLike
 from dpkmeans.engine import schedules
 from dpkmeans.papers.di.canopy import CanopyInitialRelease
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, Flaw
+from dpkmeans.papers.di.flaws import (CANOPY_INITIALISATION, CATEGORICAL_FULL_BUDGET, EXACT_COUNTS,
+                                     REPLACE_SENSITIVITY_D)
 from dpkmeans.privacy.identifiability import check_m, check_rho, epsilon_from_rho
 from dpkmeans.engine.init import sphere_packing
 from dpkmeans.engine.prototypes import CategoricalModes, MixedInitializer, MixedLayout
@@ -121,9 +124,9 @@ def _schedule(epsilon: float, reading: str, rho: float | None, m: int | None,
     return eps[:n]
 
 
-def _published_flaws(data_derived_bounds: bool) -> tuple[str, ...]:
-    flaws = ("exact-counts", "replace-sensitivity-d", "canopy-initialisation")
-    return flaws + (("data-derived-bounds",) if data_derived_bounds else ())
+def _published_flaws(data_derived_bounds: bool) -> tuple[Flaw, ...]:
+    flaws = (EXACT_COUNTS, REPLACE_SENSITIVITY_D, CANOPY_INITIALISATION)
+    return flaws + ((DATA_DERIVED_BOUNDS,) if data_derived_bounds else ())
 
 
 def kmeans_as_published(bounds: tuple[ArrayLike, ArrayLike], *, rho: float | None = None,
@@ -194,7 +197,7 @@ def kprototypes_as_published(layout: MixedLayout, numeric_bounds: tuple[ArrayLik
                                      per_attribute="full"),
         neighbour="replace", centred=False, initial_release=CanopyInitialRelease(),
         stop_threshold=STOP_THRESHOLD,
-        flaws=_published_flaws(data_derived_bounds) + ("categorical-full-budget",),
+        flaws=_published_flaws(data_derived_bounds) + (CATEGORICAL_FULL_BUDGET,),
         name=f"{'DP' if epsilon is not None else 'DI'} k-prototypes (as published)")
 
 

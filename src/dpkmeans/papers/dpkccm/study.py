@@ -34,6 +34,7 @@ from dpkmeans.compute import metrics
 from dpkmeans.papers.su.variants import dplloyd_impr
 from dpkmeans.data import Dataset, load
 from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.su.study import BOX  # the paper scales to [-r, r], r = 1
 from dpkmeans.engine.init import sphere_packing
@@ -123,7 +124,7 @@ def study_config(point: Point, bounds: tuple[np.ndarray, np.ndarray],
         raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {point.algorithm!r}")
     if point.bounds not in ("public", "paper"):
         raise ValueError(f"bounds must be 'public' or 'paper', got {point.bounds!r}")
-    flaws = ("data-derived-bounds",) if point.bounds == "paper" else ()
+    flaws = (DATA_DERIVED_BOUNDS,) if point.bounds == "paper" else ()
     return replace(config, scores="single", flaws=flaws)
 
 

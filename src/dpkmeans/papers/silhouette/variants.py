@@ -39,6 +39,8 @@ from numpy.typing import ArrayLike
 
 from dpkmeans.engine import schedules
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.papers.silhouette.flaws import FLAWS
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.engine.init import sphere_packing
 from dpkmeans.compute.lloyd import block_silhouette
@@ -173,10 +175,7 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
     k = check_positive_int(n_clusters, "n_clusters")
     eps = check_epsilon(epsilon)
     d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
-    flaws = ("shared-noise", "exact-silhouettes", "min-normalised-weights",
-             "undefined-initial-budget", "position-split")
-    if data_derived_bounds:
-        flaws += ("data-derived-bounds",)
+    flaws = FLAWS + ((DATA_DERIVED_BOUNDS,) if data_derived_bounds else ())
     return DPLloydConfig(
         n_clusters=k, bounds=bounds,
         schedule=schedules.halving(eps, MAX_ITERATIONS, normalise=False), budget=eps,

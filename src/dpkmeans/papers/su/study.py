@@ -18,6 +18,7 @@ from dpkmeans.compute import metrics
 from dpkmeans.papers.su.variants import ALGORITHMS, dplloyd_impr
 from dpkmeans.data import Dataset, gaussian_mixture_dataset, load
 from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
+from dpkmeans.papers.su.flaws import FLAWS
 from dpkmeans.compute.lloyd import assign, batched_stats, lloyd_reference
 from dpkmeans.engine.schedules import su_split
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
@@ -62,7 +63,7 @@ def diffprivlib_config(k: int, epsilon: float, bounds: tuple[np.ndarray, np.ndar
     config = dplloyd_impr(k, epsilon, bounds, n_records=n_records)
     return replace(config, name="diffprivlib KMeans (as published)", sampler="continuous",
                    centred=False,
-                   flaws=("skip-empty-clusters", "swapped-split", "private-record-count"))
+                   flaws=FLAWS)
 
 
 def diffprivlib_epsilon_factor(d: int, rho: float = 0.225) -> float:

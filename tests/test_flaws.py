@@ -1,0 +1,86 @@
+"""Flaws as data (docs/design.md, "Flaws as data"): each paper keeps its published flaws as
+:class:`~dpkmeans.engine.flaws.Flaw` records, the engine knows only the steps of the loop a
+flaw may change, and the ledger records each flaw from its record."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, LOOP_EFFECTS, Flaw, check_flaws
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.papers.registry import records
+
+BOX = (-np.ones(2), np.ones(2))
+
+
+def _paper_flaws() -> dict[str, tuple[Flaw, ...]]:
+    """Every paper's flaws module, by paper key (the papers without one have no flaw of
+    their own)."""
+    out = {}
+    for record in records():
+        try:
+            module = importlib.import_module(f"dpkmeans.papers.{record.key}.flaws")
+        except ModuleNotFoundError:
+            continue
+        out[record.key] = module.FLAWS
+    return out
+
+
+def test_every_published_flaw_belongs_to_its_paper_or_the_library():
+    """A paper's as-published configuration carries only its own flaws and the library's
+    data-derived bounds; no two records share a name."""
+    owned = _paper_flaws()
+    assert set(owned) == {"su", "silhouette", "colored", "apdp", "di"}
+    names = [f.name for flaws in owned.values() for f in flaws] + [DATA_DERIVED_BOUNDS.name]
+    assert len(names) == len(set(names)) == 21
+    for record in records():
+        if record.published is None or record.key not in owned:
+            continue
+        carried = set(record.published().flaws) - {DATA_DERIVED_BOUNDS}
+        assert carried and carried <= set(owned[record.key]), record.key
+
+
+def test_the_loop_effects_are_the_engines_and_every_one_is_used():
+    used = {e for flaws in _paper_flaws().values() for f in flaws for e in f.effects}
+    assert used == set(LOOP_EFFECTS)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"kind": "bug"}, "kind must be one of"),
+    ({"neighbours": ("swap",)}, "neighbours must be among"),
+    ({"neighbours": ()}, "neighbours must be among"),
+    ({"effects": {"no-noise-at-all"}}, "effects must be among"),
+    ({"name": ""}, "needs a name"),
+])
+def test_a_flaw_record_refuses_what_the_loop_cannot_do(kwargs, match):
+    args = {"name": "toy", "kind": "leak", "text": "a toy leak", "chapter": "book chapter 6"}
+    with pytest.raises(ValueError, match=match):
+        Flaw(**{**args, **kwargs})
+
+
+def test_a_configuration_takes_flaw_records_only():
+    with pytest.raises(TypeError, match="Flaw records"):
+        DPLloydConfig(n_clusters=2, bounds=BOX, schedule=[1.0], flaws=("exact-counts",))
+    assert check_flaws([], "replace") == ()
+
+
+def test_the_ledger_records_a_new_papers_flaw_from_its_record():
+    """A flaw defined outside the library (a new paper's) works like the book's: a leak is
+    recorded with its text, an overspend noted and the budget lifted; its effect runs."""
+    leak = Flaw(name="toy-exact-counts", kind="leak", text="toy: counts released exactly",
+                chapter="book chapter 6", effects=frozenset({"exact-counts"}))
+    note = Flaw(name="toy-overspend", kind="overspend", text="toy: charged at its true cost",
+                chapter="book chapter 6")
+    config = DPLloydConfig(n_clusters=2, bounds=BOX, schedule=[0.5, 0.5], flaws=(leak, note),
+                           budget=1.0)
+    assert config.effects == {"exact-counts"}
+    X = np.random.default_rng(0).uniform(-1, 1, size=(40, 2))
+    ledger = run(X, config, 0).ledger
+    assert not ledger.is_private and ledger.budget is None
+    assert [e.label for e in ledger.entries if e.mechanism.startswith("LEAK")] == [leak.text]
+    assert any(note.text in e.label for e in ledger.entries if e.mechanism == "post-processing")
+    released = {e.label for e in ledger.entries if e.mechanism.startswith("Laplace")}
+    assert released == {"S_j"}  # the sums only: the counts are not noised ("(S_j, n_j)")
