@@ -9,6 +9,7 @@ and one feedback file per student.
 
 Modules: :mod:`~dpkmeans.assignments.spec` (questions, parameters, marking),
 :mod:`~dpkmeans.assignments.roster`, :mod:`~dpkmeans.assignments.notebook` (papermill),
+:mod:`~dpkmeans.assignments.registry` (the chapters' assignments, each imported on first use),
 :mod:`~dpkmeans.assignments.course` (make), :mod:`~dpkmeans.assignments.key` (the key),
 :mod:`~dpkmeans.assignments.grading` (grade), :mod:`~dpkmeans.assignments.sandbox` and
 :mod:`~dpkmeans.assignments.runner` (running a notebook in isolation),
@@ -17,9 +18,10 @@ chapter's assignment (``chapter01`` ... ``chapter12``) and
 :mod:`~dpkmeans.assignments.commands` (the CLI).
 """
 
-from dpkmeans.assignments.course import ASSIGNMENTS, get_assignment, make_assignments
+from dpkmeans.assignments.course import make_assignments
 from dpkmeans.assignments.grading import grade_submissions
 from dpkmeans.assignments.key import KeyFileError, read_key
+from dpkmeans.assignments.registry import ASSIGNMENTS, get_assignment
 from dpkmeans.assignments.roster import RosterError, Student, read_roster
 from dpkmeans.assignments.sandbox import LEVELS, Limits, detect_level
 from dpkmeans.assignments.spec import Assignment, Mark, Question, mark_answer, student_parameters

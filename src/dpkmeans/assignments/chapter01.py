@@ -20,6 +20,10 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question, run_setup
+from dpkmeans.compute.lloyd import assign, lloyd_query
+from dpkmeans.privacy.loss import laplace_privacy_loss
+from dpkmeans.privacy.mechanisms import exponential_probabilities, laplace_scale
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 __all__ = ["ASSIGNMENT"]
 
@@ -43,8 +47,6 @@ print("x_new =", x_new, " utility =", utility)"""
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's arrays, and the replacement of ``X[0]`` by ``x_new`` (computed once)."""
-    from dpkmeans.compute.lloyd import assign, lloyd_query
-
     c = run_setup(SETUP, p)
     replaced = c["X"].copy()
     replaced[0] = c["x_new"]
@@ -58,15 +60,10 @@ def _box(c: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sensitivity_add_remove(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
-
     return lloyd_query_sensitivity(_box(c), "add/remove").joint
 
 
 def _scale_replace(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import laplace_scale
-    from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
-
     return laplace_scale(lloyd_query_sensitivity(_box(c), "replace").joint, p["EPSILON"])
 
 
@@ -79,29 +76,20 @@ def _clusters_touched(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _privacy_loss(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import laplace_scale
-    from dpkmeans.privacy.loss import laplace_privacy_loss
-
     return float(laplace_privacy_loss(p["Y_OUT"], 0.0, 1.0, laplace_scale(1.0, p["EPSILON"])))
 
 
 def _true_epsilon(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import laplace_scale
-
     # The proof of the Laplace theorem bounds the loss by Delta_1 / b, and the bound is
     # attained (the flat tails of the exact loss), so Delta_1 / b is the true epsilon.
     return 1.0 / (p["NOISE_FRACTION"] * laplace_scale(1.0, p["EPSILON"]))
 
 
 def _best_probability(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import exponential_probabilities
-
     return float(exponential_probabilities(c["utility"], 1.0, p["EPSILON"]).max())
 
 
 def _noise_std(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import laplace_scale
-
     return math.sqrt(2.0) * laplace_scale(120.0 / p["N_PEOPLE"], p["EPSILON"])
 
 

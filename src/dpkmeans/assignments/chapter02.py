@@ -1,8 +1,10 @@
 """Chapter 2's assignment: the Gaussian mechanism, its exact privacy profile, the classic and
 the analytic calibrations, and probabilistic DP, for your own epsilon, delta, d and r.
 
-Every reference is computed with the library: :func:`dpkmeans.privacy.mechanisms.gaussian_delta`,
-:func:`dpkmeans.privacy.mechanisms.gaussian_sigma_analytic`, :func:`dpkmeans.privacy.mechanisms.laplace_scale`,
+Every reference is computed with the library:
+:func:`dpkmeans.privacy.mechanisms.gaussian_delta`,
+:func:`dpkmeans.privacy.mechanisms.gaussian_sigma_analytic`,
+:func:`dpkmeans.privacy.mechanisms.laplace_scale`,
 :func:`dpkmeans.privacy.loss.gaussian_pdp_delta` and, for the simulation,
 :func:`dpkmeans.privacy.mechanisms.gaussian_mechanism` with the student's ``SEED``. The classic
 formula is evaluated by hand past epsilon = 1, where the library (rightly) refuses it.
@@ -17,6 +19,10 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.privacy.loss import gaussian_pdp_delta, gaussian_privacy_loss
+from dpkmeans.privacy.mechanisms import (gaussian_delta, gaussian_mechanism,
+                                         gaussian_sigma_analytic, laplace_scale)
+from dpkmeans.privacy.sensitivity import coordinate_bounds, lloyd_query_sensitivity
 
 __all__ = ["ASSIGNMENT"]
 
@@ -38,9 +44,6 @@ print(f"{STUDENT}: epsilon = {EPSILON}, delta = {DELTA}, d = {DIM}, r = {RADIUS}
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The L2 and L1 sensitivities of the DP-Lloyd query on [-r, r]^d, the analytic sigma and
     the classic sigma (extrapolated past epsilon = 1), computed once."""
-    from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
-    from dpkmeans.privacy.sensitivity import coordinate_bounds, lloyd_query_sensitivity
-
     box = (np.full(p["DIM"], -float(p["RADIUS"])), np.full(p["DIM"], float(p["RADIUS"])))
     # Delta_2: a record's largest L2 norm (sqrt(d r^2)) and the count's 1, in quadrature.
     l2 = math.sqrt(float(np.sum(coordinate_bounds(box) ** 2)) + 1.0)
@@ -62,8 +65,6 @@ def _loss_mean(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _classic_delta_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import gaussian_delta
-
     return gaussian_delta(p["EPSILON"], c["classic"], c["l2"]) / p["DELTA"]
 
 
@@ -74,22 +75,15 @@ def _classic_verdict(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _pdp_tail_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.loss import gaussian_pdp_delta
-
     return gaussian_pdp_delta(p["EPSILON"], c["sigma"], c["l2"]) / p["DELTA"]
 
 
 def _less_noise(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import laplace_scale
-
     laplace_std = math.sqrt(2.0) * laplace_scale(c["l1"], p["EPSILON"])
     return 2 if c["sigma"] < laplace_std else 1
 
 
 def _simulated_tail(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import gaussian_mechanism, gaussian_sigma_analytic
-    from dpkmeans.privacy.loss import gaussian_privacy_loss
-
     rng = np.random.default_rng(p["SEED"])
     y = gaussian_mechanism(np.zeros(SIM_DRAWS), 1.0, p["EPSILON"], SIM_DELTA, rng, ledger=None,
                            sampler="continuous")

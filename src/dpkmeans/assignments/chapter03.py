@@ -4,8 +4,9 @@ your own budgets, T, k, d and seeded per-cluster budgets.
 
 The per-cluster budgets are drawn in the setup cell from the student's ``SEED``; ``prepare``
 runs that same cell (:func:`dpkmeans.assignments.spec.run_setup`). The references are
-computed with the library: :class:`dpkmeans.privacy.accounting.PrivacyLedger` for the composed costs,
-:mod:`dpkmeans.engine.schedules` for the splits, :func:`dpkmeans.privacy.mechanisms.laplace_scale` with
+computed with the library: :class:`dpkmeans.privacy.accounting.PrivacyLedger` for the
+composed costs, :mod:`dpkmeans.engine.schedules` for the splits,
+:func:`dpkmeans.privacy.mechanisms.laplace_scale` with
 :func:`dpkmeans.privacy.sensitivity.lloyd_query_sensitivity` for the noise, and
 :mod:`dpkmeans.privacy.identifiability` for the posterior bounds.
 """
@@ -20,6 +21,11 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question, run_setup
+from dpkmeans.engine import schedules
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.identifiability import compose_rho_exact, compose_rho_published
+from dpkmeans.privacy.mechanisms import laplace_scale
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 __all__ = ["ASSIGNMENT"]
 
@@ -56,9 +62,6 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _run_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.accounting import PrivacyLedger
-    from dpkmeans.privacy.mechanisms import laplace_scale
-
     ledger = PrivacyLedger()
     releases = (("sum", p["EPS_SUM"], p["DIM"]), ("count", p["EPS_COUNT"], 1))
     for t in range(1, p["ITERATIONS"] + 1):
@@ -72,9 +75,6 @@ def _run_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _parallel_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.accounting import PrivacyLedger
-    from dpkmeans.privacy.mechanisms import laplace_scale
-
     ledger = PrivacyLedger()
     with ledger.parallel("clusters"):
         for j, eps in enumerate(c["eps_clusters"]):
@@ -91,15 +91,11 @@ def _replace_cost(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _schedule(p: Mapping[str, Any], *, normalise: bool) -> np.ndarray:
-    from dpkmeans.engine import schedules
-
     split = {"halving": schedules.halving, "series_sum": schedules.series_sum}[p["SCHEDULE"]]
     return split(p["EPSILON_TOTAL"], p["ITERATIONS"], normalise=normalise)
 
 
 def _unspent(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.accounting import PrivacyLedger
-
     ledger = PrivacyLedger(budget=p["EPSILON_TOTAL"])
     for t, eps in enumerate(_schedule(p, normalise=False), start=1):
         with ledger.sequential(f"iteration {t}"):
@@ -108,9 +104,6 @@ def _unspent(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _last_noise_std(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.mechanisms import laplace_scale
-    from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
-
     box = (-np.ones(p["DIM"]), np.ones(p["DIM"]))
     scale = laplace_scale(lloyd_query_sensitivity(box).per_cluster,
                           _schedule(p, normalise=True)[-1])
@@ -118,8 +111,6 @@ def _last_noise_std(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _later_budget(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.engine import schedules
-
     eps, T = p["EPSILON_TOTAL"], p["ITERATIONS"]
     halving = schedules.halving(eps, T, normalise=False)[-1]
     series = schedules.series_sum(eps, T, normalise=False)[-1]
@@ -131,14 +122,10 @@ def _rhos(p: Mapping[str, Any]) -> list[float]:
 
 
 def _composed_rho(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.identifiability import compose_rho_exact
-
     return compose_rho_exact(_rhos(p), p["M_WORLDS"])
 
 
 def _published_verdict(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.identifiability import compose_rho_exact, compose_rho_published
-
     published = compose_rho_published(_rhos(p), p["M_WORLDS"])
     if published >= 1.0:
         return 2

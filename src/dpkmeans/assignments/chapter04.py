@@ -15,6 +15,10 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.compute.lloyd import assign, batched_stats, lloyd_reference
+from dpkmeans.compute.metrics import f_measure, nicv, nicv_unsquared, relative_nicv, sse
+from dpkmeans.data import load
+from dpkmeans.engine.init import sphere_packing, uniform_box
 
 __all__ = ["ASSIGNMENT"]
 
@@ -46,8 +50,6 @@ F_FORMS = (("reference", "hungarian"), ("reference", "larsen-aone"),
 
 def _start(p: Mapping[str, Any], d: int, rng: np.random.Generator) -> np.ndarray:
     """The student's initial centroids, drawn as the setup cell draws them."""
-    from dpkmeans.engine.init import sphere_packing, uniform_box
-
     bounds = (-np.ones(d), np.ones(d))
     if p["INIT"] == "sphere packing":
         return sphere_packing(bounds, p["K"], rng)
@@ -56,10 +58,6 @@ def _start(p: Mapping[str, Any], d: int, rng: np.random.Generator) -> np.ndarray
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data, start, Lloyd output, its partition and the four F-measures."""
-    from dpkmeans.data import load
-    from dpkmeans.compute.lloyd import assign, lloyd_reference
-    from dpkmeans.compute.metrics import f_measure
-
     data = load(p["DATASET"], scale=(-1, 1))
     X = data.X
     rng = np.random.default_rng(p["SEED"])
@@ -73,42 +71,29 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _sse_drop(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.lloyd import lloyd_reference
-    from dpkmeans.compute.metrics import sse
-
     X, start = c["X"], c["start"]
     return sse(X, start) - sse(X, lloyd_reference(X, start, 1))
 
 
 def _nicv_lloyd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import nicv
-
     return nicv(c["X"], c["final"])
 
 
 def _nicv1_lloyd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import nicv_unsquared
-
     return nicv_unsquared(c["X"], c["final"])
 
 
 def _nicv_rescaled(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import nicv
-
     # Lloyd commutes with x -> (x + 1) / 2, so the output is the rescaled output
     return nicv((c["X"] + 1) / 2, (c["final"] + 1) / 2)
 
 
 def _empty_clusters(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.lloyd import batched_stats
-
     _, counts = batched_stats(c["X"], c["final"])
     return int((counts == 0).sum())
 
 
 def _relative(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import relative_nicv
-
     return relative_nicv(c["X"], c["final"] + p["SIGMA"] * c["noise"], c["final"])
 
 

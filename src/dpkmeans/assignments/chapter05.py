@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.compute.metrics import nicv
+from dpkmeans.data import load
+from dpkmeans.engine.schedules import su_iterations
+from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
 
 __all__ = ["ASSIGNMENT"]
 
@@ -35,9 +40,6 @@ FIT = ("DPKMeans(n_clusters=K, epsilon=EPSILON, bounds=(-1, 1), algorithm=\"dpll
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data and the DPLloyd fit the questions ask about (computed once)."""
-    from dpkmeans.data import load
-    from dpkmeans.api.estimators import DPKMeans
-
     X = load(p["DATASET"], scale=(-1, 1)).X
     model = DPKMeans(n_clusters=p["K"], epsilon=p["EPSILON"], bounds=(-1, 1), algorithm="dplloyd",
                      max_iter=p["ITERATIONS"], random_state=p["SEED"]).fit(X)
@@ -58,15 +60,11 @@ def _noise_scale(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _su_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.engine.schedules import su_iterations
-
     n, d = c["X"].shape
     return su_iterations(p["EPSILON"], n, p["K"], d)
 
 
 def _diffprivlib_factor(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
-
     return diffprivlib_epsilon_factor(c["X"].shape[1])
 
 
@@ -75,8 +73,6 @@ def _more_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _nicv(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import nicv
-
     return float(nicv(c["X"], c["model"].cluster_centers_))
 
 

@@ -16,8 +16,15 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from dpkmeans.assignments.spec import Assignment, Question, run_setup
+from dpkmeans.engine import schedules
+from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.privacy.floating_point import laplace_output_possible
+from dpkmeans.study import audit
 
 __all__ = ["ASSIGNMENT"]
 
@@ -31,6 +38,7 @@ from dpkmeans.study import audit
 from dpkmeans.engine import schedules
 from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS
 from dpkmeans.privacy.floating_point import laplace_output_possible
 
 rng = np.random.default_rng(SEED)
@@ -65,8 +73,6 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's names (its trials ``y0`` and ``y1``, the pair ``EMPTY_D`` and
     ``EMPTY_D_PRIME``, ``fixed_two`` and ``second_centroid_moved``), the counts of the event
     {y <= TAU} in its trials, and the half-scale Laplace audit."""
-    from dpkmeans.study import audit
-
     c = run_setup(SETUP, p)
     half = audit.laplace_count_release(p["EPSILON"], noise_factor=0.5)
     c["h0"], c["h1"] = int((c["y0"] <= p["TAU"]).sum()), int((c["y1"] <= p["TAU"]).sum())
@@ -77,8 +83,6 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _exact_log_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from scipy import stats
-
     scale = 1.0 / p["EPSILON"]
     b = stats.laplace.cdf(p["TAU"], loc=0.0, scale=scale)
     a = stats.laplace.cdf(p["TAU"], loc=1.0, scale=scale)
@@ -90,10 +94,8 @@ def _point_estimate(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _fixed_event_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.study.audit import log_ratio_bound
-
     n = p["TRIALS"]
-    bound = log_ratio_bound(c["h0"], n, c["h1"], n, 0.0, 1.0 - p["CONFIDENCE"])
+    bound = audit.log_ratio_bound(c["h0"], n, c["h1"], n, 0.0, 1.0 - p["CONFIDENCE"])
     return max(float(bound), 0.0)
 
 
@@ -108,13 +110,9 @@ def _half_scale_verdict(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _skip_empty_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.study import audit
-    from dpkmeans.engine import schedules
-    from dpkmeans.engine.loop import DPLloydConfig
-
     config = DPLloydConfig(n_clusters=2, bounds=(-np.ones(2), np.ones(2)),
                            schedule=schedules.uniform(p["EPSILON"], 3),
-                           initializer=c["fixed_two"], flaws=("skip-empty-clusters",))
+                           initializer=c["fixed_two"], flaws=(SKIP_EMPTY_CLUSTERS,))
     report = audit.audit_configuration("skips empty clusters", config, c["EMPTY_D"],
                                        c["EMPTY_D_PRIME"], c["second_centroid_moved"],
                                        trials=p["TRIALS"], confidence=p["CONFIDENCE"],
@@ -123,17 +121,12 @@ def _skip_empty_bound(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _one_coordinate(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.engine.schedules import su_split
-
     # swapped: a coordinate's sum gets the count's share, the count a dimension's share
-    eps_count, eps_dimension = su_split(p["EPSILON"], p["SWAP_D"])
+    eps_count, eps_dimension = schedules.su_split(p["EPSILON"], p["SWAP_D"])
     return eps_count + eps_dimension
 
 
 def _exposed_share(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy import mechanisms as mech
-    from dpkmeans.privacy.floating_point import laplace_output_possible
-
     rng = np.random.default_rng(p["SEED"] + 1)
     y = mech.laplace_mechanism(0.0, 1.0, p["EPSILON"], rng, ledger=None, repeats=p["TRIALS"],
                                sampler="continuous")
@@ -235,7 +228,8 @@ ASSIGNMENT = Assignment(
             "Audit DPLloyd that skips the noise on empty clusters (diffprivlib 0.6.6): a "
             "`DPLloydConfig` with 2 clusters on the box $[-1, 1]^2$, the schedule "
             "`schedules.uniform(EPSILON, 3)`, the initializer `fixed_two` and "
-            "`flaws=(\"skip-empty-clusters\",)`. Run `audit.audit_configuration` on "
+            "`flaws=(SKIP_EMPTY_CLUSTERS,)` (diffprivlib's flaw, imported in the setup cell). "
+            "Run `audit.audit_configuration` on "
             "`EMPTY_D` and `EMPTY_D_PRIME` with the statistic `second_centroid_moved`, "
             "`TRIALS` trials, confidence `CONFIDENCE` and `seed=SEED`. What lower bound does "
             "it report?",
@@ -246,7 +240,7 @@ ASSIGNMENT = Assignment(
                       "skip = DPLloydConfig(n_clusters=2, bounds=box,\n"
                       "                     schedule=schedules.uniform(EPSILON, 3),\n"
                       "                     initializer=fixed_two,\n"
-                      "                     flaws=(\"skip-empty-clusters\",))\n"
+                      "                     flaws=(SKIP_EMPTY_CLUSTERS,))\n"
                       "skip_report = audit.audit_configuration(\n"
                       "    \"skips empty clusters\", skip, EMPTY_D, EMPTY_D_PRIME,\n"
                       "    second_centroid_moved, trials=TRIALS, confidence=CONFIDENCE,\n"

@@ -17,6 +17,13 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.compute.metrics import nicv
+from dpkmeans.data import load
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.schedules import dpkccm_stepped, uniform
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.dpkccm.study import Point, study_config
+from dpkmeans.papers.dpkccm.variants import allocation_nk
 
 __all__ = ["ASSIGNMENT"]
 
@@ -68,8 +75,6 @@ def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _paper_data(raw: Any) -> Any:
     """The paper's min-max scaled copy of ``raw`` (its PrivacyLeakWarning silenced)."""
-    from dpkmeans.errors import PrivacyLeakWarning
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         return raw.with_paper_bounds()
@@ -77,11 +82,6 @@ def _paper_data(raw: Any) -> Any:
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data, their DP-KCCM run, the as-published run and the broken copy."""
-    from dpkmeans.data import load
-    from dpkmeans.engine.loop import run
-    from dpkmeans.papers.dpkccm.study import Point, study_config
-    from dpkmeans.papers.dpkccm.variants import allocation_nk
-
     raw = load(p["DATASET"])
     paper = _paper_data(raw)
     X = raw.scaled((-1, 1)).X
@@ -115,8 +115,6 @@ def _centroid_sd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _nicv(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import nicv
-
     return float(nicv(c["X"], c["dpkccm"].centroids[0]))
 
 
@@ -147,8 +145,6 @@ def _merge_vs_single(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _versus_uniform(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.engine.schedules import dpkccm_stepped, uniform
-
     t = p["ITERATION"] - 1
     ratio = uniform(p["EPSILON"], T)[t] / dpkccm_stepped(p["EPSILON"], T)[t]  # sigma ratio
     for option, value in enumerate(VERSUS_UNIFORM, start=1):

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.data import load
+from dpkmeans.engine.loop import run
+from dpkmeans.papers.silhouette.variants import _equal_split_sums, as_published, corrected
 
 __all__ = ["ASSIGNMENT"]
 
@@ -45,10 +48,6 @@ def _box(d: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The student's data and the two runs the questions ask about (computed once)."""
-    from dpkmeans.data import load
-    from dpkmeans.engine.loop import run
-    from dpkmeans.papers.silhouette.variants import as_published, corrected
-
     X = load(p["DATASET"], scale=(0, 1)).X
     box = _box(X.shape[1])
     published = as_published(p["K"], p["EPSILON"], box, data_derived_bounds=False)
@@ -80,8 +79,6 @@ def _overspend_cap(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _shared_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.papers.silhouette.variants import _equal_split_sums
-
     X = c["X"]
     sums, counts = _equal_split_sums(X, 0, X.shape[0], p["K"])
     n, V = counts[0], sums[0]

@@ -18,6 +18,9 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question, run_setup
+from dpkmeans.papers.colored import variants
+from dpkmeans.privacy import colored
+from dpkmeans.privacy.colored import constraint_check, gamma_ceds, gamma_pdp, white_covariance
 
 __all__ = ["ASSIGNMENT"]
 
@@ -56,9 +59,6 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's names (the mixture ``X``, its centroids ``C``, its corner ``upper``,
     ``public_box``), gamma*, the mixture's local Delta's and the dataset's box covariances
     (once)."""
-    from dpkmeans.privacy import colored
-    from dpkmeans.papers.colored import variants
-
     c = run_setup(SETUP, p)
     c["gamma"] = gamma = colored.gamma_pdp(p["EPSILON"], p["DELTA"])
     c["labels"], c["D"] = variants.local_deltas(c["X"], c["C"])
@@ -81,14 +81,10 @@ def _gamma_star(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _gamma_factor(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.colored import gamma_ceds
-
     return gamma_ceds(p["EPSILON"] * p["K"] * p["DIM"], p["DELTA"]) / c["gamma"]
 
 
 def _ceds_conservative(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.colored import gamma_ceds, gamma_pdp
-
     inflated = p["EPSILON"] * p["K"] * p["DIM"]
     return 2 if gamma_ceds(inflated, p["DELTA"]) <= gamma_pdp(inflated, p["DELTA"]) else 3
 
@@ -98,8 +94,6 @@ def _max_local_delta(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _corner_ratio(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.colored import constraint_check, white_covariance
-
     X, labels, upper, K = c["X"], c["labels"], c["upper"], p["K"]
     means = np.stack([X[labels == j].mean(axis=0) for j in range(K)])
     nearest = int(np.argmin(np.linalg.norm(means - upper, axis=1)))

@@ -15,6 +15,10 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.data import load
+from dpkmeans.engine.loop import run
+from dpkmeans.papers.apdp import variants
+from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 
 __all__ = ["ASSIGNMENT"]
 
@@ -44,10 +48,6 @@ SURVEY_PLAN = "survey = variants.plan(EPSILON, N_SURVEY, K, d, corrected=True)\n
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The dataset's plans, one seeded run of the published method, the survey's plan."""
-    from dpkmeans.data import load
-    from dpkmeans.engine.loop import run
-    from dpkmeans.papers.apdp import variants
-
     data = load(p["DATASET"], scale=(0, 1))
     X = np.asarray(data.X)
     n, d, k, eps = data.public_n_records, X.shape[1], p["K"], p["EPSILON"]
@@ -88,9 +88,6 @@ def _corrected_iterations(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _first_noise_sd(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
-    from dpkmeans.papers.apdp import variants
-
     d = c["d"]
     config = variants.corrected(p["K"], p["EPSILON"], (np.zeros(d), np.ones(d)),
                                 n_records=p["N_SURVEY"])
@@ -102,8 +99,6 @@ def _noise_growth(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _sawtooth(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.papers.apdp import variants
-
     raised = variants.plan(p["RAISE"] * p["EPSILON"], p["N_SURVEY"], p["K"], c["d"],
                            corrected=True)
     before, after = _first_last(c["survey"].schedule), _first_last(raised.schedule)

@@ -3,9 +3,10 @@
 The student converts between rho and epsilon, composes DI mechanisms exactly and by Shang
 et al.'s Proposition 2, reads the noise of the corrected DI k-means from its ledger, judges the
 paper's printed per-iteration rule, and fits DI k-prototypes on Heart. Every reference is
-computed by the library (:mod:`dpkmeans.privacy.identifiability`, :mod:`dpkmeans.papers.di.variants`,
-``DPKMeans(algorithm="di")`` and ``DPKPrototypes``) for the student's parameters, on the data
-of the setup cell: ``prepare`` runs that same cell (:func:`~dpkmeans.assignments.spec.run_setup`).
+computed by the library (:mod:`dpkmeans.privacy.identifiability`,
+:mod:`dpkmeans.papers.di.variants`, ``DPKMeans(algorithm="di")`` and ``DPKPrototypes``) for
+the student's parameters, on the data of the setup cell: ``prepare`` runs that same cell
+(:func:`~dpkmeans.assignments.spec.run_setup`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.api.mixed_estimator import DPKPrototypes
 from dpkmeans.assignments.spec import Assignment, Question, run_setup
+from dpkmeans.compute.metrics import nicv
+from dpkmeans.papers.di import variants
+from dpkmeans.privacy.identifiability import (compose_rho_exact, compose_rho_published,
+                                              epsilon_from_rho)
 
 __all__ = ["ASSIGNMENT"]
 
@@ -60,10 +67,6 @@ KP_FIT = ("DPKPrototypes(n_clusters=2, rho=(RHO, RHO_C), m=(M, M_C), "
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The setup cell's names (its ``X`` and Heart's ``frame``, ``categorical`` and
     ``categories``), the DI k-means fit and the DI k-prototypes fit (computed once)."""
-    from dpkmeans import DPKPrototypes
-    from dpkmeans.api.estimators import DPKMeans
-    from dpkmeans.papers.di import variants
-
     c = run_setup(SETUP, p)
     c["di"] = DPKMeans(n_clusters=p["K"], rho=p["RHO"], m=p["M"], bounds=(-1, 1),
                        algorithm="di", random_state=p["SEED"]).fit(c["X"])
@@ -76,20 +79,14 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _epsilon_rho(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.identifiability import epsilon_from_rho
-
     return epsilon_from_rho(p["RHO"], p["M"])
 
 
 def _rho_sequential(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.identifiability import compose_rho_exact
-
     return compose_rho_exact((p["RHO"], p["RHO"]), p["M"])
 
 
 def _proposition_2(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.privacy.identifiability import compose_rho_exact, compose_rho_published
-
     rhos = (p["RHO"], p["RHO"])
     bound, exact = compose_rho_published(rhos, p["M"]), compose_rho_exact(rhos, p["M"])
     if bound < exact * (1 - 1e-12):
@@ -103,8 +100,6 @@ def _scale_first(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 
 def _nicv_di(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.compute.metrics import nicv
-
     return float(nicv(c["X"], c["di"].cluster_centers_))
 
 

@@ -13,7 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
+from dpkmeans.api.catalogue import CATALOGUE
+from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.assignments.spec import Assignment, Question
+from dpkmeans.compute.metrics import nicv
+from dpkmeans.data import load
+from dpkmeans.errors import BudgetExceededError
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.study.shared import summarise
+from dpkmeans.synthesis import ranking
 
 __all__ = ["ASSIGNMENT"]
 
@@ -55,9 +66,6 @@ print(f"{{STUDENT}}: {{DATASET}}, N = {{N}}, d = {{d}}, K = {{K}}, epsilon = {{E
 def _fit(p: Mapping[str, Any], X: Any, algorithm: str, epsilon: float, seed: int,
          **options: Any) -> Any:
     """The setup cell's ``fit``: one DPKMeans fit on X with the public N where it is read."""
-    from dpkmeans.api.catalogue import CATALOGUE
-    from dpkmeans.api.estimators import DPKMeans
-
     if CATALOGUE[algorithm].needs_n_records:
         options["n_records"] = X.shape[0]
     return DPKMeans(p["K"], epsilon=epsilon, bounds=(0, 1), algorithm=algorithm,
@@ -66,16 +74,6 @@ def _fit(p: Mapping[str, Any], X: Any, algorithm: str, epsilon: float, seed: int
 
 def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
     """The leaderboard runs, the shared accountant and the holder's regime (computed once)."""
-    import numpy as np
-    import pandas as pd
-
-    from dpkmeans.privacy.accounting import PrivacyLedger
-    from dpkmeans.data import load
-    from dpkmeans.errors import BudgetExceededError
-    from dpkmeans.compute.metrics import nicv
-    from dpkmeans.study.shared import summarise
-    from dpkmeans.synthesis import ranking
-
     X = load(p["DATASET"], scale=(0, 1)).X
     eps, seed = p["EPSILON"], p["SEED"]
     models = {a: [_fit(p, X, a, eps, seed + r) for r in range(RUNS)]
@@ -103,15 +101,11 @@ def _prepare(p: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _regime(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.synthesis.ranking import SIGNAL_REGIMES
-
-    return SIGNAL_REGIMES.index(c["regime"]["signal_regime"]) + 1
+    return ranking.SIGNAL_REGIMES.index(c["regime"]["signal_regime"]) + 1
 
 
 def _epsilon_top(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:
-    from dpkmeans.synthesis.ranking import SIGNAL_BINS
-
-    return SIGNAL_BINS[-1] * p["HOLDER_K"] / p["HOLDER_N"]
+    return ranking.SIGNAL_BINS[-1] * p["HOLDER_K"] / p["HOLDER_N"]
 
 
 def _left(p: Mapping[str, Any], c: Mapping[str, Any]) -> float:

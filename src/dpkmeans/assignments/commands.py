@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
+from dpkmeans.assignments.course import make_assignments
+from dpkmeans.assignments.grading import grade_submissions
 from dpkmeans.assignments.sandbox import LEVELS, Limits
 from dpkmeans.errors import DPKMeansError
 
@@ -51,8 +54,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _cmd_make(args: argparse.Namespace) -> int:
-    from dpkmeans.assignments import make_assignments
-
     out = args.out or f"assignments-ch{args.chapter:02d}"
     table = make_assignments(args.roster, args.chapter, out, course_seed=args.course_seed,
                              overwrite=args.overwrite)
@@ -62,10 +63,6 @@ def _cmd_make(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from dpkmeans.assignments import grade_submissions
-
     try:
         limits = replace(Limits(), cell_seconds=args.timeout, wall_seconds=args.time_limit,
                          memory_bytes=args.memory * 2**20,

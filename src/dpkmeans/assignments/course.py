@@ -16,46 +16,21 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Mapping
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from dpkmeans.assignments import notebook
-from dpkmeans.assignments.roster import read_roster
 from dpkmeans.assignments.exports import write_csv
 from dpkmeans.assignments.key import KEY_FORMAT, key_path, write_private
+from dpkmeans.assignments.registry import get_assignment
+from dpkmeans.assignments.roster import read_roster
 from dpkmeans.assignments.spec import Assignment, student_parameters
 from dpkmeans.errors import DPKMeansError
 
-__all__ = ["ASSIGNMENTS", "get_assignment", "make_assignments"]
-
-
-def _registry() -> dict[int, Assignment]:
-    """Every ``chapterNN`` module's ``ASSIGNMENT``, by chapter."""
-    import importlib
-    import pkgutil
-
-    import dpkmeans.assignments as package
-
-    found = {}
-    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
-        if module.startswith("chapter") and module[7:].isdigit():
-            assignment = importlib.import_module(f"{package.__name__}.{module}").ASSIGNMENT
-            found[assignment.chapter] = assignment
-    return dict(sorted(found.items()))
-
-
-ASSIGNMENTS: Mapping[int, Assignment] = _registry()
-
-
-def get_assignment(chapter: int) -> Assignment:
-    """The assignment of ``chapter`` (a ValueError lists the chapters that have one)."""
-    if chapter not in ASSIGNMENTS:
-        raise DPKMeansError(f"chapter {chapter} has no assignment; chapters with one: "
-                            f"{sorted(ASSIGNMENTS)}")
-    return ASSIGNMENTS[chapter]
+__all__ = ["make_assignments"]
 
 
 def make_assignments(roster: str | Path, chapter: int, out: str | Path, *, course_seed: int,
@@ -63,8 +38,6 @@ def make_assignments(roster: str | Path, chapter: int, out: str | Path, *, cours
     """Write every student's notebook and the hidden key (module docstring); returns the
     parameters table. Everything is built in a temporary folder beside ``out`` and renamed
     into place at the end, so a failure leaves no half-written assignment."""
-    import tempfile
-
     assignment = get_assignment(chapter)
     students = read_roster(roster)
     out = Path(out)

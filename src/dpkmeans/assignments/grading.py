@@ -32,6 +32,8 @@ from dpkmeans.assignments import exports, notebook
 from dpkmeans.assignments.key import read_key
 from dpkmeans.assignments.sandbox import LEVELS, Limits, Sandbox, detect_level, read_untrusted
 from dpkmeans.assignments.spec import Assignment, mark_answer
+from dpkmeans.data import get_registry
+from dpkmeans.data.fetch import ensure_file
 from dpkmeans.errors import DPKMeansError
 
 __all__ = ["MAX_ANSWERS_BYTES", "grade_submissions", "read_answers"]
@@ -78,17 +80,14 @@ def _one_line(text: Any, limit: int = 200) -> str:
 def _data_files(assignment: Assignment, parameters: Mapping[str, Any]) -> dict[str, Path]:
     """``{"<dataset>/<file>": host path}`` of the registry datasets one notebook reads
     (datasets bundled with scikit-learn need no file)."""
-    from dpkmeans.data import get_registry
-    from dpkmeans.data.fetch import ensure_file
-
-    registry, files = get_registry(), {}
+    registry, found = get_registry(), {}
     for name in assignment.dataset_names(parameters):
         if name in registry.bundled:
             continue
         spec = registry.dataset(name)
         _, path = ensure_file(spec, spec.file, download=False)  # checks its sha256
-        files[f"{spec.name}/{spec.file.name}"] = path
-    return files
+        found[f"{spec.name}/{spec.file.name}"] = path
+    return found
 
 
 def _grade_one(assignment: Assignment, sid: str, entry: Mapping[str, Any], submissions: Path,

@@ -13,9 +13,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+from dpkmeans.assignments.registry import get_assignment
 from dpkmeans.assignments.roster import SAFE_ID
 from dpkmeans.assignments.spec import Assignment
 from dpkmeans.errors import DPKMeansError
+from dpkmeans.files import write_text
 
 __all__ = ["KEY_FORMAT", "KeyFileError", "key_path", "read_key", "write_private"]
 
@@ -35,15 +37,11 @@ def key_path(assignment_dir: str | Path) -> Path:
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically, readable and writable by its owner only."""
-    from dpkmeans.files import write_text
-
     write_text(path, text, mode=0o600)
 
 
 def read_key(assignment_dir: str | Path) -> tuple[dict[str, Any], Assignment]:
     """The validated key of an assignment directory and its :class:`Assignment`."""
-    from dpkmeans.assignments.course import get_assignment
-
     path = key_path(assignment_dir)
     if not path.is_file():
         raise KeyFileError(f"no key at {path}: is {assignment_dir} a directory written by "

@@ -26,10 +26,12 @@ and every process carrying the run's token in its environment).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shutil
 import signal
+import site
 import stat
 import subprocess
 import sys
@@ -38,6 +40,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import dpkmeans
+from dpkmeans.compute.kernel_cache import kernel_dir
+from dpkmeans.data.registry import registry_path
 from dpkmeans.errors import DPKMeansError
 
 __all__ = ["LEVELS", "Limits", "Outcome", "Sandbox", "detect_level", "read_untrusted"]
@@ -191,8 +196,6 @@ class Sandbox:
         self.work.mkdir()
         self.home = self.root / "home"
         self.home.mkdir()
-        from dpkmeans.data.registry import registry_path
-
         # "name/file.csv" -> host path; the registry describes how to read them
         self._data_files = {**dict(data_files), REGISTRY_NAME: registry_path()}
         if level == "limits":
@@ -385,14 +388,10 @@ def _processes_with(variable: str, value: str) -> list[int]:
 def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: bool) -> None:
     """Give the sandbox the library's compiled numba kernels, so that it does not compile
     them again: the package's in-tree caches and the grader's generated (k, d) kernels
-    (:func:`dpkmeans.compute.kernels._kernel_dir`, written when the references were computed), laid
-    out as numba's ``NUMBA_CACHE_DIR`` locator expects. Files are hard-linked when the kernel
-    runs as a user of its own (it cannot write them: it only adds files to its own folders), else
+    (:func:`_grader_kernel_dir`, written when the references were computed), laid out as
+    numba's ``NUMBA_CACHE_DIR`` locator expects. Files are hard-linked when the kernel runs as
+    a user of its own (it cannot write them: it only adds files to its own folders), else
     copied; what the kernel writes stays in its sandbox."""
-    import hashlib
-
-    import dpkmeans
-    from dpkmeans.compute.kernels import _kernel_dir
 
     def place(file: Path, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -414,13 +413,19 @@ def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: boo
         for file in cache.iterdir():
             if file.suffix in (".nbi", ".nbc") and file.is_file():
                 place(file, cache_folder(str(cache.parent)))
-    generated = _kernel_dir()
+    generated = _grader_kernel_dir()
     for module in generated.glob("dpkmeans_kernel_*.py"):
         place(module, kernels)
     if (generated / "__pycache__").is_dir():
         for file in (generated / "__pycache__").iterdir():
             if file.suffix in (".nbi", ".nbc") and file.name.startswith("dpkmeans_kernel_"):
                 place(file, cache_folder(kernels_inside))
+
+
+def _grader_kernel_dir() -> Path:
+    """The folder of the grader's generated kernels: where :mod:`dpkmeans.compute.kernels`
+    puts them under the grader's ``DPKMEANS_KERNEL_DIR`` (found without loading numba)."""
+    return kernel_dir()
 
 
 def _processes_of(uid: int) -> int:
@@ -439,10 +444,6 @@ def _python_paths() -> list[str]:
     environment and the folder the library is imported from (an editable install's
     ``src``). Nothing else of the grader's ``sys.path``: a test runner's folders hold model
     solutions."""
-    import site
-
-    import dpkmeans
-
     roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
              Path(dpkmeans.__file__).resolve().parent.parent}
     roots |= {Path(p).resolve() for p in site.getsitepackages() if os.path.isdir(p)}

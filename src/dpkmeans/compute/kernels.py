@@ -43,7 +43,7 @@ which serve larger k d; so is the tile loader, generated for each d, which prefe
 of the row it reads. A tile and its scores share one flat workspace, so that the compiler can
 prove they do not overlap and vectorise the scorers over rows. The kernel functions for each
 (k, d) live in a module generated in a file
-(``~/.cache/dpkmeans/kernels`` or ``$DPKMEANS_KERNEL_DIR``) so that numba caches them on disk:
+(:func:`dpkmeans.compute.kernel_cache.kernel_dir`) so that numba caches them on disk:
 1 to 25 seconds to compile each (k, d) once (more for larger k d), about half a second to
 load in a later process. The statistics and labels for k above one centroid group share one
 module for each d (:func:`_groups_source`).
@@ -66,6 +66,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from dpkmeans.compute.kernel_cache import kernel_dir
 from dpkmeans.compute.nearest import _exact_nearest, _Nearest, _score_margin, as_data_matrix
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
@@ -619,19 +620,6 @@ _MODULES: dict[str, object] = {}
 _MODULES_LOCK = threading.Lock()  # blocks run in the caller's threads: generate each once
 
 
-def _kernel_dir() -> Path:
-    """Where the generated modules (and numba's caches of them, in __pycache__) are kept."""
-    where = os.environ.get("DPKMEANS_KERNEL_DIR")
-    path = Path(where) if where else Path.home() / ".cache" / "dpkmeans" / "kernels"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-    except OSError:
-        path = Path(tempfile.gettempdir()) / "dpkmeans-kernels"
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-
-
 def _module(k: int, d: int, generated: bool, scores: bool = False):
     """The compiled kernel functions for (k, d): a module generated in a file, so that numba
     caches them on disk (a fresh process compiles each (k, d) once, not every time). The
@@ -672,7 +660,7 @@ def _load_module(key: str, k: int, d: int, generated: bool):
     digest = hashlib.sha256(text.encode() + Path(__file__).read_bytes()
                             + nb.__version__.encode()).hexdigest()[:16]
     name = f"dpkmeans_kernel_{key}_{digest}"
-    path = _kernel_dir() / f"{name}.py"
+    path = kernel_dir() / f"{name}.py"
     if not path.exists():
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w") as fh:
