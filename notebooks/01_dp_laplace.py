@@ -130,6 +130,7 @@ rng = np.random.default_rng(SEED)
 # ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
 # :pyobject: laplace_scale
+# :lines: 1, 27-
 # ```
 #
 # and the mechanism, which records the draw in a privacy ledger ({doc}`chapter 3
@@ -138,6 +139,7 @@ rng = np.random.default_rng(SEED)
 # ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
 # :pyobject: laplace_mechanism
+# :lines: 1-13, 80-
 # ```
 #
 # By default the noise is drawn *exactly*: the value is rounded to a fine public grid (a power
@@ -291,6 +293,7 @@ plt.show()
 # ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
 # :pyobject: exponential_probabilities
+# :lines: 1-2, 32-
 # ```
 #
 # A numerical check: pick a utility vector, shift every utility by up to $\Delta q = 1$ in the
@@ -365,6 +368,7 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {number(EPSIL
 # ```{literalinclude} ../src/dpkmeans/privacy/sensitivity.py
 # :language: python
 # :pyobject: lloyd_query_sensitivity
+# :lines: 1-4, 51-
 # ```
 #
 # We check the theorem by brute force: random datasets in $[-1, 1]^d$, random public

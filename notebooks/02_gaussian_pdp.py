@@ -142,6 +142,7 @@ rng = np.random.default_rng(SEED)
 # ```{literalinclude} ../src/dpkmeans/privacy/gaussian.py
 # :language: python
 # :pyobject: gaussian_delta
+# :lines: 1, 36-
 # ```
 #
 # ### Checking the lemma and the theorem by simulation
@@ -209,6 +210,7 @@ plt.show()
 # ```{literalinclude} ../src/dpkmeans/privacy/gaussian.py
 # :language: python
 # :pyobject: gaussian_sigma_classic
+# :lines: 1, 37-
 # ```
 #
 # The **analytic Gaussian mechanism** {cite}`balle2018improving` instead solves
@@ -218,6 +220,7 @@ plt.show()
 # ```{literalinclude} ../src/dpkmeans/privacy/gaussian.py
 # :language: python
 # :pyobject: gaussian_sigma_analytic
+# :lines: 1-2, 37-
 # ```
 #
 # The table compares the two at $\delta = 10^{-5}$. The last column is the *true* $\delta$
@@ -344,6 +347,7 @@ plt.show()
 # ```{literalinclude} ../src/dpkmeans/privacy/loss.py
 # :language: python
 # :pyobject: gaussian_pdp_delta
+# :lines: 1-2, 33-
 # ```
 #
 # We check both directions on a grid of noise levels and $\varepsilon$: the exact DP $\delta$

@@ -865,7 +865,8 @@ print(f"after the post-check: {count_of(final.violated, len(D))} violated, "
 # ```{literalinclude} ../src/dpkmeans/privacy/colored.py
 # :language: python
 # :pyobject: box_covariance
-# :emphasize-lines: 12, 15
+# :lines: 1-2, 38-
+# :emphasize-lines: 5, 8
 # ```
 #
 # White noise on the same query has $\sigma^2 = \max \lVert\Delta\rVert^2/\gamma =

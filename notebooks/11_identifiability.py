@@ -181,6 +181,7 @@ glue("ch11_paper_eps", number(PAPER_EPSILON), display=False)
 # ```{literalinclude} ../src/dpkmeans/privacy/identifiability.py
 # :language: python
 # :pyobject: epsilon_from_rho
+# :lines: 1, 30-
 # ```
 #
 # The paper's two budgets, and the $\rho$ grid of the study, in $\varepsilon$:

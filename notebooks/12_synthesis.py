@@ -168,6 +168,7 @@ glue("ch12_left", number(accountant.remaining().epsilon), display=False)
 # ```{literalinclude} ../src/dpkmeans/api/estimators.py
 # :language: python
 # :pyobject: check_accountant
+# :lines: 1-2, 38-
 # ```
 
 # %% [markdown]

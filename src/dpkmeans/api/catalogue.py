@@ -25,7 +25,30 @@ __all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices"]
 
 @dataclass(frozen=True)
 class FitInputs:
-    """The public inputs of one fit that a configuration may read."""
+    """The public inputs of one fit that a configuration may read.
+
+    Parameters
+    ----------
+    n_clusters : int
+        k.
+    epsilon : float
+        The budget of the run (the noisy count's share already taken off).
+    bounds : (lower, upper)
+        The public box.
+    max_iter : int
+        The iterations of the algorithms that take T as given.
+    n_records : int or None, default None
+        The public (or noisily counted) number of records, for the rules that read it.
+    delta : float or None, default None
+        The delta of an (epsilon, delta)-DP algorithm.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.catalogue import FitInputs, choice
+    >>> config = choice("dplloyd").build(FitInputs(3, 1.0, ([0.0, 0.0], [1.0, 1.0]), max_iter=5))
+    >>> config.n_clusters, config.epsilon, config.neighbour
+    (3, 1.0, 'add/remove')
+    """
 
     n_clusters: int
     epsilon: float
@@ -37,7 +60,35 @@ class FitInputs:
 
 @dataclass(frozen=True)
 class Choice:
-    """One corrected algorithm: how to build it, and what its guarantee needs."""
+    """One corrected algorithm: how to build it, and what its guarantee needs.
+
+    Parameters
+    ----------
+    name : str
+        The name ``DPKMeans(algorithm=...)`` takes.
+    build : callable
+        ``build(inputs)``: the engine configuration (:class:`~dpkmeans.engine.loop.DPLloydConfig`)
+        of a fit with these :class:`FitInputs`.
+    summary : str
+        One sentence on the algorithm.
+    chapter : str
+        The number of the book chapter that presents it.
+    neighbour : {"add/remove", "replace"}, default "add/remove"
+        The adjacency its guarantee is proven under.
+    needs_n_records : bool, default False
+        Its rule reads the number of records (public, or a noisy count).
+    needs_delta : bool, default False
+        It is (epsilon, delta)-DP.
+    uses_max_iter : bool, default False
+        It runs ``max_iter`` iterations (the others choose T by their own rule).
+
+    Examples
+    --------
+    >>> from dpkmeans.api.catalogue import choice
+    >>> di = choice("di")
+    >>> di.chapter, di.neighbour, di.needs_delta
+    ('11', 'replace', False)
+    """
 
     name: str
     build: Callable[[FitInputs], DPLloydConfig]
@@ -59,7 +110,26 @@ _built: tuple[tuple[PaperRecord, ...], dict[str, Choice]] | None = None
 
 def choices() -> dict[str, Choice]:
     """Every corrected algorithm by name, as the papers' records list them: the pure
-    epsilon-DP ones first, in the book's order, then the (epsilon, delta) ones."""
+    epsilon-DP ones first, in the book's order, then the (epsilon, delta) ones.
+
+    Returns
+    -------
+    dict of str to Choice
+        Built once per set of records (:func:`dpkmeans.papers.registry.records`).
+
+    Raises
+    ------
+    ValueError
+        If two papers offer an algorithm of the same name.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.catalogue import choices
+    >>> list(choices())[:2]
+    ['dplloyd', 'dplloyd-impr']
+    >>> choices()["colored"].needs_delta
+    True
+    """
     global _built
     papers = records()
     if _built is None or _built[0] is not papers:
@@ -94,7 +164,33 @@ CATALOGUE: Mapping[str, Choice] = _Catalogue()
 
 
 def choice(name: str) -> Choice:
-    """The corrected algorithm called ``name`` (a ValueError lists the names)."""
+    """The corrected algorithm called ``name`` (a ValueError lists the names).
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`CATALOGUE`.
+
+    Returns
+    -------
+    Choice
+        The algorithm.
+
+    Raises
+    ------
+    ValueError
+        If no corrected algorithm has that name (an as-published variant included).
+
+    Examples
+    --------
+    >>> from dpkmeans.api.catalogue import choice
+    >>> choice("dplloyd-impr").needs_n_records
+    True
+    >>> choice("dplloyd-paper")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: algorithm must be one of [...], got 'dplloyd-paper'; the as-published variants ...
+    """
     if name not in CATALOGUE:
         raise ValueError(f"algorithm must be one of {sorted(CATALOGUE)}, got {name!r}; "
                          "the as-published variants are in dpkmeans.papers.<paper>.variants")

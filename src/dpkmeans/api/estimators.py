@@ -86,7 +86,26 @@ def without_data(message: str) -> str:
     """A scikit-learn or numpy message about X without what it quotes from X: the records
     (``array=[...]``, a printed array), the number of records (``shape=(N, d)`` becomes
     ``shape=(, d)``, scikit-learn's checks match that form) and an unconvertible value. They
-    are private; a message is not a release."""
+    are private; a message is not a release.
+
+    Parameters
+    ----------
+    message : str
+        The message of a scikit-learn or numpy error about X.
+
+    Returns
+    -------
+    str
+        The message without the data it quotes.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.estimators import without_data
+    >>> without_data("Expected 2D array, got 1D array instead:\\narray=[0.3 0.9 0.1].")
+    'Expected 2D array, got 1D array instead:'
+    >>> without_data("Found input with shape=(150, 4)")
+    'Found input with shape=(, 4)'
+    """
     text = re.sub(r"\n?array=\[[^\]]*\]\.?", "", message.strip())  # a printed 1-D array
     text = re.sub(r"\n\s*\[.*\]", "", text, flags=re.S)  # a printed array on its own lines
     text = re.sub(r"shape=\([1-9]\d*,", "shape=(,", text)
@@ -148,7 +167,41 @@ def budget_form(epsilon: Any, rho: Any, m: Any, forms: str, *,
                 default_epsilon: float | None = None, m_form: str = "an integer >= 2") -> str:
     """Which budget an estimator was given: "epsilon" or "rho" (with m). Exactly one is
     needed (``forms`` says which, in the errors); with neither, ``default_epsilon`` applies
-    when set (then "epsilon")."""
+    when set (then "epsilon").
+
+    Parameters
+    ----------
+    epsilon, rho, m : object or None
+        The estimator's budget parameters, as given.
+    forms : str
+        The budgets the estimator takes, in words (the start of every error message).
+    default_epsilon : float or None, default None
+        The epsilon that applies when no budget is given (None: one is required).
+    m_form : str, default "an integer >= 2"
+        What ``m`` must be, in words.
+
+    Returns
+    -------
+    str
+        "epsilon" or "rho".
+
+    Raises
+    ------
+    ValueError
+        If both forms are given, ``rho`` comes without ``m`` or ``m`` without ``rho``, or none
+        is given without a default.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.estimators import budget_form
+    >>> forms = "give one budget: epsilon, or rho with m"
+    >>> budget_form(None, 0.7, 2, forms), budget_form(None, None, None, forms, default_epsilon=1.0)
+    ('rho', 'epsilon')
+    >>> budget_form(1.0, 0.7, 2, forms)
+    Traceback (most recent call last):
+    ...
+    ValueError: give one budget: epsilon, or rho with m; got epsilon, rho, m
+    """
     has_eps, has_rho, has_m = (v is not None for v in (epsilon, rho, m))
     if has_eps and (has_rho or has_m):
         given = ", ".join(n for n, h in (("epsilon", has_eps), ("rho", has_rho), ("m", has_m))
@@ -166,7 +219,32 @@ def budget_form(epsilon: Any, rho: Any, m: Any, forms: str, *,
 def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedger,
                       name: str) -> None:
     """Record a finished fit in the shared ``accountant`` (its whole ledger as one sequential
-    part). Its cost was checked before the fit (:func:`check_accountant`)."""
+    part). Its cost was checked before the fit (:func:`check_accountant`).
+
+    Parameters
+    ----------
+    accountant : PrivacyLedger or None
+        The shared ledger (None: nothing to do).
+    fit_ledger : PrivacyLedger
+        The fit's ledger.
+    name : str
+        The fit's name in the accountant.
+
+    Raises
+    ------
+    ValueError, dpkmeans.errors.BudgetExceededError
+        As :meth:`~dpkmeans.privacy.accounting.PrivacyLedger.absorb`.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.estimators import charge_accountant
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> accountant, fit = PrivacyLedger(budget=3.0), PrivacyLedger()
+    >>> _ = fit.charge("Laplace", epsilon=1.0, sensitivity=1.0, scale=1.0)
+    >>> charge_accountant(accountant, fit, "fit 1")
+    >>> print(accountant.remaining())
+    epsilon=2
+    """
     if accountant is not None:
         accountant.absorb(fit_ledger, name)
 
@@ -175,7 +253,39 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
                      name: str) -> None:
     """Refuse a fit, before any noise is drawn, whose cost would take the shared
     accountant past its budget, or whose guarantee is under another adjacency than the
-    accountant's (book chapter 12, the shared accountant)."""
+    accountant's (book chapter 12, the shared accountant).
+
+    Parameters
+    ----------
+    accountant : PrivacyLedger or None
+        The shared ledger (None: nothing to check).
+    cost : PrivacyCost
+        The fit's whole cost.
+    neighbour : str
+        The adjacency of the fit's guarantee.
+    name : str
+        The fit's name, for the error messages.
+
+    Raises
+    ------
+    TypeError
+        If ``accountant`` is not a PrivacyLedger.
+    ValueError
+        If the accountant composes under another adjacency.
+    dpkmeans.errors.BudgetExceededError
+        If the cost exceeds what is left of the accountant's budget.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.estimators import check_accountant
+    >>> from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
+    >>> accountant = PrivacyLedger(budget=1.0)
+    >>> check_accountant(accountant, PrivacyCost(0.5), "add/remove", "fit 1")
+    >>> check_accountant(accountant, PrivacyCost(2.0), "add/remove", "fit 2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpkmeans.errors.BudgetExceededError: fit 2 would spend epsilon=2, but the accountant has ...
+    """
     if accountant is None:
         return
     if not isinstance(accountant, PrivacyLedger):
@@ -282,6 +392,25 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         The training records' clusters under the private centroids. Each label is a function of
         its own record: like the clip count (shown only in the ``ClippingWarning``) it is for
         the data holder and **not** a differentially private release.
+    privacy_spent_ : PrivacyCost
+        The composed total of ``ledger_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans import DPKMeans
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0.25, 0.05, (100, 2)), rng.normal(0.75, 0.05, (100, 2))])
+    >>> model = DPKMeans(n_clusters=2, epsilon=1.0, bounds=(0.0, 1.0), random_state=0).fit(X)
+    >>> model.cluster_centers_.round(2)
+    array([[0.8 , 0.75],
+           [0.33, 0.27]])
+    >>> model.n_iter_, model.n_records_used_  # T by Su's rule, from a noisy count of the records
+    (2, 207)
+    >>> print(model.privacy_spent_)
+    epsilon=1
+    >>> model.predict([[0.2, 0.3], [0.8, 0.7]])
+    array([1, 0])
     """
 
     def __init__(self, n_clusters: int = 8, *, epsilon: float | None = None, rho=None, m=None,
@@ -373,7 +502,27 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y=None) -> DPKMeans:
         """Fit on X (y is ignored). Spends the budget, recorded in ``ledger_`` (and in the
-        shared ``accountant``, if any)."""
+        shared ``accountant``, if any).
+
+        Parameters
+        ----------
+        X : array_like or dask array of shape (n_samples, n_features)
+            Finite numeric records (a DataFrame's columns must all be numeric).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        DPKMeans
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If a parameter or X is invalid (each error names it).
+        dpkmeans.errors.BudgetExceededError
+            If the ``accountant`` has too little budget left (nothing is drawn).
+        """
         k, eps, algorithm, delta = self._check_params()
         X = self._validate_X(X, reset=True)
         if self.backend not in BACKENDS:
@@ -417,21 +566,70 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # -- using a fitted model (all post-processing) -------------------------------------------
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Index of the nearest private centroid for each row."""
+        """Index of the nearest private centroid for each row.
+
+        Parameters
+        ----------
+        X : array_like or dask array of shape (n_samples, n_features)
+            Finite numeric records (a DataFrame's columns must all be numeric).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The cluster of each row.
+        """
         check_is_fitted(self, "cluster_centers_")
         return assign(self._validate_X(X, reset=False), self.cluster_centers_)
 
     def fit_predict(self, X: ArrayLike, y=None) -> np.ndarray:
+        """Fit on X and give the training records' clusters (``labels_``).
+
+        Parameters
+        ----------
+        X : array_like or dask array of shape (n_samples, n_features)
+            Finite numeric records (a DataFrame's columns must all be numeric).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``labels_``: for the data holder, not a private release.
+        """
         return self.fit(X).labels_
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """Euclidean distances from each row to each private centroid."""
+        """Euclidean distances from each row to each private centroid.
+
+        Parameters
+        ----------
+        X : array_like or dask array of shape (n_samples, n_features)
+            Finite numeric records (a DataFrame's columns must all be numeric).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+            The distances.
+        """
         check_is_fitted(self, "cluster_centers_")
         X = self._validate_X(X, reset=False)
         C = self.cluster_centers_
         return np.sqrt(squared_distances(X, C))
 
     def score(self, X: ArrayLike, y=None) -> float:
-        """Negative SSE of X under the private centroids (sklearn's convention: higher is better)."""
+        """Negative SSE of X under the private centroids (sklearn's convention: higher is better).
+
+        Parameters
+        ----------
+        X : array_like or dask array of shape (n_samples, n_features)
+            Finite numeric records (a DataFrame's columns must all be numeric).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        float
+            minus the sum of squared distances to the nearest centroid.
+        """
         check_is_fitted(self, "cluster_centers_")
         return -float(metrics.sse(self._validate_X(X, reset=False), self.cluster_centers_))

@@ -235,6 +235,22 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     eq. 6 distances to every prototype (squared, as eq. 6: not square-rooted) and ``score`` the
     negative k-prototypes cost (the sum of every record's distance to its nearest prototype).
     Missing values (NaN, None) are rejected: impute or drop them first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from dpkmeans import DPKPrototypes
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"x": np.r_[rng.normal(0.25, 0.05, 500), rng.normal(0.75, 0.05, 500)],
+    ...                   "colour": ["red"] * 500 + ["blue"] * 500})
+    >>> model = DPKPrototypes(n_clusters=2, epsilon=4.0, bounds=(0.0, 1.0),
+    ...                       categories={"colour": ["blue", "red"]}, max_iter=5,
+    ...                       random_state=0).fit(X)
+    >>> model.cluster_centers_.round(2).ravel(), model.cluster_modes_.ravel()
+    (array([0.18, 0.67]), array(['red', 'blue'], dtype=object))
+    >>> model.ledger_.neighbour, model.epsilon_
+    ('replace', 4.0)
     """
 
     def __init__(self, n_clusters: int = 8, *, epsilon: float | None = None, rho=None, m=None,
@@ -533,7 +549,27 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y=None) -> DPKPrototypes:
-        """Fit on X (y is ignored). Spends ``epsilon_``, recorded in ``ledger_``."""
+        """Fit on X (y is ignored). Spends ``epsilon_``, recorded in ``ledger_``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Records with numeric and categorical columns (no missing values).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        DPKPrototypes
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If a parameter or X is invalid (each error names it).
+        dpkmeans.errors.BudgetExceededError
+            If the ``accountant`` has too little budget left (nothing is drawn).
+        """
         k, budget, gamma, T = self._check_params()
         numeric, categorical = self._validate_X(X, reset=True)
         n, d_r, d_c = numeric.shape[0], numeric.shape[1], categorical.shape[1]
@@ -621,21 +657,70 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         return encode(numeric, self._codes(categorical, self.categories_), self.layout_)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Index of the nearest private prototype of each row under eq. 6 (fitted gamma)."""
+        """Index of the nearest private prototype of each row under eq. 6 (fitted gamma).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Records with numeric and categorical columns (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The cluster of each row.
+        """
         check_is_fitted(self, "cluster_centers_")
         return assign(self._encoded(X), self._prototypes())
 
     def fit_predict(self, X: ArrayLike, y=None) -> np.ndarray:
+        """Fit on X and give the training records' clusters (``labels_``).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Records with numeric and categorical columns (no missing values).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``labels_``: for the data holder, not a private release.
+        """
         return self.fit(X).labels_
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """The eq. 6 distances (N, k) from each row to each private prototype: squared
-        numeric distance plus gamma times the mismatches, **not** square-rooted."""
+        numeric distance plus gamma times the mismatches, **not** square-rooted.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Records with numeric and categorical columns (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+            The eq. 6 distances.
+        """
         check_is_fitted(self, "cluster_centers_")
         return squared_distances(self._encoded(X), self._prototypes())
 
     def score(self, X: ArrayLike, y=None) -> float:
         """The negative k-prototypes cost of X under the private prototypes (scikit-learn's
-        convention: higher is better)."""
+        convention: higher is better).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Records with numeric and categorical columns (no missing values).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        float
+            minus the sum of every row's eq. 6 distance to its nearest prototype.
+        """
         check_is_fitted(self, "cluster_centers_")
         return -float(metrics.sse(self._encoded(X), self._prototypes()))

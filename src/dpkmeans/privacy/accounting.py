@@ -37,7 +37,31 @@ BUDGET_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class PrivacyCost:
-    """An (epsilon, delta) pair; delta = 0 means pure epsilon-DP."""
+    """An (epsilon, delta) pair; delta = 0 means pure epsilon-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        Finite and >= 0.
+    delta : float, default 0.0
+        In [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is negative, infinite or NaN, or ``delta`` is outside [0, 1].
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.accounting import PrivacyCost
+    >>> cost = PrivacyCost(0.5, 1e-6).then(PrivacyCost(0.3))
+    >>> cost
+    PrivacyCost(epsilon=0.8, delta=1e-06)
+    >>> print(cost)
+    (epsilon=0.8, delta=1e-06)
+    >>> cost.is_pure
+    False
+    """
 
     epsilon: float
     delta: float = 0.0
@@ -50,17 +74,66 @@ class PrivacyCost:
 
     @property
     def is_pure(self) -> bool:
+        """Whether delta is 0 (pure epsilon-DP)."""
         return self.delta == 0.0
 
     def then(self, other: PrivacyCost) -> PrivacyCost:
-        """Sequential composition: epsilons and deltas add."""
+        """Sequential composition: epsilons and deltas add.
+
+        Parameters
+        ----------
+        other : PrivacyCost
+            The cost of the next release.
+
+        Returns
+        -------
+        PrivacyCost
+            (epsilon + other.epsilon, min(delta + other.delta, 1)).
+        """
         return PrivacyCost(self.epsilon + other.epsilon, min(self.delta + other.delta, 1.0))
 
     def alongside(self, other: PrivacyCost) -> PrivacyCost:
-        """Parallel composition over disjoint records: the worse of the two, per coordinate."""
+        """Parallel composition over disjoint records: the worse of the two, per coordinate.
+
+        Parameters
+        ----------
+        other : PrivacyCost
+            The cost of a release on records disjoint from this one's.
+
+        Returns
+        -------
+        PrivacyCost
+            (max of the epsilons, max of the deltas).
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyCost
+        >>> PrivacyCost(0.5, 1e-6).alongside(PrivacyCost(0.8))
+        PrivacyCost(epsilon=0.8, delta=1e-06)
+        """
         return PrivacyCost(max(self.epsilon, other.epsilon), max(self.delta, other.delta))
 
     def fits_within(self, budget: PrivacyCost) -> bool:
+        """Whether this cost is within ``budget``, up to a relative slack of 1e-9 (so that a
+        budget split into floating-point shares still fits).
+
+        Parameters
+        ----------
+        budget : PrivacyCost
+            The budget to compare with.
+
+        Returns
+        -------
+        bool
+            True when both epsilon and delta are within the budget's (with the slack).
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyCost
+        >>> third = PrivacyCost(1 / 3)
+        >>> third.then(third).then(third).fits_within(PrivacyCost(1.0))
+        True
+        """
         slack_eps = BUDGET_RTOL * max(budget.epsilon, 1.0)
         slack_delta = BUDGET_RTOL * max(budget.delta, 1e-300)
         return (
@@ -79,7 +152,33 @@ ZERO = PrivacyCost(0.0, 0.0)
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One recorded mechanism call (or a zero-cost post-processing note)."""
+    """One recorded mechanism call (or a zero-cost post-processing note).
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's name (e.g. "Laplace (discrete)", "post-processing").
+    epsilon, delta : float
+        The entry's cost.
+    sensitivity : float
+        The sensitivity the noise was calibrated to (under the ledger's neighbour relation).
+    scale : float
+        The noise scale drawn (Laplace b, Gaussian sigma).
+    scope : str
+        The path of the composition scopes the entry was recorded in ("total" at the top).
+    label : str, default ""
+        What was released.
+    details : mapping, default {}
+        Anything else about the draw (the sampler's rounding, the notion, ...), read-only.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> entry = PrivacyLedger().charge("Laplace", epsilon=0.5, sensitivity=2.0, scale=4.0,
+    ...                                label="sums")
+    >>> entry.scope, entry.label, entry.cost
+    ('total', 'sums', PrivacyCost(epsilon=0.5, delta=0.0))
+    """
 
     mechanism: str
     epsilon: float
@@ -99,6 +198,7 @@ class LedgerEntry:
 
     @property
     def cost(self) -> PrivacyCost:
+        """The entry's (epsilon, delta) as a :class:`PrivacyCost`."""
         return PrivacyCost(self.epsilon, self.delta)
 
 
@@ -159,15 +259,29 @@ class PrivacyLedger:
 
     Parameters
     ----------
-    budget:
+    budget : float, (epsilon, delta) pair, PrivacyCost or None, default None
         The declared total, as a number (pure epsilon), an ``(epsilon, delta)`` pair or a
         :class:`PrivacyCost`. ``None`` records without enforcing.
-    neighbour:
-        The neighbour relation every sensitivity in this ledger refers to:
-        ``"add/remove"`` (default) or ``"replace"``.
+    neighbour : {"add/remove", "replace"}, default "add/remove"
+        The neighbour relation every sensitivity in this ledger refers to.
+
+    Attributes
+    ----------
+    budget : PrivacyCost or None
+        The declared total.
+    neighbour : str
+        The neighbour relation.
+
+    Raises
+    ------
+    ValueError
+        If ``neighbour`` is not a relation of the book or the budget is invalid.
 
     Examples
     --------
+    Three clusters noised in parallel cost the most expensive one:
+
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
     >>> ledger = PrivacyLedger(budget=1.0)
     >>> with ledger.parallel("clusters"):
     ...     for j in range(3):
@@ -175,6 +289,8 @@ class PrivacyLedger:
     ...             _ = ledger.charge("Laplace", epsilon=0.5, sensitivity=2.0, scale=4.0)
     >>> ledger.total()
     PrivacyCost(epsilon=0.5, delta=0.0)
+    >>> ledger
+    PrivacyLedger(neighbour='add/remove', entries=3, total=epsilon=0.5, budget=epsilon=1)
     """
 
     def __init__(
@@ -210,7 +326,32 @@ class PrivacyLedger:
 
     @contextmanager
     def sequential(self, name: str) -> Iterator[PrivacyLedger]:
-        """A named scope whose contents compose sequentially (e.g. one iteration)."""
+        """A named scope whose contents compose sequentially (e.g. one iteration).
+
+        Parameters
+        ----------
+        name : str
+            The scope's name (in the entries' ``scope`` paths).
+
+        Yields
+        ------
+        PrivacyLedger
+            This ledger, recording inside the scope.
+
+        Raises
+        ------
+        RuntimeError
+            If opened directly inside a parallel scope (open a ``part`` first).
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> ledger = PrivacyLedger()
+        >>> with ledger.sequential("iteration 1"):
+        ...     entry = ledger.charge("Laplace", epsilon=0.25, sensitivity=1.0, scale=4.0)
+        >>> entry.scope
+        'iteration 1'
+        """
         node = _Sequential(str(name))
         self._current_sequential("open a sequential scope")
         self._append(node)
@@ -229,6 +370,23 @@ class PrivacyLedger:
         composition). Under replace adjacency one record can leave one part and join another,
         so parallel composition does not hold: this ledger then raises ``ValueError`` (use
         sequential scopes with the joint sensitivity).
+
+        Parameters
+        ----------
+        name : str
+            The scope's name (in the entries' ``scope`` paths).
+
+        Yields
+        ------
+        PrivacyLedger
+            This ledger; record only inside its ``part`` scopes.
+
+        Raises
+        ------
+        ValueError
+            Under replace adjacency.
+        RuntimeError
+            If opened directly inside another parallel scope.
         """
         if self.neighbour == "replace":
             raise ValueError("parallel composition needs add/remove adjacency: under replace "
@@ -245,7 +403,23 @@ class PrivacyLedger:
 
     @contextmanager
     def part(self, name: str) -> Iterator[PrivacyLedger]:
-        """One disjoint subset inside the innermost ``parallel`` scope."""
+        """One disjoint subset inside the innermost ``parallel`` scope.
+
+        Parameters
+        ----------
+        name : str
+            The scope's name (in the entries' ``scope`` paths).
+
+        Yields
+        ------
+        PrivacyLedger
+            This ledger, recording inside the part (sequentially).
+
+        Raises
+        ------
+        RuntimeError
+            If the innermost open scope is not a parallel one.
+        """
         parent = self._stack[-1]
         if not isinstance(parent, _Parallel):
             raise RuntimeError("ledger.part(...) is only allowed directly inside ledger.parallel(...)")
@@ -272,6 +446,49 @@ class PrivacyLedger:
         """Record a draw *before* it is made; refuse it if it would exceed the budget.
 
         Raises :class:`~dpkmeans.errors.BudgetExceededError` (nothing is recorded then).
+
+        Parameters
+        ----------
+        mechanism : str
+            The mechanism's name.
+        epsilon : float
+            The draw's epsilon (> 0).
+        delta : float, default 0.0
+            The draw's delta, in [0, 1).
+        sensitivity : float
+            The sensitivity the noise is calibrated to (>= 0).
+        scale : float
+            The noise scale.
+        label : str, default ""
+            What is released.
+        details : mapping or None, default None
+            Anything else to keep with the entry.
+
+        Returns
+        -------
+        LedgerEntry
+            The recorded entry.
+
+        Raises
+        ------
+        dpkmeans.errors.BudgetExceededError
+            If the composed total would exceed the declared budget.
+        ValueError
+            If epsilon, delta or the sensitivity is out of range.
+        RuntimeError
+            If called directly inside a parallel scope.
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> ledger = PrivacyLedger(budget=1.0)
+        >>> _ = ledger.charge("Laplace", epsilon=0.75, sensitivity=1.0, scale=4 / 3)
+        >>> ledger.charge("Laplace", epsilon=0.5, sensitivity=1.0, scale=2.0)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        dpkmeans.errors.BudgetExceededError: Laplace draw with epsilon=0.5, delta=0 would raise ...
+        >>> len(ledger.entries)
+        1
         """
         eps = check_epsilon(epsilon)
         dlt = check_delta(delta, allow_zero=True)
@@ -305,7 +522,34 @@ class PrivacyLedger:
         """Record everything ``other`` recorded (e.g. one fit's ledger) as one sequential part
         named ``name``: its composed cost adds to this total, its entries and leaks are kept
         (their scopes prefixed with ``name``). Refused, with nothing recorded, when the
-        neighbour relations differ or the budget would be exceeded."""
+        neighbour relations differ or the budget would be exceeded.
+
+        Parameters
+        ----------
+        other : PrivacyLedger
+            The ledger to record (under the same neighbour relation); later draws in it stay
+            out.
+        name : str
+            The name of the sequential part it becomes.
+
+        Raises
+        ------
+        ValueError
+            If ``other`` is this ledger or is under another neighbour relation.
+        dpkmeans.errors.BudgetExceededError
+            If its cost would take this ledger past its budget.
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> accountant, fit = PrivacyLedger(budget=3.0), PrivacyLedger()
+        >>> _ = fit.charge("Laplace", epsilon=1.0, sensitivity=1.0, scale=1.0)
+        >>> accountant.absorb(fit, "fit 1")
+        >>> print(accountant.remaining())
+        epsilon=2
+        >>> accountant.entries[0].scope
+        'fit 1'
+        """
         if other is self:
             raise ValueError("a ledger cannot absorb itself")
         if other.neighbour != self.neighbour:
@@ -354,13 +598,42 @@ class PrivacyLedger:
                 node.cost = cost
 
     def post_process(self, description: str) -> LedgerEntry:
-        """Record a post-processing step (costs nothing; kept so the ledger tells the whole story)."""
+        """Record a post-processing step (costs nothing; kept so the ledger tells the whole story).
+
+        Parameters
+        ----------
+        description : str
+            What was done (the entry's label).
+
+        Returns
+        -------
+        LedgerEntry
+            The zero-cost entry.
+        """
         return self._note("post-processing", description)
 
     def leak(self, description: str) -> LedgerEntry:
         """Record a release that no epsilon covers (an as-published flaw, audited in the book).
 
         The composed total then understates the true cost: :attr:`is_private` becomes False.
+
+        Parameters
+        ----------
+        description : str
+            What leaked (the entry's label).
+
+        Returns
+        -------
+        LedgerEntry
+            The zero-cost entry that records it.
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> ledger = PrivacyLedger()
+        >>> _ = ledger.leak("bounds read off the data")
+        >>> ledger.is_private
+        False
         """
         entry = self._note("LEAK (not private)", description)
         self._leaks.append(entry)
@@ -386,11 +659,23 @@ class PrivacyLedger:
         return not self._leaks
 
     def total(self) -> PrivacyCost:
-        """The composed cost of everything recorded so far."""
+        """The composed cost of everything recorded so far.
+
+        Returns
+        -------
+        PrivacyCost
+            Sequential scopes added up, parallel scopes at their most expensive part.
+        """
         return self._root.cost
 
     def remaining(self) -> PrivacyCost | None:
-        """What is left of the declared budget (``None`` without a budget)."""
+        """What is left of the declared budget (``None`` without a budget).
+
+        Returns
+        -------
+        PrivacyCost or None
+            The budget less the total, each coordinate at least 0.
+        """
         if self.budget is None:
             return None
         spent = self.total()
@@ -399,14 +684,42 @@ class PrivacyLedger:
         )
 
     def is_fully_spent(self) -> bool:
-        """True when the composed total equals the declared budget (within rounding)."""
+        """True when the composed total equals the declared budget (within rounding).
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        ValueError
+            If the ledger has no declared budget.
+        """
         if self.budget is None:
             raise ValueError("this ledger has no declared budget")
         spent = self.total()
         return spent.fits_within(self.budget) and self.budget.fits_within(spent)
 
     def to_frame(self):  # -> pandas.DataFrame
-        """The entries as a table (one row per draw or post-processing note)."""
+        """The entries as a table (one row per draw or post-processing note).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns scope, mechanism, label, epsilon, delta, sensitivity and scale, then one
+            ``details.<key>`` column per detail.
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> ledger = PrivacyLedger()
+        >>> _ = ledger.charge("Laplace", epsilon=0.5, sensitivity=2.0, scale=4.0, label="sums")
+        >>> _ = ledger.post_process("add the midpoint back")
+        >>> ledger.to_frame()[["mechanism", "label", "epsilon"]]
+                 mechanism                  label  epsilon
+        0          Laplace                   sums      0.5
+        1  post-processing  add the midpoint back      0.0
+        """
         import pandas as pd
 
         rows = [

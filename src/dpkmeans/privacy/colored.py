@@ -59,7 +59,33 @@ MAX_BOX_VERTICES_DIM = 16
 # --- calibration: gamma(epsilon, delta) ------------------------------------------------------
 def pdp_tail(epsilon: float, s2: float) -> float:
     """P[|L| > epsilon] for L ~ N(s^2/2, s^2): the delta a Gaussian release with
-    s^2 = Delta' Sigma^-1 Delta reaches (the paper's eq. 9, as chapter 9 reconstructs it)."""
+    s^2 = Delta' Sigma^-1 Delta reaches (the paper's eq. 9, as chapter 9 reconstructs it).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    s2 : float
+        s^2 (>= 0; ``inf`` for a Delta outside the noise's range).
+
+    Returns
+    -------
+    float
+        The tail probability (0 at s^2 = 0, 1 at s^2 = inf).
+
+    Raises
+    ------
+    ValueError
+        If ``s2`` is negative or NaN.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import gamma_pdp, pdp_tail
+    >>> round(pdp_tail(1.0, 0.5), 6), pdp_tail(1.0, 0.0), pdp_tail(1.0, float("inf"))
+    (0.182972, 0.0, 1.0)
+    >>> f"{pdp_tail(1.0, gamma_pdp(1.0, 1e-5)):.3g}"
+    '1e-05'
+    """
     if not s2 >= 0:
         raise ValueError(f"s2 must be >= 0, got {s2}")
     if math.isinf(s2):
@@ -70,27 +96,126 @@ def pdp_tail(epsilon: float, s2: float) -> float:
 def gamma_pdp(epsilon: float, delta: float) -> float:
     """gamma*(epsilon, delta): the largest s^2 with P[|L| > epsilon] <= delta, the root of the
     two-sided tail: 1 / sigma^2 of the exact PDP calibration at sensitivity 1
-    (:func:`dpkmeans.privacy.loss.gaussian_pdp_sigma`, book chapter 2)."""
+    (:func:`dpkmeans.privacy.loss.gaussian_pdp_sigma`, book chapter 2).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        gamma*.
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import gamma_analytic, gamma_ceds, gamma_pdp
+    >>> [round(g(1.0, 1e-5), 4) for g in (gamma_pdp, gamma_ceds, gamma_analytic)]
+    [0.0506, 0.041, 0.0719]
+    """
     return gaussian_pdp_sigma(1.0, epsilon, delta) ** -2
 
 
 def gamma_ceds(epsilon: float, delta: float) -> float:
     """CEDS's gamma_c = epsilon^2 / (2 ln(2 / delta)): the Chernoff bound on |N(0, s^2)|, which
-    drops the mean s^2 / 2 of the privacy loss."""
+    drops the mean s^2 / 2 of the privacy loss.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        gamma_c.
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range.
+
+    Examples
+    --------
+    Below gamma* here (0.0506), above it from epsilon about 6.68 on
+    (:func:`ceds_gamma_fails_from`):
+
+    >>> from dpkmeans.privacy.colored import gamma_ceds
+    >>> round(gamma_ceds(1.0, 1e-5), 4)
+    0.041
+    """
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     return eps * eps / (2.0 * math.log(2.0 / dlt))
 
 
 def gamma_analytic(epsilon: float, delta: float) -> float:
     """The largest s^2 of an (epsilon, delta)-DP Gaussian release by the analytic Gaussian
-    mechanism (Balle and Wang 2018): 1 / sigma^2 at sensitivity 1. DP, not PDP, so larger."""
+    mechanism (Balle and Wang 2018): 1 / sigma^2 at sensitivity 1. DP, not PDP, so larger.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest s^2 of an (epsilon, delta)-DP release.
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import gamma_analytic
+    >>> round(gamma_analytic(1.0, 1e-5), 4)
+    0.0719
+    """
     return 1.0 / gaussian_sigma_analytic(1.0, epsilon, delta) ** 2
 
 
 def ceds_gamma_fails_from(delta: float, eps_max: float = 1e3) -> float:
     """The smallest epsilon from which gamma_c exceeds gamma* (its release then reaches a tail
     above delta: not (epsilon, delta)-PDP); ``inf`` if it holds up to ``eps_max``. Computed:
-    a grid finds the first sign change, ``brentq`` the root."""
+    a grid finds the first sign change, ``brentq`` the root.
+
+    Parameters
+    ----------
+    delta : float
+        The failure probability, in (0, 1).
+    eps_max : float, default 1e3
+        The largest epsilon searched.
+
+    Returns
+    -------
+    float
+        The epsilon from which CEDS's calibration fails, or ``inf``.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import ceds_gamma_fails_from
+    >>> round(ceds_gamma_fails_from(1e-5), 3)
+    6.678
+    """
     dlt = check_delta(delta)
 
     def gap(log_eps: float) -> float:
@@ -113,7 +238,42 @@ def leave_one_out_deltas(X: ArrayLike, labels: ArrayLike, centroids: ArrayLike) 
     each record n, the change of the stacked centroids when it is removed with every label
     frozen, Delta_n = e_k(n) (x) (x_n - c_k(n)) / (|C_k(n)| - 1). Shape (n, K d).
     Data-dependent: this is the as-published (local) sensitivity. Singleton clusters have
-    no such Delta."""
+    no such Delta.
+
+    Parameters
+    ----------
+    X : array_like
+        The records, (n, d).
+    labels : array_like of int
+        Each record's cluster, in [0, K).
+    centroids : array_like
+        The K centroids, (K, d).
+
+    Returns
+    -------
+    ndarray
+        The Delta set, (n, K d).
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, a label is out of range, or a cluster has one record.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.colored import gamma_pdp, leave_one_out_deltas
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0], [6.0, 5.0], [5.0, 6.0]])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> D = leave_one_out_deltas(X, labels, [[1 / 3, 1 / 3], [16 / 3, 16 / 3]])
+    >>> D.round(3)
+    array([[-0.167, -0.167,  0.   ,  0.   ],
+           [ 0.333, -0.167,  0.   ,  0.   ],
+           [-0.167,  0.333,  0.   ,  0.   ],
+           [ 0.   ,  0.   , -0.167, -0.167],
+           [ 0.   ,  0.   ,  0.333, -0.167],
+           [ 0.   ,  0.   , -0.167,  0.333]])
+    """
     X = np.asarray(X, dtype=float)
     C = np.asarray(centroids, dtype=float)
     labels = np.asarray(labels)
@@ -138,7 +298,34 @@ def box_deltas(bounds: tuple[ArrayLike, ArrayLike], *, centred: bool = True) -> 
     """Every change of one cluster's (S_j, n_j) when a record is added or removed, at its
     extremes: (x - m, 1) (``centred``, m the midpoint) or (x, 1), for x on the 2^d vertices of
     the public box. Data-independent. s^2 = Delta' Psi Delta is convex in x, so its maximum over
-    the box is at a vertex."""
+    the box is at a vertex.
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box of the records (lower < upper in every feature).
+    centred : bool, default True
+        Measure the records from the box's midpoint.
+
+    Returns
+    -------
+    ndarray
+        The Delta set, (2^d, d + 1).
+
+    Raises
+    ------
+    ValueError
+        If the box is invalid or has more than 2^16 vertices.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import box_deltas
+    >>> box_deltas(([0.0, 0.0], [1.0, 1.0]))
+    array([[-0.5, -0.5,  1. ],
+           [ 0.5, -0.5,  1. ],
+           [-0.5,  0.5,  1. ],
+           [ 0.5,  0.5,  1. ]])
+    """
     lower, upper = check_box(bounds)
     d = lower.size
     if d > MAX_BOX_VERTICES_DIM:
@@ -169,7 +356,28 @@ def _check_gamma(gamma: float) -> float:
 
 
 def white_covariance(D: ArrayLike, gamma: float) -> np.ndarray:
-    """White noise on the same Delta set: sigma^2 I with sigma^2 = max_n ||Delta_n||^2 / gamma."""
+    """White noise on the same Delta set: sigma^2 I with sigma^2 = max_n ||Delta_n||^2 / gamma.
+
+    Parameters
+    ----------
+    D : array_like
+        The Delta set, (n, m): one possible change of the query per row (finite, non-empty).
+    gamma : float
+        The largest allowed s^2 (> 0), e.g. :func:`gamma_pdp`.
+
+    Returns
+    -------
+    ndarray
+        sigma^2 I, (m, m).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import box_deltas, white_covariance
+    >>> white_covariance(box_deltas(([0.0, 0.0], [1.0, 1.0])), gamma=0.05)
+    array([[30.,  0.,  0.],
+           [ 0., 30.,  0.],
+           [ 0.,  0., 30.]])
+    """
     D, g = _check_deltas(D), _check_gamma(gamma)
     return np.eye(D.shape[1]) * float(np.max(np.einsum("ij,ij->i", D, D))) / g
 
@@ -196,7 +404,37 @@ def ceds_covariance(D: ArrayLike, gamma: float) -> np.ndarray:
     keep the first r <= K d linearly independent Delta's in increasing norm, take
     M = (U[:r, :r] diag(sqrt s) V)^2 elementwise from the SVD of D_S, lambda = (gamma M^-1 1)^-2,
     R = D_S diag(lambda) D_S', Sigma = R^(1/2). As published; it does not satisfy its own
-    constraints (check it with :func:`constraint_check`)."""
+    constraints (check it with :func:`constraint_check`).
+
+    Parameters
+    ----------
+    D : array_like
+        The Delta set, (n, m): one possible change of the query per row (finite, non-empty).
+    gamma : float
+        The largest allowed s^2 (> 0), e.g. :func:`gamma_pdp`.
+
+    Returns
+    -------
+    ndarray
+        Sigma, (m, m), symmetric.
+
+    Raises
+    ------
+    ValueError
+        If every Delta is zero, or the closed form's matrix M is singular.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.colored import gamma_pdp, leave_one_out_deltas
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0], [6.0, 5.0], [5.0, 6.0]])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> D = leave_one_out_deltas(X, labels, [[1 / 3, 1 / 3], [16 / 3, 16 / 3]])
+    >>> from dpkmeans.privacy.colored import ceds_covariance, constraint_check
+    >>> gamma = gamma_pdp(1.0, 1e-5)
+    >>> constraint_check(D, ceds_covariance(D, gamma), gamma).violated  # of 6
+    4
+    """
     D, g = _check_deltas(D), _check_gamma(gamma)
     m = D.shape[1]
     order = np.argsort(np.linalg.norm(D, axis=1), kind="stable")
@@ -221,7 +459,34 @@ def ceds_covariance(D: ArrayLike, gamma: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CovarianceSolution:
-    """The optimal covariance of :func:`optimal_covariance` and how it was found."""
+    """The optimal covariance of :func:`optimal_covariance` and how it was found.
+
+    Parameters
+    ----------
+    covariance : ndarray
+        Sigma, (m, m).
+    precision : ndarray
+        Psi, Sigma's (pseudo-)inverse, (m, m).
+    status : str
+        The solver's statuses of every round, comma-separated.
+    rounds : int
+        The constraint-generation rounds (the most of any block).
+    constraints : int
+        The distinct Delta's in the final working sets.
+    active : ndarray
+        The indices of the Delta's whose constraint is tight (s^2 >= (1 - 1e-4) gamma).
+    rescaled : float
+        The post-check's factor on the precision (1: every constraint held).
+    seconds : float
+        The time taken.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import box_deltas, optimal_covariance
+    >>> solution = optimal_covariance(box_deltas(([0.0, 0.0], [1.0, 1.0])), gamma=0.05)
+    >>> solution.status, solution.active
+    ('optimal', array([0, 1, 2, 3]))
+    """
 
     covariance: np.ndarray
     precision: np.ndarray
@@ -346,7 +611,44 @@ def optimal_covariance(D: ArrayLike, gamma: float, *, blocks: int = 1, max_round
     (:func:`_first_working_set`, 8 r rows), after which one round was enough in every d = 28
     case tried (4 solves, about 4 s). Equal Delta's are solved once, and Clarabel runs on one
     thread (``CLARABEL_OPTIONS``). The problem, the stopping rule (no Delta above
-    gamma (1 + ``tolerance``)) and the post-check are unchanged."""
+    gamma (1 + ``tolerance``)) and the post-check are unchanged.
+
+    Parameters
+    ----------
+    D : array_like
+        The Delta set, (n, m): one possible change of the query per row (finite, non-empty).
+    gamma : float
+        The largest allowed s^2 (> 0), e.g. :func:`gamma_pdp`.
+    blocks : int, default 1
+        K, when every Delta changes one block of m / K coordinates only.
+    max_rounds : int, default 50
+        The most constraint-generation rounds per block.
+    tolerance : float, default 1e-6
+        A constraint counts as violated above gamma (1 + ``tolerance``).
+
+    Returns
+    -------
+    CovarianceSolution
+        The covariance, its precision and how they were found.
+
+    Raises
+    ------
+    ValueError
+        If ``blocks`` does not divide m, a Delta changes two blocks, or every Delta is zero.
+    RuntimeError
+        If the SDP solver fails.
+
+    Examples
+    --------
+    Over a box it finds the closed form of :func:`box_covariance`:
+
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.colored import box_covariance, box_deltas, optimal_covariance
+    >>> box = ([0.0, 0.0], [1.0, 1.0])
+    >>> solution = optimal_covariance(box_deltas(box), gamma=0.05)
+    >>> bool(np.allclose(solution.covariance, box_covariance(box, 0.05), rtol=1e-3))
+    True
+    """
     D, g = _check_deltas(D), _check_gamma(gamma)
     m = D.shape[1]
     if not isinstance(blocks, int | np.integer) or blocks < 1 or m % blocks:
@@ -388,7 +690,35 @@ def box_covariance(bounds: tuple[ArrayLike, ArrayLike],
     under each coordinate's sign flip, so averaging an optimum over the flips (convex
     objective, convex feasible set) gives a diagonal optimum; on a vertex
     s^2 = sum_i r_i^2 / v_i + 1 / v_0, and Lagrange gives v_i proportional to r_i.
-    Every vertex gives the same s^2 = gamma: all constraints are tight."""
+    Every vertex gives the same s^2 = gamma: all constraints are tight.
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box of the records (lower < upper in every feature).
+    gamma : float
+        The largest allowed s^2 (> 0).
+
+    Returns
+    -------
+    ndarray
+        Sigma, diagonal, (d + 1, d + 1).
+
+    Raises
+    ------
+    ValueError
+        If the box is invalid or ``gamma`` is not finite and positive.
+
+    Examples
+    --------
+    Trace 80, against 90 for white noise (:func:`white_covariance`):
+
+    >>> from dpkmeans.privacy.colored import box_covariance
+    >>> box_covariance(([0.0, 0.0], [1.0, 1.0]), gamma=0.05)
+    array([[20.,  0.,  0.],
+           [ 0., 20.,  0.],
+           [ 0.,  0., 40.]])
+    """
     lower, upper = check_box(bounds)
     g = _check_gamma(gamma)
     r = np.append((upper - lower) / 2.0, 1.0)
@@ -401,7 +731,30 @@ def box_covariance(bounds: tuple[ArrayLike, ArrayLike],
 @dataclass(frozen=True)
 class ConstraintCheck:
     """How a covariance meets Delta' Sigma^-1 Delta <= gamma over a Delta set: ``ratios`` are
-    s^2_n / gamma; a constraint is violated when its ratio exceeds 1 + ``tolerance``."""
+    s^2_n / gamma; a constraint is violated when its ratio exceeds 1 + ``tolerance``.
+
+    Parameters
+    ----------
+    ratios : ndarray
+        s^2_n / gamma of each Delta (``inf`` outside the covariance's range).
+    tolerance : float
+        The relative slack of a constraint.
+    gamma : float
+        The largest allowed s^2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.colored import gamma_pdp, leave_one_out_deltas
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0], [6.0, 5.0], [5.0, 6.0]])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> D = leave_one_out_deltas(X, labels, [[1 / 3, 1 / 3], [16 / 3, 16 / 3]])
+    >>> from dpkmeans.privacy.colored import ceds_covariance, constraint_check
+    >>> gamma = gamma_pdp(1.0, 1e-5)
+    >>> check = constraint_check(D, ceds_covariance(D, gamma), gamma)
+    >>> check.violated, round(check.worst, 3), f"{check.worst_tail(1.0):.2g}"  # delta was 1e-5
+    (4, 1.771, '0.00095')
+    """
 
     ratios: np.ndarray
     tolerance: float
@@ -409,21 +762,43 @@ class ConstraintCheck:
 
     @property
     def violated(self) -> int:
+        """The number of violated constraints."""
         return int(np.count_nonzero(self.ratios > 1 + self.tolerance))
 
     @property
     def fraction(self) -> float:
+        """The share of the constraints violated."""
         return self.violated / self.ratios.size
 
     @property
     def worst(self) -> float:
+        """The largest ratio s^2_n / gamma."""
         return float(self.ratios.max())
 
     def worst_tail(self, epsilon: float) -> float:
-        """The delta the worst pair reaches: P[|L| > epsilon] at s^2 = worst * gamma."""
+        """The delta the worst pair reaches: P[|L| > epsilon] at s^2 = worst * gamma.
+
+        Parameters
+        ----------
+        epsilon : float
+            The privacy budget (> 0).
+
+        Returns
+        -------
+        float
+            The tail probability (:func:`pdp_tail`).
+        """
         return pdp_tail(epsilon, self.worst * self.gamma)
 
     def as_row(self) -> dict[str, Any]:
+        """The check as one row of a table.
+
+        Returns
+        -------
+        dict
+            The number of constraints, the number and share violated, and the worst and median
+            ratio.
+        """
         return {"constraints": int(self.ratios.size), "violated": self.violated,
                 "fraction violated": self.fraction, "worst s2/gamma": self.worst,
                 "median s2/gamma": float(np.median(self.ratios))}
@@ -433,7 +808,37 @@ def constraint_check(D: ArrayLike, covariance: ArrayLike, gamma: float, *,
                      tolerance: float = 1e-6) -> ConstraintCheck:
     """The violation check: s^2_n = Delta_n' Sigma^-1 Delta_n / gamma for every Delta of the set
     (the neighbour pairs), for any mechanism's covariance. A singular Sigma with a Delta outside
-    its range gives an infinite ratio (that pair is distinguished with certainty)."""
+    its range gives an infinite ratio (that pair is distinguished with certainty).
+
+    Parameters
+    ----------
+    D : array_like
+        The Delta set, (n, m): one possible change of the query per row (finite, non-empty).
+    gamma : float
+        The largest allowed s^2 (> 0), e.g. :func:`gamma_pdp`.
+    covariance : array_like
+        Sigma, (m, m), positive semi-definite.
+    tolerance : float, default 1e-6
+        The relative slack of a constraint.
+
+    Returns
+    -------
+    ConstraintCheck
+        The ratios and what they say.
+
+    Raises
+    ------
+    ValueError
+        If the covariance's shape does not fit the Delta set or it is not positive
+        semi-definite.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.colored import box_covariance, box_deltas, constraint_check
+    >>> box = ([0.0, 0.0], [1.0, 1.0])
+    >>> constraint_check(box_deltas(box), box_covariance(box, 0.05), 0.05).ratios
+    array([1., 1., 1., 1.])
+    """
     D, g = _check_deltas(D), _check_gamma(gamma)
     S = np.asarray(covariance, dtype=float)
     if S.shape != (D.shape[1], D.shape[1]):

@@ -1059,6 +1059,36 @@ def bernoulli_exp(num: object, den: object,
     drawn as Bernoulli(r / den) AND Bernoulli(1 / K); and for gamma > 1 the AND with
     floor(num / den) independent Bernoulli(exp(-1)) trials. Returns a bool array of shape
     (R, *S); row r uses ``rngs[r]`` only.
+
+    Parameters
+    ----------
+    num : int or array_like of int
+        Numerators, >= 0 and < 2**62 (floats are refused).
+    den : int or array_like of int
+        Denominators, >= 1 and < 2**62, broadcastable with ``num``.
+    rngs : numpy.random.Generator or sequence of them
+        One generator per replica: row r of the output draws from ``rngs[r]`` only.
+
+    Returns
+    -------
+    ndarray of bool
+        Shape (R, *S).
+
+    Raises
+    ------
+    TypeError
+        If ``num`` or ``den`` is not of an integer type, or ``rngs`` holds no generators.
+    ValueError
+        If a value is out of range or the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.discrete import bernoulli_exp
+    >>> bernoulli_exp([0, 1, 3], 2, np.random.default_rng(0))
+    array([[ True, False, False]])
+    >>> float(bernoulli_exp(np.ones(100_000, dtype=int), 1, np.random.default_rng(0)).mean())
+    0.36918
     """
     gens = _as_generators(rngs)
     n_arr = _as_int_array(num, "num", 0, MAX_INT - 1)
@@ -1102,6 +1132,42 @@ def discrete_laplace(scale: object,
     replicas whose scales are all narrow (<= 2**48) are sampled together, where the only
     choice made from the whole chunk's scales, how ``_chain`` draws trial k >= 2**16, concerns
     an event of probability below 1 / (2**16)!; any other replica is sampled alone.
+
+    Parameters
+    ----------
+    scale : int or array_like of int
+        The scale t of each element, >= 1 and < 2**62; shape S (or (R, *S) with
+        ``per_replica``).
+    rngs : numpy.random.Generator or sequence of them
+        One generator per replica: row r of the output draws from ``rngs[r]`` only.
+    per_replica : bool, default False
+        ``scale`` has a leading axis of one row per replica.
+
+    Returns
+    -------
+    ndarray of int64
+        Shape (R, *S).
+
+    Raises
+    ------
+    TypeError
+        If ``scale`` is not of an integer type.
+    ValueError
+        If a scale is out of range, or ``per_replica`` scales have no leading axis of R rows.
+    OverflowError
+        If a sample does not fit int64 (only for scales near 2**62).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.discrete import discrete_laplace
+    >>> discrete_laplace([1, 10, 1000], [np.random.default_rng(0), np.random.default_rng(1)])
+    array([[   0,    7,   24],
+           [   0,   20, -972]])
+    >>> discrete_laplace(1.5, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    TypeError: scale must have an integer dtype, got float64
     """
     gens = _as_generators(rngs)
     t = _as_int_array(scale, "scale", 1, MAX_INT - 1)
@@ -1143,6 +1209,34 @@ def discrete_gaussian(sigma2: object,
     Bernoulli(exp(-.)) coins so that no intermediate exceeds 2**62 (``_gauss_accept``).
     sigma2 may be up to MAX_SIGMA2 = 2**56; larger values raise ValueError. Returns int64 of
     shape (R, *S), row r from ``rngs[r]`` only.
+
+    Parameters
+    ----------
+    sigma2 : int or array_like of int
+        The variance parameter sigma^2 of each element, in [1, 2**56]; shape S.
+    rngs : numpy.random.Generator or sequence of them
+        One generator per replica: row r of the output draws from ``rngs[r]`` only.
+
+    Returns
+    -------
+    ndarray of int64
+        Shape (R, *S).
+
+    Raises
+    ------
+    TypeError
+        If ``sigma2`` is not of an integer type.
+    ValueError
+        If a value is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.discrete import discrete_gaussian
+    >>> discrete_gaussian([1, 100, 10**6], np.random.default_rng(0))
+    array([[  1,   5, 774]])
+    >>> round(float(discrete_gaussian(np.full(100_000, 4), np.random.default_rng(0)).var()), 2)
+    3.99
     """
     gens = _as_generators(rngs)
     a = _as_int_array(sigma2, "sigma2", 1, MAX_SIGMA2)
@@ -1180,6 +1274,45 @@ def exponential_choice(gaps: Sequence[int] | np.ndarray, coefficient: object,
     An exponent above 2**62 - 1 is replaced by 2**62 - 1: that is the exponential mechanism of
     the utility max(q_i, q* - (2**62 - 1) / c), which has the same sensitivity. A group whose
     best candidate has gap 0 accepts a proposal with probability >= 1 / width.
+
+    Parameters
+    ----------
+    gaps : sequence of int or ndarray of int
+        Every group's candidates' gaps (>= 0), one group after the other.
+    coefficient : float or fractions.Fraction
+        c (>= 0), read exactly.
+    widths : sequence of int or ndarray of int
+        The number of candidates of each group (each >= 1).
+    rng : numpy.random.Generator
+        The source of the draws.
+    groups : ndarray of int or None, default None
+        The group of each draw (None: one draw per group).
+
+    Returns
+    -------
+    ndarray of int64
+        The index chosen within its group, one per draw.
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a numpy Generator.
+    ValueError
+        If a group has no candidate, the widths do not add up to the number of gaps, or a gap
+        or the coefficient is negative.
+
+    Examples
+    --------
+    Two groups of 3 and 2 candidates, then six draws from the first group:
+
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.discrete import exponential_choice
+    >>> exponential_choice([3, 0, 1, 0, 2], Fraction(1, 2), [3, 2], np.random.default_rng(0))
+    array([1, 0])
+    >>> exponential_choice([3, 0, 1], 0.5, [3], np.random.default_rng(0),
+    ...                    groups=np.zeros(6, dtype=np.int64))
+    array([2, 1, 1, 1, 2, 2])
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -1226,7 +1359,37 @@ def exponential_exponents(gaps: Sequence[int] | np.ndarray,
                           coefficient: object) -> tuple[np.ndarray, np.ndarray, int]:
     """The exponents x_i = c gaps[i] of :func:`exponential_choice` as exact integers: x_i =
     whole[i] + rem[i] / den, with c rounded down to C / den, den = 2**p, p about 40 - log2 c
-    (at most 48), and an exponent above 2**62 - 1 replaced by 2**62 - 1."""
+    (at most 48), and an exponent above 2**62 - 1 replaced by 2**62 - 1.
+
+    Parameters
+    ----------
+    gaps : sequence of int or ndarray of int
+        The gaps (>= 0).
+    coefficient : float or fractions.Fraction
+        c (>= 0), read exactly.
+
+    Returns
+    -------
+    whole, rem : ndarray of int64
+        The integer and fractional parts of each exponent (the latter in units of 1 / den).
+    den : int
+        The denominator 2**p.
+
+    Raises
+    ------
+    ValueError
+        If the coefficient or a gap is negative.
+
+    Examples
+    --------
+    c = 1/3 is rounded down, so 3 c falls just short of 1:
+
+    >>> from fractions import Fraction
+    >>> from dpkmeans.privacy.discrete import exponential_exponents
+    >>> whole, rem, den = exponential_exponents([0, 1, 3], Fraction(1, 3))
+    >>> whole, int(den - rem[2])
+    (array([0, 0, 0]), 2)
+    """
     frac = Fraction(coefficient)  # exact: a float's binary fraction
     if frac < 0:
         raise ValueError(f"the coefficient must be >= 0, got {float(frac)}")

@@ -29,6 +29,35 @@ def gaussian_sigma_classic(sensitivity: float, epsilon: float, delta: float) -> 
 
     The theorem holds only for epsilon < 1, so larger epsilon raises a ValueError
     (book chapter 2 shows where the formula stops being private).
+
+    Parameters
+    ----------
+    sensitivity : float
+        The L2 sensitivity Delta_2 of the query (>= 0).
+    epsilon : float
+        The privacy budget, in (0, 1).
+    delta : float
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The standard deviation sigma of the Gaussian noise.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon >= 1`` (use :func:`gaussian_sigma_analytic`), or an input is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.gaussian import gaussian_sigma_classic
+    >>> round(gaussian_sigma_classic(1.0, 0.5, 1e-5), 4)
+    9.6896
+    >>> gaussian_sigma_classic(1.0, 2.0, 1e-5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be < 1 for the classic Gaussian calibration, got 2.0; ...
     """
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
@@ -60,6 +89,33 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
             - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
     (Balle & Wang 2018, Thm. 8; book chapter 2). Equals P[L > eps] - e^eps P[L < -eps]
     for the privacy loss L ~ N(s^2/2, s^2), s = Delta/sigma.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    sigma : float
+        The noise's standard deviation (> 0).
+    sensitivity : float, default 1.0
+        The L2 sensitivity Delta of the query (>= 0).
+
+    Returns
+    -------
+    float
+        delta(epsilon), computed in log space (0.0 for a zero sensitivity).
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range (through :func:`gaussian_tail_at`).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.gaussian import gaussian_delta, gaussian_sigma_analytic
+    >>> round(gaussian_delta(1.0, sigma=1.0), 6)
+    0.126937
+    >>> f"{gaussian_delta(0.5, gaussian_sigma_analytic(1.0, 0.5, 1e-5)):.3g}"
+    '1e-05'
     """
     return gaussian_tail_at(_log_gaussian_delta, epsilon, sigma, sensitivity)
 
@@ -70,6 +126,36 @@ def gaussian_tail_at(
     """Validate (epsilon, sigma, sensitivity) and evaluate ``exp(log_tail(eps, Delta / sigma))``.
 
     Shared by the DP profile (:func:`gaussian_delta`) and the PDP tail of the Gaussian mechanism.
+
+    Parameters
+    ----------
+    log_tail : callable
+        ``log_tail(epsilon, s)``: the log of a tail probability at the noise multiplier
+        s = Delta / sigma.
+    epsilon : float
+        The privacy budget (> 0).
+    sigma : float
+        The noise's standard deviation (finite, > 0).
+    sensitivity : float
+        The L2 sensitivity Delta (>= 0).
+
+    Returns
+    -------
+    float
+        The tail probability (0.0 for a zero sensitivity, without calling ``log_tail``).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not finite and positive, or ``epsilon`` or ``sensitivity`` is out of
+        range.
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpkmeans.privacy.gaussian import gaussian_tail_at
+    >>> gaussian_tail_at(lambda eps, s: -eps * s, 1.0, sigma=2.0, sensitivity=4.0) == math.exp(-2)
+    True
     """
     eps = check_epsilon(epsilon)
     sens = check_sensitivity(sensitivity)
@@ -99,6 +185,31 @@ def calibrate_noise_multiplier(log_tail: Callable[[float], float], delta: float)
     """Largest s = Delta/sigma whose log-tail ``log_tail(s)`` stays <= log(delta).
 
     Shared by the analytic Gaussian (DP) and the probabilistic-DP calibrations.
+
+    Parameters
+    ----------
+    log_tail : callable
+        ``log_tail(s)``: the log of the tail probability at s, increasing in s.
+    delta : float
+        The target tail probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest s in [e^-40, e^40] (found by bisection on log s) with
+        ``log_tail(s) <= log(delta)``.
+
+    Raises
+    ------
+    ValueError
+        If no s in that bracket meets the target, or all do.
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpkmeans.privacy.gaussian import calibrate_noise_multiplier
+    >>> round(calibrate_noise_multiplier(lambda s: math.log(s / 100), 0.5), 6)
+    50.0
     """
     log_s = _bisect_increasing(lambda u: log_tail(math.exp(u)), math.log(delta), -40.0, 40.0)
     return math.exp(log_s)
@@ -112,6 +223,33 @@ def gaussian_sigma_analytic(sensitivity: float, epsilon: float,
     Analytic Gaussian mechanism of Balle & Wang (2018): solve
     gaussian_delta(eps, sigma) = delta numerically (book chapter 2). Always <= the
     classic sigma where that one applies.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The L2 sensitivity Delta_2 of the query (>= 0).
+    epsilon : float
+        The privacy budget (> 0, any size).
+    delta : float
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The standard deviation sigma (0.0 for a zero sensitivity).
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.gaussian import gaussian_sigma_analytic
+    >>> round(gaussian_sigma_analytic(1.0, 0.5, 1e-5), 4)  # the classic sigma is 9.6896
+    7.0318
+    >>> round(gaussian_sigma_analytic(1.0, 2.0, 1e-5), 4)
+    1.9938
     """
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)

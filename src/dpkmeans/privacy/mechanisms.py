@@ -108,7 +108,31 @@ def _entry_details(details: Mapping[str, Any] | None, repeats: int | None) -> di
 
 # --- Laplace ----------------------------------------------------------------------------
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """The scale b = Delta_1 / epsilon of the Laplace mechanism (book Thm. 1.1)."""
+    """The scale b = Delta_1 / epsilon of the Laplace mechanism (book Thm. 1.1).
+
+    Parameters
+    ----------
+    sensitivity : float
+        The L1 sensitivity Delta_1 of the query (>= 0).
+    epsilon : float
+        The privacy budget (> 0).
+
+    Returns
+    -------
+    float
+        The noise scale b.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` is negative or ``epsilon`` is not positive and finite.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.mechanisms import laplace_scale
+    >>> laplace_scale(2.0, 0.5)
+    4.0
+    """
     return check_sensitivity(sensitivity) / check_epsilon(epsilon)
 
 
@@ -138,6 +162,58 @@ def laplace_mechanism(
     10^9); ``"continuous"`` is numpy's float64 sampler (recorded as a leak).
     ``integer_valued`` says the value is a count: it then sits exactly on the grid
     (checked).
+
+    Parameters
+    ----------
+    value : array_like
+        The exact value of the query (finite).
+    sensitivity : float
+        The L1 sensitivity of the whole vector (>= 0).
+    epsilon : float
+        The privacy budget of one release (> 0).
+    rng : numpy.random.Generator
+        The source of the noise.
+    ledger : PrivacyLedger or None
+        Charged before the noise is drawn; ``None`` for a demonstration that is not
+        accounted.
+    label : str, default ""
+        The ledger entry's label.
+    repeats : int or None, default None
+        R independent releases along a new leading axis, charged R times epsilon.
+    details : mapping or None, default None
+        Stored with the ledger entry.
+    sampler : {"discrete", "continuous"}, default "discrete"
+        The exact sampler on a public grid, or numpy's float64 sampler (recorded as a leak).
+    integer_valued : bool, default False
+        The value is a count (integers; checked).
+
+    Returns
+    -------
+    ndarray
+        ``value`` plus the noise, shape ``value``'s (with a leading axis of R for ``repeats``).
+
+    Raises
+    ------
+    dpkmeans.errors.BudgetExceededError
+        If the ledger's budget would be exceeded (nothing is drawn).
+    ValueError, TypeError
+        If an input is out of range or not a number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import laplace_mechanism
+    >>> ledger = PrivacyLedger(budget=1.0)
+    >>> laplace_mechanism([10.0, 20.0], 1.0, 0.5, np.random.default_rng(0), ledger=ledger,
+    ...                   label="sums")
+    array([ 8.98027705, 23.4113711 ])
+    >>> print(ledger.total())
+    epsilon=0.5
+    >>> laplace_mechanism([7.0], 1.0, 0.5, np.random.default_rng(0), ledger=None, repeats=3)
+    array([[8.21110992],
+           [8.72795851],
+           [8.27851102]])
     """
     arr = _as_value(value)
     cal = calibrate("laplace", sensitivity, epsilon, sampler=sampler,
@@ -161,7 +237,39 @@ def _release_one(arr: np.ndarray, cal: NoiseCalibration, rng: np.random.Generato
 @dataclass(frozen=True)
 class Entry:
     """One ledger entry of a release: what :meth:`~dpkmeans.privacy.accounting.PrivacyLedger.charge`
-    records, and a ``leak`` recorded right after it (a continuous sampler's)."""
+    records, and a ``leak`` recorded right after it (a continuous sampler's).
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's name.
+    epsilon : float
+        The entry's epsilon.
+    sensitivity : float
+        The sensitivity the noise is calibrated to.
+    scale : float
+        The noise scale.
+    delta : float, default 0.0
+        The entry's delta.
+    label : str, default ""
+        What is released.
+    details : mapping or None, default None
+        Stored with the entry.
+    leak : str or None, default None
+        A leak to record right after the entry.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import Entry, charge_all
+    >>> ledger = PrivacyLedger()
+    >>> charge_all(ledger, [Entry("Laplace (continuous)", 0.5, 2.0, 4.0, label="sums",
+    ...                           leak="float64 noise")])
+    >>> print(ledger.total())
+    epsilon=0.5
+    >>> ledger.is_private
+    False
+    """
 
     mechanism: str
     epsilon: float
@@ -177,7 +285,27 @@ class Entry:
 class Parallel:
     """Ledger entries that compose in parallel: ``parts`` holds (name, entries) per disjoint
     subset of the records (e.g. one cluster each, under add/remove adjacency), recorded in a
-    parallel scope called ``name``. The same entry may serve many parts."""
+    parallel scope called ``name``. The same entry may serve many parts.
+
+    Parameters
+    ----------
+    name : str
+        The name of the parallel scope.
+    parts : sequence of (str, sequence of Entry)
+        Each disjoint part's name and entries.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import Entry, Parallel, charge_all
+    >>> sums = Entry("Laplace (discrete)", 0.5, 2.0, 4.0, label="(S_j, n_j)")
+    >>> ledger = PrivacyLedger()
+    >>> charge_all(ledger, Parallel("iteration 1", [("cluster 0", [sums]), ("cluster 1", [sums])]))
+    >>> print(ledger.total())
+    epsilon=0.5
+    >>> [e.scope for e in ledger.entries]
+    ['iteration 1[parallel] > cluster 0', 'iteration 1[parallel] > cluster 1']
+    """
 
     name: str
     parts: Sequence[tuple[str, Sequence[Entry]]]
@@ -190,7 +318,32 @@ Charges = Sequence[Entry] | Parallel
 def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
           details: Mapping[str, Any] | None = None, times: int = 1) -> Entry:
     """The ledger entry of ``times`` releases calibrated by ``cal`` (sequential composition); a
-    continuous (float64) sampler also records a leak."""
+    continuous (float64) sampler also records a leak.
+
+    Parameters
+    ----------
+    cal : NoiseCalibration or CovarianceNoise
+        The calibration of one release.
+    label : str, default ""
+        What is released.
+    details : mapping or None, default None
+        Added to the calibration's details.
+    times : int, default 1
+        The number of releases (epsilon times ``times``; delta too, at most 1).
+
+    Returns
+    -------
+    Entry
+        The entry, not yet recorded (:func:`charge_all` records it).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.mechanisms import entry
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> e = entry(calibrate("laplace", 1.0, 0.5), label="count", times=2)
+    >>> e.mechanism, e.epsilon, e.leak
+    ('Laplace (discrete)', 1.0, None)
+    """
     leak = FLOAT_LEAK if cal.sampler == "continuous" and cal.adds_noise else None
     return Entry(cal.mechanism, times * cal.epsilon, cal.sensitivity, cal.scale,
                  min(times * cal.delta, 1.0), label, {**cal.details(), **dict(details or {})},
@@ -199,7 +352,30 @@ def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
 
 def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
     """Record ``charges`` in order (each before its noise is drawn): a sequence of entries, or a
-    :class:`Parallel` set (one ``ledger.part`` per part, inside one parallel scope)."""
+    :class:`Parallel` set (one ``ledger.part`` per part, inside one parallel scope).
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        The ledger to charge.
+    charges : sequence of Entry, or Parallel
+        What to record.
+
+    Raises
+    ------
+    dpkmeans.errors.BudgetExceededError
+        If an entry would exceed the budget (the entries before it stay recorded).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import Entry, charge_all
+    >>> ledger = PrivacyLedger()
+    >>> charge_all(ledger, [Entry("Laplace (discrete)", 0.25, 1.0, 4.0, label="count"),
+    ...                     Entry("Laplace (discrete)", 0.75, 2.0, 8 / 3, label="sums")])
+    >>> print(ledger.total())
+    epsilon=1
+    """
     if not isinstance(charges, Parallel):
         for e in charges:
             _record(ledger, e)
@@ -222,7 +398,36 @@ def charge(ledger: PrivacyLedger, cal: NoiseCalibration | CovarianceNoise, *, la
            details: Mapping[str, Any] | None = None, times: int = 1) -> None:
     """Record ``times`` releases calibrated by ``cal`` (sequential composition) *before* their
     noise is drawn; a continuous (float64) sampler is also recorded as a leak. Charging alone
-    draws nothing (a plan of the spend); :func:`release` charges and draws."""
+    draws nothing (a plan of the spend); :func:`release` charges and draws.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        The ledger to charge.
+    cal : NoiseCalibration or CovarianceNoise
+        The calibration of one release.
+    label : str, default ""
+        What is released.
+    details : mapping or None, default None
+        Added to the calibration's details.
+    times : int, default 1
+        The number of releases.
+
+    Raises
+    ------
+    dpkmeans.errors.BudgetExceededError
+        If the charge would exceed the ledger's budget (nothing is recorded).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import charge
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> ledger = PrivacyLedger()
+    >>> charge(ledger, calibrate("laplace", 1.0, 0.5), label="sums", times=3)
+    >>> print(ledger.total())
+    epsilon=1.5
+    """
     _record(ledger, entry(cal, label=label, details=details, times=times))
 
 
@@ -246,6 +451,57 @@ def release(ledger: PrivacyLedger | None, calibration: NoiseCalibration | Covari
     draw per row of the last axis to all of its columns (an as-published flaw). ``unit``
     (continuous only) is unit-scale noise of the values' shape drawn up front
     (:func:`unit_noise`), scaled instead of drawing now.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger or None
+        Charged first; ``None`` for a demonstration that is not accounted.
+    calibration : NoiseCalibration or CovarianceNoise
+        The noise of one release.
+    values : array_like
+        The exact values, shape (R, *S): one row per replica.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    label : str
+        What is released (the ledger entry's label).
+    details : mapping or None, default None
+        Added to the calibration's details in the entry.
+    times : int, default 1
+        The number of releases the entry stands for (sequential composition).
+    integer_valued : bool, default False
+        The values are integers (counts; checked).
+    shared : bool, default False
+        One draw per row of the last axis, added to all of its columns.
+    unit : ndarray or None, default None
+        Unit-scale noise of the values' shape drawn earlier (continuous sampler only).
+
+    Returns
+    -------
+    ndarray
+        The noisy values, shape (R, *S).
+
+    Raises
+    ------
+    ValueError
+        If ``values`` has no leading axis of one row per generator (without ``unit``).
+    dpkmeans.errors.BudgetExceededError
+        If the ledger refuses the charge (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import release
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> cal = calibrate("laplace", 1.0, 0.5, coordinates=2)
+    >>> ledger = PrivacyLedger(budget=1.0)
+    >>> release(ledger, cal, [[10.0, 20.0]], [np.random.default_rng(0)], label="sums")
+    array([[ 8.98027705, 23.4113711 ]])
+    >>> release(ledger, cal, [[10.0, 20.0]], [np.random.default_rng(0)], label="sums",
+    ...         times=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpkmeans.errors.BudgetExceededError: Laplace (discrete) draw (sums) with epsilon=1, ...
     """
     values = np.asarray(values, dtype=float)
     if unit is None and (values.ndim == 0 or values.shape[0] != len(rngs)):
@@ -264,7 +520,53 @@ def release_plan(ledger: PrivacyLedger, charges: Charges, values: np.ndarray, pl
     of ``plan`` onto ``values`` (R, k, c) in one vectorised call for every element and replica
     (:func:`~dpkmeans.privacy.noise.perturb_elements`). A refused entry draws nothing. The engine
     releases one DP-Lloyd iteration this way (under add/remove, each cluster's entries in
-    parallel over the clusters)."""
+    parallel over the clusters).
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        The ledger to charge first.
+    charges : sequence of Entry, or Parallel
+        What the release costs.
+    values : ndarray
+        The exact statistic, shape (R, k, c).
+    plan : NoisePlan
+        The noise of each element.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    unit : ndarray or None, default None
+        Unit-scale noise (R, k, c), required by a continuous plan.
+
+    Returns
+    -------
+    ndarray
+        The noisy statistic, shape (R, k, c).
+
+    Raises
+    ------
+    dpkmeans.errors.BudgetExceededError
+        If the ledger refuses an entry (nothing is drawn).
+
+    Examples
+    --------
+    Two clusters' (S_j, n_j) on [0, 1] (centred sensitivity 1.5), in parallel:
+
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import Parallel, entry, release_plan
+    >>> from dpkmeans.privacy.noise import NoisePlan, calibrate
+    >>> cal = calibrate("laplace", 1.5, 0.5, coordinates=2)
+    >>> e = entry(cal, label="(S_j, n_j)")
+    >>> plan = NoisePlan("laplace", "discrete", grid=np.full((2, 2), cal.grid),
+    ...                  steps=np.full((2, 2), cal.noise_steps), scale=np.full((2, 2), cal.scale))
+    >>> ledger = PrivacyLedger(budget=0.5)
+    >>> release_plan(ledger, Parallel("iteration 1", [("cluster 0", [e]), ("cluster 1", [e])]),
+    ...              np.array([[[1.5, 4.0], [-2.0, 6.0]]]), plan, [np.random.default_rng(0)])
+    array([[[ 2.31398092,  4.28530551],
+            [ 3.00880094, 12.56987444]]])
+    >>> print(ledger.total())
+    epsilon=0.5
+    """
     charge_all(ledger, charges)
     return perturb_elements(values, plan, rngs, unit=unit)
 
@@ -276,7 +578,45 @@ def release_choices(ledger: PrivacyLedger, charges: Charges, gaps: Sequence[np.n
     ``charges``, then for replica r pick one candidate per group with P proportional to
     exp(-coefficient gap) from the integer utility gaps ``gaps[r]`` (groups of ``widths``
     candidates, back to back), exactly (:func:`~dpkmeans.privacy.discrete.exponential_choice`), from
-    ``rngs[r]`` only. Returns the picks (R, groups). A refused entry draws nothing."""
+    ``rngs[r]`` only. Returns the picks (R, groups). A refused entry draws nothing.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        The ledger to charge first.
+    charges : sequence of Entry, or Parallel
+        What the release costs.
+    gaps : sequence of ndarray
+        Replica r's integer utility gaps (each candidate's distance to its group's best).
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    coefficient : fractions.Fraction
+        c in exp(-c gap).
+    widths : ndarray
+        The number of candidates of each group.
+
+    Returns
+    -------
+    ndarray
+        The index picked within each group, shape (R, groups).
+
+    Raises
+    ------
+    dpkmeans.errors.BudgetExceededError
+        If the ledger refuses an entry (nothing is drawn).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import Entry, release_choices
+    >>> ledger = PrivacyLedger()
+    >>> release_choices(ledger, [Entry("exponential", 1.0, 1.0, 2.0, label="modes")],
+    ...                 [np.array([3, 0, 1, 0, 2])], [np.random.default_rng(0)],
+    ...                 coefficient=Fraction(1, 2), widths=np.array([3, 2]))
+    array([[1, 0]])
+    """
     charge_all(ledger, charges)
     return np.stack([exponential_choice(g, coefficient, widths, rng)
                      for g, rng in zip(gaps, rngs)])
@@ -288,7 +628,35 @@ def unit_noise(kind: str, rngs: Sequence[np.random.Generator],
     (R, *shape), replica r's from ``rngs[r]`` only, drawn up front for releases that scale it
     later (``release(..., unit=...)``, :func:`release_plan`). It depends on no data and is
     nothing until a charged release scales it; the engine draws a run's whole supply right
-    after its initial centroids, so a replica's numbers do not depend on when it stops."""
+    after its initial centroids, so a replica's numbers do not depend on when it stops.
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        Unit Laplace (scale 1) or standard normal noise.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    shape : tuple of int
+        The shape of one replica's noise.
+
+    Returns
+    -------
+    ndarray
+        Shape (R, *shape).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import release, unit_noise
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> unit = unit_noise("laplace", [np.random.default_rng(0)], (2,))
+    >>> cal = calibrate("laplace", 1.0, 0.5, sampler="continuous")
+    >>> ledger = PrivacyLedger()
+    >>> noisy = release(ledger, cal, [[10.0, 20.0]], [], label="sums", unit=unit)
+    >>> bool(np.all(noisy == np.array([[10.0, 20.0]]) + cal.scale * unit)), ledger.is_private
+    (True, False)
+    """
     return np.stack([g.laplace(0.0, 1.0, size=shape) if kind == "laplace"
                      else g.standard_normal(size=shape) for g in rngs])
 
@@ -315,6 +683,61 @@ def gaussian_mechanism(
     ``sampler="continuous"``: numpy's float64 normal (recorded as a leak), with ``calibration``
     ``"analytic"`` (Balle & Wang, exact, any epsilon; the default) or ``"classic"``
     (Dwork-Roth, epsilon < 1 only). ``repeats`` as in :func:`laplace_mechanism`.
+
+    Parameters
+    ----------
+    value : array_like
+        The exact value of the query (finite).
+    sensitivity : float
+        The L2 sensitivity of the whole vector (>= 0).
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float
+        The failure probability, in (0, 1).
+    rng : numpy.random.Generator
+        The source of the noise.
+    ledger : PrivacyLedger or None
+        Charged before the noise is drawn; ``None`` for a demonstration that is not
+        accounted.
+    calibration : {None, "zcdp", "analytic", "classic"}, default None
+        How sigma is found: ``None`` or ``"zcdp"`` for the discrete sampler, ``None`` or
+        ``"analytic"`` or ``"classic"`` for the continuous one.
+    label : str, default ""
+        The ledger entry's label.
+    repeats : int or None, default None
+        R independent releases along a new leading axis, charged R times epsilon.
+    details : mapping or None, default None
+        Stored with the ledger entry.
+    sampler : {"discrete", "continuous"}, default "discrete"
+        The exact sampler on a public grid, or numpy's float64 sampler (recorded as a leak).
+
+    Returns
+    -------
+    ndarray
+        ``value`` plus the noise (with a leading axis of R for ``repeats``).
+
+    Raises
+    ------
+    ValueError
+        If ``calibration`` does not fit the sampler, or an input is out of range.
+    dpkmeans.errors.BudgetExceededError
+        If the ledger's budget would be exceeded (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import gaussian_mechanism
+    >>> ledger = PrivacyLedger()
+    >>> gaussian_mechanism([1.0, 2.0], 1.0, 1.0, 1e-5, np.random.default_rng(0), ledger=ledger)
+    array([6.60103607, 8.72801971])
+    >>> ledger.entries[0].mechanism
+    'Gaussian (discrete, zCDP)'
+    >>> gaussian_mechanism([1.0], 1.0, 1.0, 1e-5, np.random.default_rng(0), ledger=None,
+    ...                    calibration="classic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: calibration must be None or 'zcdp' with sampler='discrete', got 'classic' ...
     """
     sampler = check_sampler(sampler)
     arr = _as_value(value)
@@ -352,7 +775,33 @@ def exponential_probabilities(utility: ArrayLike, sensitivity: float,
                               epsilon: float) -> np.ndarray:
     """P[z] proportional to exp(epsilon * q(z) / (2 Delta q)) for the utility q
     (McSherry-Talwar 2007; book ch. 1), in float64: for display and tests; the mechanism
-    itself samples exactly (:func:`exponential_mechanism`)."""
+    itself samples exactly (:func:`exponential_mechanism`).
+
+    Parameters
+    ----------
+    utility : array_like
+        One utility per candidate (finite, 1-D).
+    sensitivity : float
+        The utility's sensitivity Delta q (> 0).
+    epsilon : float
+        The privacy budget (> 0).
+
+    Returns
+    -------
+    ndarray
+        The probabilities, summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If the sensitivity is 0, or an input is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.mechanisms import exponential_probabilities
+    >>> exponential_probabilities([1.0, 5.0, 2.0], 1.0, 1.0).round(4)
+    array([0.0996, 0.7361, 0.1643])
+    """
     u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
     logits = eps * u / (2.0 * sens)
     logits -= logits.max()
@@ -375,7 +824,41 @@ def exponential_grid(utility: ArrayLike, sensitivity: float, epsilon: float, *,
     to the nearest step moves it by at most half a step, so neighbouring utilities differ by at
     most Delta / g + 1 steps: the sensitivity in steps is ceil(Delta / g) + 1 (only adds noise).
     ``integer_valued`` promises integer utilities (counts): g then divides 1, they sit on the
-    grid exactly and the sensitivity is not rounded up (checked)."""
+    grid exactly and the sensitivity is not rounded up (checked).
+
+    Parameters
+    ----------
+    utility : array_like
+        One utility per candidate (finite, 1-D).
+    sensitivity : float
+        The utility's sensitivity Delta (> 0).
+    epsilon : float
+        The privacy budget (> 0).
+    integer_valued : bool, default False
+        The utilities are integers (checked).
+
+    Returns
+    -------
+    gaps : list of int
+        Each candidate's gap to the best, in grid steps.
+    coefficient : fractions.Fraction
+        c = epsilon / (2 Delta_steps).
+    details : dict
+        The sampler, the grid and the sensitivity on the grid, for the ledger.
+
+    Raises
+    ------
+    ValueError
+        If the sensitivity is 0, an input is out of range, or an integer-valued utility is not
+        an integer.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.mechanisms import exponential_grid
+    >>> gaps, coefficient, details = exponential_grid([1.0, 5.0, 2.0], 1.0, 1.0)
+    >>> gaps, coefficient, details["grid"] == 2.0**-20
+    ([4194304, 0, 3145728], Fraction(1, 2097154), True)
+    """
     u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
     exponent = _power_of_two_below(sens) - EXPONENTIAL_GRID_BITS
     if integer_valued:
@@ -417,6 +900,54 @@ def exponential_mechanism(
     rounded to a public grid and its sensitivity rounded up, so every candidate keeps a positive
     probability and the release is epsilon-DP for the stated sensitivity, as charged.
     ``integer_valued`` promises integer utilities (then no rounding slack).
+
+    Parameters
+    ----------
+    utility : array_like
+        One utility per candidate (finite, 1-D; higher is better).
+    sensitivity : float
+        The utility's sensitivity Delta q (> 0).
+    epsilon : float
+        The privacy budget of one pick (> 0).
+    rng : numpy.random.Generator
+        The source of the draw.
+    ledger : PrivacyLedger or None
+        Charged before the noise is drawn; ``None`` for a demonstration that is not
+        accounted.
+    label : str, default ""
+        The ledger entry's label.
+    repeats : int or None, default None
+        R independent releases along a new leading axis, charged R times epsilon.
+    details : mapping or None, default None
+        Stored with the ledger entry.
+    integer_valued : bool, default False
+        The utilities are integers (checked).
+
+    Returns
+    -------
+    int or ndarray
+        The index picked, or an array of ``repeats`` indices.
+
+    Raises
+    ------
+    ValueError
+        If the sensitivity is 0, or an input is out of range.
+    dpkmeans.errors.BudgetExceededError
+        If the ledger's budget would be exceeded (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.mechanisms import exponential_mechanism
+    >>> ledger = PrivacyLedger()
+    >>> exponential_mechanism([1.0, 5.0, 2.0], 1.0, 1.0, np.random.default_rng(0), ledger=ledger)
+    1
+    >>> exponential_mechanism([1.0, 5.0, 2.0], 1.0, 1.0, np.random.default_rng(0), ledger=ledger,
+    ...                       repeats=5)
+    array([0, 1, 1, 1, 2])
+    >>> print(ledger.total())
+    epsilon=6
     """
     gaps, coefficient, grid_details = exponential_grid(utility, sensitivity, epsilon,
                                                        integer_valued=integer_valued)

@@ -86,7 +86,31 @@ _MAX_STEPS = 2.0**61
 
 
 def check_sampler(sampler: object) -> str:
-    """``sampler`` must be one of :data:`SAMPLERS`."""
+    """``sampler`` must be one of :data:`SAMPLERS`.
+
+    Parameters
+    ----------
+    sampler : object
+        The sampler's name to check.
+
+    Returns
+    -------
+    str
+        ``sampler``.
+
+    Raises
+    ------
+    ValueError
+        If it is not ``"discrete"`` or ``"continuous"``.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import check_sampler
+    >>> check_sampler("float")
+    Traceback (most recent call last):
+    ...
+    ValueError: sampler must be one of ('discrete', 'continuous'), got 'float'
+    """
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
     return str(sampler)
@@ -108,6 +132,34 @@ class NoiseCalibration:
     ``noise_steps`` the integer parameter given to the exact sampler (Laplace t, Gaussian
     sigma^2 in steps^2), and ``nominal_scale`` the scale the same rule gives without any
     rounding (Delta / epsilon for Laplace). All are functions of public inputs only.
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        The noise distribution.
+    sampler : {"discrete", "continuous"}
+        The exact sampler on a grid, or numpy's float64 one.
+    sensitivity, epsilon, delta : float
+        What was asked for (L1 sensitivity for Laplace, L2 for Gaussian).
+    scale : float
+        The Laplace b or Gaussian sigma drawn, in the value's units (0: no noise).
+    grid : float, default 0.0
+        The public grid step g (discrete only).
+    sensitivity_steps : float, default 0.0
+        The sensitivity of the rounded query, in steps (discrete only).
+    noise_steps : int, default 0
+        The exact sampler's integer parameter (discrete only).
+    nominal_scale : float, default 0.0
+        The scale before any rounding (discrete only).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> cal = calibrate("laplace", 1.0, 0.5)
+    >>> cal.mechanism, cal.nominal_scale, cal.grid == 2.0**-30, cal.noise_steps
+    ('Laplace (discrete)', 2.0, True, 2147483650)
+    >>> f"{cal.scale / cal.nominal_scale - 1:.2g}"  # rounded up by a few parts in 10^9
+    '9.3e-10'
     """
 
     kind: str
@@ -123,6 +175,7 @@ class NoiseCalibration:
 
     @property
     def adds_noise(self) -> bool:
+        """Whether the release is noised at all (a zero sensitivity needs no noise)."""
         return self.scale > 0
 
     @property
@@ -135,7 +188,14 @@ class NoiseCalibration:
         return "Gaussian (continuous, analytic)"
 
     def details(self) -> dict[str, Any]:
-        """What the ledger records about the sampler (the rounding included)."""
+        """What the ledger records about the sampler (the rounding included).
+
+        Returns
+        -------
+        dict
+            The sampler; for a discrete one also its grid, the sensitivity on the grid, the
+            noise steps, the relative rounding of the scale and the float64 assumption.
+        """
         if self.sampler == "continuous" or not self.adds_noise:
             return {"sampler": self.sampler}
         return {
@@ -158,6 +218,48 @@ def calibrate(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0,
     (a count): the grid then divides 1, the value sits on it exactly and the sensitivity is not
     rounded up (only checked by :func:`to_grid`). Raises ValueError for budgets so small that the
     noise does not fit the exact sampler's integer range.
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        The noise distribution.
+    sensitivity : float
+        L1 (Laplace) or L2 (Gaussian) sensitivity of the whole vector (>= 0).
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float, default 0.0
+        0 for Laplace; in (0, 1) for Gaussian.
+    sampler : {"discrete", "continuous"}, default "discrete"
+        The exact sampler on a public grid, or numpy's float64 sampler (a leak, when charged).
+        A continuous Gaussian is calibrated by the analytic Gaussian mechanism; a discrete
+        one through zCDP.
+    coordinates : int, default 1
+        The number of coordinates of the released vector (each rounding adds to the
+        sensitivity in steps).
+    integer_valued : bool, default False
+        Every coordinate is an integer (a count).
+
+    Returns
+    -------
+    NoiseCalibration
+        The noise to draw and what the ledger records of it.
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range, ``kind`` is unknown, a Laplace ``delta`` is not 0, or the
+        budget is too small for the exact sampler.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> calibrate("laplace", 1.0, 0.5, integer_valued=True).scale
+    2.0
+    >>> gauss = calibrate("gaussian", 1.0, 1.0, 1e-5)
+    >>> gauss.mechanism, round(gauss.scale, 4)
+    ('Gaussian (discrete, zCDP)', 4.0451)
+    >>> round(calibrate("gaussian", 1.0, 1.0, 1e-5, sampler="continuous").scale, 4)
+    3.7306
     """
     sampler = check_sampler(sampler)
     sens = check_sensitivity(sensitivity)
@@ -216,6 +318,24 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
 
     Any a > 1 gives a valid delta; the infimum is found by bisection on the derivative of the
     log, so a numerical miss can only make the returned delta larger (safe).
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter (<= 0 gives delta 0).
+    epsilon : float
+        The target epsilon.
+
+    Returns
+    -------
+    float
+        delta, at most 1.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import zcdp_delta
+    >>> round(zcdp_delta(0.1, 1.0), 6)
+    0.008933
     """
     if rho <= 0:
         return 0.0
@@ -232,7 +352,32 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
 
 
 def zcdp_rho_for(epsilon: float, delta: float) -> float:
-    """The largest rho (to 1e-12 relative, rounded down) with zcdp_delta(rho, epsilon) <= delta."""
+    """The largest rho (to 1e-12 relative, rounded down) with zcdp_delta(rho, epsilon) <= delta.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float
+        The target delta, in (0, 1).
+
+    Returns
+    -------
+    float
+        rho, found by bisection.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``delta`` is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import zcdp_delta, zcdp_rho_for
+    >>> rho = zcdp_rho_for(1.0, 1e-5)
+    >>> round(rho, 6), zcdp_delta(rho, 1.0) <= 1e-5
+    (0.030557, True)
+    """
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     lo, hi = 0.0, eps + 1.0
     while zcdp_delta(hi, eps) <= dlt:
@@ -256,7 +401,34 @@ def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: boo
     release keeps its guarantee, and whether a value was clamped is never revealed: no error
     depends on the data's size (a count of 2^31 records, or sums of about 4 10^9 records, would
     otherwise raise after earlier releases were drawn). A clamped value is released as the
-    range's end. A ValueError for a NaN, or, with ``integer_valued``, a non-integer value."""
+    range's end. A ValueError for a NaN, or, with ``integer_valued``, a non-integer value.
+
+    Parameters
+    ----------
+    values : ndarray
+        The values to round.
+    grid : float or ndarray
+        The grid step (a power of two), or one per element (broadcast).
+    integer_valued : bool, default False
+        Check that every value is an integer.
+
+    Returns
+    -------
+    ndarray of int64
+        The values in grid steps.
+
+    Raises
+    ------
+    ValueError
+        For a NaN, or a non-integer value with ``integer_valued``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import to_grid
+    >>> to_grid(np.array([0.3, -1.0, 1e30]), 0.25)  # the last is clamped to 2^61 steps
+    array([                  1,                  -4, 2305843009213693952])
+    """
     values = np.asarray(values, dtype=float)
     if np.isnan(values).any():
         raise ValueError("a released value is not a number")
@@ -275,7 +447,38 @@ def draw_steps(kind: str, noise_steps: np.ndarray,
     With ``per_replica``, ``noise_steps`` has shape (R, *S), row r for replica r, and the
     result is (R, *S): row r is what ``draw_steps(kind, noise_steps[r], [rngs[r]])`` gives
     (the discrete Laplace replicas drawn together, :func:`~dpkmeans.privacy.discrete.discrete_laplace`;
-    anything else one replica at a time)."""
+    anything else one replica at a time).
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        Discrete Laplace (parameter t) or discrete Gaussian (parameter sigma^2 in steps^2).
+    noise_steps : ndarray of int
+        The integer noise parameter of each element (0: no noise).
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    per_replica : bool, default False
+        ``noise_steps`` has a leading axis of one row per replica.
+
+    Returns
+    -------
+    ndarray of int64
+        The noise in steps, shape (R, *S).
+
+    Raises
+    ------
+    ValueError
+        If ``per_replica`` and ``noise_steps`` has no leading axis of R rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import draw_steps
+    >>> rngs = [np.random.default_rng(0), np.random.default_rng(1)]
+    >>> draw_steps("laplace", np.array([10, 0, 1000]), rngs)
+    array([[   -1,     0,  1617],
+           [   -7,     0, -4086]])
+    """
     steps = np.asarray(noise_steps, dtype=np.int64)
     if per_replica:
         if steps.ndim == 0 or steps.shape[0] != len(rngs):
@@ -304,7 +507,47 @@ def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
                  integer_valued: bool = False, per_replica: bool = False) -> np.ndarray:
     """(round(values / grid) + integer noise) * grid for values (R, *S), with a grid and a noise
     parameter per element (broadcast to S; with ``per_replica``, both (R, *S), row r for
-    replica r: :func:`draw_steps`): the discrete release of :mod:`dpkmeans.privacy.noise`."""
+    replica r: :func:`draw_steps`): the discrete release of :mod:`dpkmeans.privacy.noise`.
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        The noise distribution.
+    values : ndarray
+        The exact values, shape (R, *S).
+    grid : float or ndarray
+        The grid step of each element (a power of two).
+    noise_steps : ndarray of int
+        The integer noise parameter of each element.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    integer_valued : bool, default False
+        Check that every value is an integer (a count).
+    per_replica : bool, default False
+        ``grid`` and ``noise_steps`` have one row per replica.
+
+    Returns
+    -------
+    ndarray
+        The noisy values, shape (R, *S), each an integer number of grid steps.
+
+    Raises
+    ------
+    ValueError
+        As :func:`to_grid` and :func:`draw_steps`.
+
+    Examples
+    --------
+    Laplace noise of scale 1 (1024 steps of 2^-10) on two replicas:
+
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import grid_release
+    >>> rngs = [np.random.default_rng(0), np.random.default_rng(1)]
+    >>> grid_release("laplace", np.array([[1.0, 2.0], [1.0, 2.0]]), 2.0**-10,
+    ...              np.array([1024, 1024]), rngs)
+    array([[ 0.40722656,  3.78222656],
+           [ 0.75097656, -2.09960938]])
+    """
     on_grid = to_grid(values, grid, integer_valued=integer_valued)
     return (on_grid + draw_steps(kind, noise_steps, rngs, per_replica=per_replica)) * grid
 
@@ -315,7 +558,36 @@ def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
     """Like :func:`grid_release` for values (R, k, c), but with ONE integer draw per row k added
     to all c columns (noise_steps has shape (k,), or (R, k) with ``per_replica``): a flaw that
     Zhang, Liu and Wang (2018) read literally, kept for its as-published variant
-    (the "shared-noise" effect of :data:`dpkmeans.engine.flaws.LOOP_EFFECTS`)."""
+    (the "shared-noise" effect of :data:`dpkmeans.engine.flaws.LOOP_EFFECTS`).
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        The noise distribution.
+    values : ndarray
+        The exact values, shape (R, k, c).
+    grid : float or ndarray
+        The grid step of each element.
+    noise_steps : ndarray of int
+        The integer noise parameter of each row, shape (k,) (or (R, k) with ``per_replica``).
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    per_replica : bool, default False
+        ``noise_steps`` has one row per replica.
+
+    Returns
+    -------
+    ndarray
+        The noisy values, shape (R, k, c).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import shared_grid_release
+    >>> shared_grid_release("laplace", np.array([[[1.0, 2.0, 3.0]]]), 2.0**-10, np.array([1024]),
+    ...                     [np.random.default_rng(0)])  # one draw moves all three
+    array([[[-0.59277344,  0.40722656,  1.40722656]]])
+    """
     steps = np.asarray(noise_steps, dtype=np.int64)
     draws = draw_steps(kind, steps, rngs, per_replica=per_replica)[..., None]
     return (to_grid(values, grid) + draws) * grid
@@ -331,7 +603,36 @@ def perturb(values: np.ndarray, calibration: NoiseCalibration | CovarianceNoise,
     "shared-noise" flaw of an as-published variant); ``unit`` (continuous sampler only) holds
     unit-scale noise of the values' shape drawn earlier (:func:`dpkmeans.privacy.mechanisms.unit_noise`),
     which is scaled instead of drawing now. A :class:`CovarianceNoise` draws N(0, Sigma_r) for
-    replica r."""
+    replica r.
+
+    Parameters
+    ----------
+    values : ndarray
+        The exact values, shape (R, *S).
+    calibration : NoiseCalibration or CovarianceNoise
+        The noise to add.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    integer_valued : bool, default False
+        The values are integers (counts; checked).
+    shared : bool, default False
+        One draw per row of the last axis, added to all of its columns.
+    unit : ndarray or None, default None
+        Unit-scale noise of the values' shape drawn earlier (continuous sampler only).
+
+    Returns
+    -------
+    ndarray
+        The noisy values (a copy of ``values`` if the calibration adds no noise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import calibrate, perturb
+    >>> perturb(np.array([[10.0, 20.0]]), calibrate("laplace", 1.0, 0.5),
+    ...         [np.random.default_rng(0)])
+    array([[ 8.78889008, 23.72795851]])
+    """
     values = np.asarray(values, dtype=float)
     if isinstance(calibration, CovarianceNoise):
         draws = np.stack([draw_colored(S, g) for S, g in zip(calibration.covariances, rngs)])
@@ -363,7 +664,33 @@ class NoisePlan:
     sampler's integer noise parameter and the continuous scale (0: the element gets no noise);
     shape (k, c), shared by the replicas, or (R, k, c), row r for replica r. ``shared`` adds one
     draw per row to all of its columns (the "shared-noise" flaw; every column of a row then has
-    one grid and one scale)."""
+    one grid and one scale).
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        The noise distribution.
+    sampler : {"discrete", "continuous"}
+        The sampler.
+    grid, steps, scale : ndarray
+        Per element: the grid step, the integer noise parameter and the continuous scale;
+        shape (k, c), or (R, k, c) for one plan per replica.
+    shared : bool, default False
+        One draw per row, added to all of its columns.
+
+    Examples
+    --------
+    One cluster's (S_j, n_j) of which only the sum is noised, at scale 1:
+
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import NoisePlan, perturb_elements
+    >>> plan = NoisePlan("laplace", "discrete", grid=np.full((1, 2), 2.0**-10),
+    ...                  steps=np.array([[1024, 0]]), scale=np.array([[1.0, 0.0]]))
+    >>> plan.per_replica
+    False
+    >>> perturb_elements(np.array([[[5.0, 3.0]]]), plan, [np.random.default_rng(0)])
+    array([[[3.40722656, 3.        ]]])
+    """
 
     kind: str
     sampler: str
@@ -378,7 +705,18 @@ class NoisePlan:
         return self.grid.ndim == 3
 
     def row(self, r: int) -> NoisePlan:
-        """Replica r's plan, of a per-replica plan."""
+        """Replica r's plan, of a per-replica plan.
+
+        Parameters
+        ----------
+        r : int
+            The replica.
+
+        Returns
+        -------
+        NoisePlan
+            The plan of arrays (k, c) of replica r.
+        """
         return NoisePlan(self.kind, self.sampler, self.grid[r], self.steps[r], self.scale[r],
                          self.shared)
 
@@ -389,7 +727,38 @@ def perturb_elements(values: np.ndarray, plan: NoisePlan, rngs: Sequence[np.rand
     :func:`dpkmeans.privacy.mechanisms.release_plan`): every noised element of every replica in one
     vectorised draw, replica r from ``rngs[r]`` only, so replica r's noise is the same as when it
     is noised alone (:func:`draw_steps`). Continuous sampler: ``unit`` holds unit-scale noise
-    (R, k, c) drawn earlier, which is scaled. Elements the plan does not noise stay exact."""
+    (R, k, c) drawn earlier, which is scaled. Elements the plan does not noise stay exact.
+
+    Parameters
+    ----------
+    values : ndarray
+        The exact statistic, shape (R, k, c).
+    plan : NoisePlan
+        The noise of each element.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica: replica r draws from ``rngs[r]`` only.
+    unit : ndarray or None, default None
+        Unit-scale noise (R, k, c), required by a continuous plan.
+
+    Returns
+    -------
+    ndarray
+        The noisy statistic, shape (R, k, c).
+
+    Examples
+    --------
+    Replica 1's noise is the same as when it is noised alone:
+
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import NoisePlan, perturb_elements
+    >>> plan = NoisePlan("laplace", "discrete", grid=np.full((1, 2), 2.0**-10),
+    ...                  steps=np.array([[1024, 0]]), scale=np.array([[1.0, 0.0]]))
+    >>> values = np.array([[[5.0, 3.0]], [[5.0, 3.0]]])
+    >>> both = perturb_elements(values, plan, [np.random.default_rng(0), np.random.default_rng(1)])
+    >>> alone = perturb_elements(values[1:], plan, [np.random.default_rng(1)])
+    >>> both[1], bool((both[1] == alone[0]).all())
+    (array([[4.75097656, 3.        ]]), True)
+    """
     per_replica = plan.per_replica
     if plan.shared:
         if plan.sampler == "continuous":
@@ -419,7 +788,28 @@ class CovarianceNoise:
     """Gaussian noise N(0, Sigma_r) with its own covariance per replica, ``covariances`` of
     shape (R, m, m), drawn with numpy's float64 normal (continuous: a ledger records the leak),
     and what the ledger records of it: ``mechanism``, ``sensitivity``, ``epsilon``, ``delta``
-    and ``scale`` (Ravi, Scaglione and Peisert 2021; book chapter 9)."""
+    and ``scale`` (Ravi, Scaglione and Peisert 2021; book chapter 9).
+
+    Parameters
+    ----------
+    covariances : ndarray
+        Sigma_r of each replica, shape (R, m, m).
+    mechanism : str
+        The ledger's name for the mechanism.
+    sensitivity, epsilon, delta : float
+        What the ledger records of the release.
+    scale : float
+        The noise scale the ledger records (e.g. the square root of the largest variance).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import CovarianceNoise, perturb
+    >>> noise = CovarianceNoise(np.array([[[1.0, 0.9], [0.9, 1.0]]]), "Gaussian (colored)",
+    ...                         sensitivity=1.0, epsilon=1.0, delta=1e-5, scale=1.0)
+    >>> perturb(np.zeros((1, 2)), noise, [np.random.default_rng(0)])
+    array([[-0.15687403, -0.10064576]])
+    """
 
     covariances: np.ndarray
     mechanism: str
@@ -432,7 +822,13 @@ class CovarianceNoise:
     adds_noise = True
 
     def details(self) -> dict[str, Any]:
-        """Nothing beyond the caller's details: the covariance is the caller's to describe."""
+        """Nothing beyond the caller's details: the covariance is the caller's to describe.
+
+        Returns
+        -------
+        dict
+            An empty dict.
+        """
         return {}
 
 
@@ -440,7 +836,31 @@ def draw_colored(covariance: ArrayLike, rng: np.random.Generator,
                  size: int | None = None) -> np.ndarray:
     """Draws of N(0, Sigma) from ``rng`` (continuous float64, as the paper; chapter 9 records
     it): the symmetric square root, so a singular Sigma is fine. Uncharged: a release goes
-    through :func:`dpkmeans.privacy.mechanisms.release` with a :class:`CovarianceNoise`."""
+    through :func:`dpkmeans.privacy.mechanisms.release` with a :class:`CovarianceNoise`.
+
+    Parameters
+    ----------
+    covariance : array_like
+        Sigma, (m, m), symmetric positive semi-definite.
+    rng : numpy.random.Generator
+        The source of the draws.
+    size : int or None, default None
+        The number of draws (None: one draw, shape (m,)).
+
+    Returns
+    -------
+    ndarray
+        Shape (m,), or (size, m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.noise import draw_colored
+    >>> draw_colored([[1.0, 0.9], [0.9, 1.0]], np.random.default_rng(0), size=3)
+    array([[-0.15687403, -0.10064576],
+           [-0.04095887,  0.24544684],
+           [ 0.47221858,  0.23265995]])
+    """
     S = np.asarray(covariance, dtype=float)
     w, V = np.linalg.eigh((S + S.T) / 2.0)
     root = V * np.sqrt(np.clip(w, 0.0, None))

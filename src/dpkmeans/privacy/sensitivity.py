@@ -35,14 +35,22 @@ __all__ = [
 class LloydSensitivity:
     """L1 sensitivities of the DP-Lloyd query under one neighbour relation.
 
-    Attributes
+    Parameters
     ----------
-    per_cluster:
+    neighbour : {"add/remove", "replace"}
+        The neighbour relation the sensitivities are under.
+    per_cluster : float
         Largest L1 change of a single cluster's (S_j, n_j).
-    joint:
+    joint : float
         Largest L1 change of all k clusters' (S, n) together.
-    clusters_touched:
+    clusters_touched : int
         How many clusters one neighbouring change can touch (1 for add/remove, 2 for replace).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+    >>> lloyd_query_sensitivity(([0.0, 0.0], [1.0, 1.0]), "replace")
+    LloydSensitivity(neighbour='replace', per_cluster=3.0, joint=6.0, clusters_touched=2)
     """
 
     neighbour: str
@@ -52,7 +60,35 @@ class LloydSensitivity:
 
 
 def check_bounds(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
-    """Validate public bounds ``(lower, upper)``: finite 1-D arrays with lower <= upper."""
+    """Validate public bounds ``(lower, upper)``: finite 1-D arrays with lower <= upper.
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box: scalars or 1-D arrays (one value per feature), lower <= upper.
+
+    Returns
+    -------
+    lower, upper : ndarray
+        Float copies, broadcast to one length.
+
+    Raises
+    ------
+    TypeError
+        If ``bounds`` is not a pair.
+    ValueError
+        If a side is not 1-D or not finite, or lower > upper somewhere.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.sensitivity import check_bounds
+    >>> check_bounds((0.0, [1.0, 2.0]))
+    (array([0., 0.]), array([1., 2.]))
+    >>> check_bounds(([0, 1], [1, 0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: bounds must satisfy lower <= upper in every feature
+    """
     if not isinstance(bounds, tuple | list) or len(bounds) != 2:
         raise TypeError("bounds must be a pair (lower, upper) of arrays or numbers")
     lower = np.atleast_1d(np.asarray(bounds[0], dtype=float))
@@ -72,6 +108,29 @@ def check_box(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarr
 
     A degenerate feature (lower == upper) carries no information and has no midpoint-centred
     scale worth the name; DP-Lloyd configurations reject it.
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box: scalars or 1-D arrays (one value per feature), lower <= upper.
+
+    Returns
+    -------
+    lower, upper : ndarray
+        As :func:`check_bounds` returns them.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_bounds`; also a ValueError naming the features with lower == upper.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.sensitivity import check_box
+    >>> check_box(([0, 1], [1, 1]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: bounds must satisfy lower < upper in every feature; features [1] have ...
     """
     lower, upper = check_bounds(bounds)
     flat = np.flatnonzero(lower == upper)
@@ -82,14 +141,60 @@ def check_box(bounds: tuple[ArrayLike, ArrayLike]) -> tuple[np.ndarray, np.ndarr
 
 
 def box_midpoint(bounds: tuple[ArrayLike, ArrayLike]) -> np.ndarray:
-    """The centre m = (l + u) / 2 of the public box (public: it depends on the bounds only)."""
+    """The centre m = (l + u) / 2 of the public box (public: it depends on the bounds only).
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box: scalars or 1-D arrays (one value per feature), lower <= upper.
+
+    Returns
+    -------
+    ndarray
+        The midpoint of each feature.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_bounds`.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.sensitivity import box_midpoint
+    >>> box_midpoint(([17, 0], [90, 1]))
+    array([53.5,  0.5])
+    """
     lower, upper = check_bounds(bounds)
     return (lower + upper) / 2.0
 
 
 def coordinate_bounds(bounds: tuple[ArrayLike, ArrayLike], centred: bool = False) -> np.ndarray:
     """Per feature, the largest |x_i - c_i| of a record in the box: max(|l_i|, |u_i|) from the
-    origin (c = 0), or (u_i - l_i) / 2 from the midpoint (``centred``)."""
+    origin (c = 0), or (u_i - l_i) / 2 from the midpoint (``centred``).
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box: scalars or 1-D arrays (one value per feature), lower <= upper.
+    centred : bool, default False
+        Measure from the box's midpoint instead of the origin.
+
+    Returns
+    -------
+    ndarray
+        The largest distance of each feature.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_bounds`.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.sensitivity import coordinate_bounds
+    >>> coordinate_bounds(([-1, 0], [3, 1])), coordinate_bounds(([-1, 0], [3, 1]), centred=True)
+    (array([3., 1.]), array([2. , 0.5]))
+    """
     lower, upper = check_bounds(bounds)
     if centred:
         return (upper - lower) / 2.0
@@ -114,6 +219,37 @@ def lloyd_query_sensitivity(
       one that moves leaves cluster g and joins cluster g', changing both:
       joint = max(W, 2 (H + 1)) (on [-r, r]^d: 2 (d r + 1)),
       per-cluster = max(W, H + 1).
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box: scalars or 1-D arrays (one value per feature), lower <= upper.
+    neighbour : {"add/remove", "replace"}, default "add/remove"
+        The neighbour relation.
+    centred : bool, default False
+        The query is centred at the box's midpoint (the library's default release).
+
+    Returns
+    -------
+    LloydSensitivity
+        The per-cluster and joint L1 sensitivities.
+
+    Raises
+    ------
+    ValueError
+        If ``neighbour`` is not a relation of the book, or the bounds are invalid.
+
+    Examples
+    --------
+    On [0, 1]^6, from the origin and centred (H + 1 = 7, then 6 / 2 + 1 = 4):
+
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+    >>> box = (np.zeros(6), np.ones(6))
+    >>> lloyd_query_sensitivity(box).joint, lloyd_query_sensitivity(box, centred=True).joint
+    (7.0, 4.0)
+    >>> lloyd_query_sensitivity(box, "replace")
+    LloydSensitivity(neighbour='replace', per_cluster=7.0, joint=14.0, clusters_touched=2)
     """
     max_norm, width = _norm_and_width(bounds, neighbour, centred)
     if neighbour == "add/remove":
@@ -128,7 +264,35 @@ def sum_sensitivity(bounds: tuple[ArrayLike, ArrayLike], neighbour: str = "add/r
     """L1 sensitivity of the cluster sums (S_j)_j alone, the counts released exactly (as
     Shang et al. 2021 publish it): H under add/remove; under replace max(W, 2 H), a record
     that moves leaving one sum and joining another (H, W as in
-    :func:`lloyd_query_sensitivity`)."""
+    :func:`lloyd_query_sensitivity`).
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        The public box: scalars or 1-D arrays (one value per feature), lower <= upper.
+    neighbour : {"add/remove", "replace"}, default "add/remove"
+        The neighbour relation.
+    centred : bool, default False
+        Measure the sums from the box's midpoint.
+
+    Returns
+    -------
+    float
+        The L1 sensitivity of the sums.
+
+    Raises
+    ------
+    ValueError
+        If ``neighbour`` is not a relation of the book, or the bounds are invalid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.sensitivity import sum_sensitivity
+    >>> box = (np.zeros(6), np.ones(6))
+    >>> sum_sensitivity(box), sum_sensitivity(box, "replace"), sum_sensitivity(box, centred=True)
+    (6.0, 12.0, 3.0)
+    """
     max_norm, width = _norm_and_width(bounds, neighbour, centred)
     if neighbour == "add/remove":
         return max_norm
