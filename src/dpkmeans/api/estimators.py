@@ -6,7 +6,7 @@ but avoids the bugs of its version 0.6.6 (book chapter 5): the parameters are ne
 safe), every cluster is noised every iteration, Su's split is the right way round, the record
 count behind Su's rule is public or paid for, and ``bounds=None`` ("paper mode", bounds read
 off the data) warns with ``PrivacyLeakWarning`` and is recorded as a leak in the ledger. It
-passes scikit-learn's ``check_estimator`` (``tests/test_estimators.py``).
+passes scikit-learn's ``check_estimator`` (``tests/api/test_estimators.py``).
 """
 
 from __future__ import annotations

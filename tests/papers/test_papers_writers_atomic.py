@@ -12,7 +12,7 @@ import pytest
 
 import dpkmeans.files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 
 

@@ -13,7 +13,7 @@ from dpkmeans.api.catalogue import CATALOGUE
 from dpkmeans.study.claims import VERDICTS
 from dpkmeans.synthesis import leaderboard, ledger, ranking
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 LEADERBOARD = RESULTS / "leaderboard.csv"
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from papermill.translators import PythonTranslator
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The notebooks run through papermill: the sweeps' cells, the exercises and the chapters
 #: (a reader may run a chapter with other parameters).
 NOTEBOOKS = sorted([*(ROOT / "notebooks" / "sweeps").glob("*.ipynb"),

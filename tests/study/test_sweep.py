@@ -14,7 +14,7 @@ from dpkmeans.data import DataError
 from dpkmeans.papers.su.study import evaluate
 from dpkmeans.study.sweep import cell_id, cell_seed, expand, load_spec, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "notebooks" / "sweeps" / "dplloyd_baselines.yaml"
 RESULTS = ROOT / "data" / "results" / "dplloyd_baselines.csv"
 METRICS = ["nicv", "nicv_unsquared", "relative_nicv", "f_hungarian", "f_larsen_aone", "ari",

@@ -12,7 +12,7 @@ import pandas as pd
 from dpkmeans.papers.dpkccm import study
 from dpkmeans.study.sweep import expand, load_spec, run_cell
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_committed_reference_rows_say_one_run_per_start():

@@ -15,7 +15,7 @@ from dpkmeans.papers.apdp import claims, study
 from dpkmeans.papers.apdp.study import Point
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "notebooks" / "sweeps" / "apdp.yaml"
 RESULTS = ROOT / "data" / "results" / "apdp.csv"
 CLAIMS_FILE = ROOT / "data" / "results" / "apdp_claims.csv"

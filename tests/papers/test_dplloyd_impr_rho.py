@@ -22,7 +22,7 @@ from dpkmeans.papers.su.variants import dplloyd_impr
 from dpkmeans.engine.loop import iteration_releases
 from dpkmeans.api.estimators import DPKMeans
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOXES = [(np.full(3, -1.0), np.full(3, 1.0)), (np.zeros(3), np.full(3, 4.0)),
          (np.array([-3.0, 10.0, 0.5]), np.array([5.0, 14.0, 1.5])),
          (np.array([17.0, 0.0, -1e4]), np.array([90.0, 1.0, 1e4]))]

@@ -15,7 +15,7 @@ from dpkmeans.papers.colored.audit import A, audit_pair, run_audits
 from dpkmeans.papers.colored.study import Point
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "notebooks" / "sweeps" / "colored.yaml"
 RESULTS = ROOT / "data" / "results" / "colored.csv"
 AUDIT_FILE = ROOT / "data" / "results" / "colored_audit.csv"

@@ -16,7 +16,7 @@ import pytest
 from dpkmeans.study import committed
 from dpkmeans.study.committed import CommittedFileError, committed_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "data/results/leaderboard.csv"
 
 

@@ -36,7 +36,7 @@ from dpkmeans.papers.registry import (
 from dpkmeans.reproduce import all_experiments, data_notebooks, run_reproduce
 from dpkmeans.synthesis import ledger
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 
 

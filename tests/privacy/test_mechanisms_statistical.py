@@ -29,7 +29,7 @@ def laplace_draws(sens: float, eps: float, seed: int, misscale: float = 1.0) -> 
 #: The Laplace draws' seed. It was 11 with numpy's float sampler; with the exact sampler seed 11
 #: happens to give 50.45% positive signs in 200,000 draws (a 4-sigma sample, KS p = 4e-4 at
 #: every scale, since the signs do not depend on the scale), while the sign z-scores of seeds
-#: 0..199 follow N(0, 1) (KS p = 0.73; tests/test_discrete.py checks the symmetry). The test
+#: 0..199 follow N(0, 1) (KS p = 0.73; tests/privacy/test_discrete.py checks the symmetry). The test
 #: now uses the project's base seed, for both the check and its mis-scaled twin.
 LAPLACE_SEED = 20261122
 

@@ -20,7 +20,7 @@ from dpkmeans.study.sweep import (FLOAT_FORMAT, append_rows, expand, load_spec, 
                                   run_sweep)
 from tests.test_reproduce_interrupt import tiny_book
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = ROOT / "notebooks" / "sweeps"
 TCP_WARNING = "without encryption"
 

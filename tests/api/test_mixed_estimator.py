@@ -21,7 +21,7 @@ from dpkmeans.api.mixed_estimator import CATEGORIES_LEAK, DPKPrototypes
 COLOURS = ["red", "green", "blue"]
 SIZES = ["S", "M", "L"]
 CATEGORIES = [COLOURS, SIZES]
-_DATA_ROOT = os.environ.get("DPKMEANS_DATA")  # read at import, as tests/test_data_loader.py
+_DATA_ROOT = os.environ.get("DPKMEANS_DATA")  # read at import, as tests/data/test_data_loader.py
 
 
 def _mixed(n: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -49,7 +49,7 @@ def _model(**params) -> DPKPrototypes:
 
 def _heart():
     """Statlog heart (Shang et al.'s mixed data), or skip when its file is not under
-    $DPKMEANS_DATA (as ``_need`` in tests/test_data_loader.py)."""
+    $DPKMEANS_DATA (as ``_need`` in tests/data/test_data_loader.py)."""
     if not _DATA_ROOT:
         pytest.skip("heart: $DPKMEANS_DATA is not set (point it at ../shared/data)")
     spec = get_registry().dataset("heart")

@@ -18,7 +18,7 @@ from dpkmeans.engine.loop import run
 from dpkmeans.compute.lloyd import batched_stats
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "notebooks" / "sweeps" / "dpkccm.yaml"
 RESULTS = ROOT / "data" / "results" / "dpkccm.csv"
 CLAIMS_FILE = ROOT / "data" / "results" / "dpkccm_claims.csv"

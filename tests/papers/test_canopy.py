@@ -16,7 +16,7 @@ from dpkmeans.papers.di.canopy import CanopyInitialRelease, CanopyResult, optimi
 from dpkmeans.data import load
 from dpkmeans.data.registry import get_registry
 
-_DATA_ROOT = os.environ.get("DPKMEANS_DATA")  # read at import, as tests/test_data_loader.py
+_DATA_ROOT = os.environ.get("DPKMEANS_DATA")  # read at import, as tests/data/test_data_loader.py
 
 
 def _need(name: str) -> Path:

@@ -16,7 +16,7 @@ from dpkmeans.papers.silhouette.audit import RATIO, audit_pair, ratio_statistic,
 from dpkmeans.papers.silhouette.study import Point
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "notebooks" / "sweeps" / "silhouette.yaml"
 RESULTS = ROOT / "data" / "results" / "silhouette.csv"
 CLAIMS_FILE = ROOT / "data" / "results" / "silhouette_claims.csv"

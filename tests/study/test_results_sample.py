@@ -49,7 +49,7 @@ from dpkmeans.study.shared import Point
 from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
 from dpkmeans.synthesis import leaderboard
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 #: Columns that are not results (timings, versions) or are the point itself.
 BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "versions",

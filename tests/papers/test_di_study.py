@@ -15,7 +15,7 @@ from dpkmeans.papers.di import audit, claims, study, variants
 from dpkmeans.papers.di.study import Point
 from dpkmeans.study.sweep import expand, load_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "notebooks" / "sweeps" / "di.yaml"
 RESULTS = ROOT / "data" / "results" / "di.csv"
 CLAIMS_FILE = ROOT / "data" / "results" / "di_claims.csv"

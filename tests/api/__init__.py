@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.api: DPKMeans, DPKPrototypes and what they may print."""

@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.assignments: making, keys, grading, the sandbox."""

@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.compute: block plan, kernels, Lloyd statistics, metrics, backends."""

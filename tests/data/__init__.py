@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.data: the registry, loading, downloads, synthetic data, the datasets CLI."""

@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.engine: the loop, flaws, categorical modes, schedules."""

@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.papers: each paper's variants, study, claims and audit, and the registry."""

@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.study: sweeps, audits, reading tables, committed files, results samples."""

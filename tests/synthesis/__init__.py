@@ -1,0 +1,1 @@
+"""Tests of dpkmeans.synthesis: the leaderboard and the book-wide claims ledger."""
