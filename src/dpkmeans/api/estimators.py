@@ -289,8 +289,8 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
     if accountant is None:
         return
     if not isinstance(accountant, PrivacyLedger):
-        raise TypeError("accountant must be a dpkmeans.privacy.accounting.PrivacyLedger, got "
-                        f"{type(accountant).__name__}")
+        raise TypeError("accountant must be a dpkmeans.privacy.accounting.PrivacyLedger, "
+                        f"got {type(accountant).__name__}")
     if accountant.neighbour != neighbour:
         raise ValueError(f"{name} is private under {neighbour} adjacency, the accountant "
                          f"composes under {accountant.neighbour}: use one ledger per "

@@ -78,8 +78,8 @@ def noisy_record_count(n: int, epsilon: float, rng: np.random.Generator, *,
     of sensitivity 1 (add/remove), rounded and clamped to >= 1 (post-processing).
 
     Spends ``epsilon`` (charged to ``ledger``); exact and floating-point safe
-    (:mod:`dpkmeans.privacy.noise`). The book spends a declared share of the budget on it when
-    the user does not state N (chapter 5).
+    (:mod:`dpkmeans.privacy.noise`). The book spends a declared share of the budget
+    on it when the user does not state N (chapter 5).
     """
     count = check_positive_int(n, "n")
     noisy = laplace_mechanism(float(count), 1.0, epsilon, rng, ledger=ledger,
