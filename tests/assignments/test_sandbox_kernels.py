@@ -4,16 +4,22 @@ compile them again; the grader's command line finds them without loading numba."
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 
 from dpkmeans.assignments import Limits, sandbox
-from dpkmeans.compute.kernel_cache import kernel_dir
 
 
-def test_the_grader_kernel_folder_is_the_library_one(tmp_path, monkeypatch):
-    monkeypatch.setenv("DPKMEANS_KERNEL_DIR", str(tmp_path / "mine"))
-    assert sandbox._grader_kernel_dir() == kernel_dir() == tmp_path / "mine"
-    monkeypatch.delenv("DPKMEANS_KERNEL_DIR")
-    assert sandbox._grader_kernel_dir() == kernel_dir()
+def test_the_kernel_folder_is_found_without_numba(tmp_path):
+    """The grader finds the kernels' folder (``$DPKMEANS_KERNEL_DIR`` honoured) without
+    importing the kernels, which load numba (the command line starts without it)."""
+    code = ("import sys; from dpkmeans.compute.kernel_cache import kernel_dir; "
+            "print(kernel_dir()); print('numba' in sys.modules)")
+    env = {**os.environ, "DPKMEANS_KERNEL_DIR": str(tmp_path / "mine")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [str(tmp_path / "mine"), "False"]
 
 
 def test_the_sandbox_is_seeded_with_the_generated_kernels(tmp_path, monkeypatch):

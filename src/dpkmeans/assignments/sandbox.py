@@ -388,10 +388,10 @@ def _processes_with(variable: str, value: str) -> list[int]:
 def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: bool) -> None:
     """Give the sandbox the library's compiled numba kernels, so that it does not compile
     them again: the package's in-tree caches and the grader's generated (k, d) kernels
-    (:func:`_grader_kernel_dir`, written when the references were computed), laid out as
-    numba's ``NUMBA_CACHE_DIR`` locator expects. Files are hard-linked when the kernel runs as
-    a user of its own (it cannot write them: it only adds files to its own folders), else
-    copied; what the kernel writes stays in its sandbox."""
+    (:func:`~dpkmeans.compute.kernel_cache.kernel_dir`, written when the references were
+    computed), laid out as numba's ``NUMBA_CACHE_DIR`` locator expects. Files are hard-linked
+    when the kernel runs as a user of its own (it cannot write them: it only adds files to its
+    own folders), else copied; what the kernel writes stays in its sandbox."""
 
     def place(file: Path, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -413,7 +413,7 @@ def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: boo
         for file in cache.iterdir():
             if file.suffix in (".nbi", ".nbc") and file.is_file():
                 place(file, cache_folder(str(cache.parent)))
-    generated = _grader_kernel_dir()
+    generated = kernel_dir()
     for module in generated.glob("dpkmeans_kernel_*.py"):
         place(module, kernels)
     if (generated / "__pycache__").is_dir():
@@ -422,10 +422,6 @@ def _seed_numba_cache(numba: Path, kernels: Path, kernels_inside: str, link: boo
                 place(file, cache_folder(kernels_inside))
 
 
-def _grader_kernel_dir() -> Path:
-    """The folder of the grader's generated kernels: where :mod:`dpkmeans.compute.kernels`
-    puts them under the grader's ``DPKMEANS_KERNEL_DIR`` (found without loading numba)."""
-    return kernel_dir()
 
 
 def _processes_of(uid: int) -> int:

@@ -16,15 +16,15 @@ EXACT_ITERATIONS = Flaw(
     kind="leak",
     chapter="book chapter 9",
     effects=frozenset({"exact-iterations"}),
-    text=('the Lloyd iterations run without noise on the private data (Ravi, Scaglione and '
-          'Peisert 2021: one-shot output perturbation of the converged centroids)'),
+    text=("the Lloyd iterations run without noise on the private data (Ravi, Scaglione and "
+          "Peisert 2021: one-shot output perturbation of the converged centroids)"),
 )
 
 DATA_INITIALISATION = Flaw(
     name="data-initialisation",
     kind="leak",
     chapter="book chapter 9",
-    text=('the initial centres are chosen from the private records (k-means++, the scikit-'
+    text=("the initial centres are chosen from the private records (k-means++, the scikit-"
           "learn default the authors' code uses)"),
 )
 
@@ -33,9 +33,9 @@ LOCAL_SENSITIVITY = Flaw(
     kind="leak",
     chapter="book chapter 9",
     text=("the noise covariance is fitted to this dataset's leave-one-out centroid shifts "
-          'with the labels frozen (Ravi et al. 2021, Lemma 5): a neighbour changes the '
-          'covariance itself, and added records and label changes are not covered, so no '
-          '(ε, δ) holds'),
+          "with the labels frozen (Ravi et al. 2021, Lemma 5): a neighbour changes the "
+          "covariance itself, and added records and label changes are not covered, so no "
+          "(ε, δ) holds"),
 )
 
 EPSILON_TIMES_KD = Flaw(
@@ -43,7 +43,7 @@ EPSILON_TIMES_KD = Flaw(
     kind="overspend",
     chapter="book chapter 9",
     text=("the authors' code (CEDS) computes γ from ε K d instead of ε: the ledger charges "
-          'ε K d, the budget its γ buys'),
+          "ε K d, the budget its γ buys"),
 )
 
 #: Every flaw of the paper, in the order the book lists them.

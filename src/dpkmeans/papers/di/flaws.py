@@ -17,7 +17,7 @@ EXACT_COUNTS = Flaw(
     chapter="book chapter 11",
     neighbours=("add/remove", "replace"),
     effects=frozenset({"exact-counts"}),
-    text=('cluster sizes are released without noise (Shang et al. 2021, as published)'),
+    text="cluster sizes are released without noise (Shang et al. 2021, as published)",
 )
 
 REPLACE_SENSITIVITY_D = Flaw(
@@ -26,10 +26,10 @@ REPLACE_SENSITIVITY_D = Flaw(
     chapter="book chapter 11",
     neighbours=("add/remove", "replace"),
     effects=frozenset({"replace-sensitivity-d"}),
-    text=('the sensitivities Δf = d, and 1 per cluster for the counts, under replace '
-          'adjacency (Shang et al. 2021): a replaced record can leave one cluster and join '
+    text=("the sensitivities Δf = d, and 1 per cluster for the counts, under replace "
+          "adjacency (Shang et al. 2021): a replaced record can leave one cluster and join "
           "another, so two clusters' sums (and category counts) change; the noise buys half"
-          ' the stated budget, and the ledger charges the true cost'),
+          " the stated budget, and the ledger charges the true cost"),
 )
 
 CANOPY_INITIALISATION = Flaw(
@@ -37,8 +37,8 @@ CANOPY_INITIALISATION = Flaw(
     kind="leak",
     chapter="book chapter 11",
     neighbours=("add/remove", "replace"),
-    text=('the initial centres (and k) are chosen by Optimized Canopy on the raw private '
-          'records (Shang et al. 2021), without budget'),
+    text=("the initial centres (and k) are chosen by Optimized Canopy on the raw private "
+          "records (Shang et al. 2021), without budget"),
 )
 
 CATEGORICAL_FULL_BUDGET = Flaw(
@@ -48,8 +48,8 @@ CATEGORICAL_FULL_BUDGET = Flaw(
     neighbours=("add/remove", "replace"),
     effects=frozenset({"categorical-full-budget"}),
     text=("every categorical attribute's mode is chosen with the iteration's whole "
-          'categorical budget (Shang et al. 2021): the d_c selections compose sequentially,'
-          ' and the ledger charges d_c times the stated budget'),
+          "categorical budget (Shang et al. 2021): the d_c selections compose sequentially,"
+          " and the ledger charges d_c times the stated budget"),
 )
 
 #: Every flaw of the paper, in the order the book lists them.

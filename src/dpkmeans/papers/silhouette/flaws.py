@@ -18,38 +18,38 @@ SHARED_NOISE = Flaw(
     effects=frozenset({"shared-noise"}),
     text=("one Laplace draw is added to a cluster's sum and to its count (the Noise_k^t of "
           "Zhang, Liu and Wang 2018, read literally): the cluster's sum minus its count is "
-          'released exactly'),
+          "released exactly"),
 )
 
 EXACT_SILHOUETTES = Flaw(
     name="exact-silhouettes",
     kind="leak",
     chapter="book chapter 8",
-    text=('the per-cluster silhouettes that set the noise scales are computed on the '
-          'private data without noise (Zhang, Liu and Wang 2018, as published)'),
+    text=("the per-cluster silhouettes that set the noise scales are computed on the "
+          "private data without noise (Zhang, Liu and Wang 2018, as published)"),
 )
 
 MIN_NORMALISED_WEIGHTS = Flaw(
     name="min-normalised-weights",
     kind="overspend",
     chapter="book chapter 8",
-    text=('weights (1 + S_j) / (1 + min_l S_l) ≥ 1 (Zhang, Liu and Wang 2018): its claim '
-          'ε_j^t ≤ ε/2^t is false; the ledger charges the true cost, ε_t max_j w_j'),
+    text=("weights (1 + S_j) / (1 + min_l S_l) ≥ 1 (Zhang, Liu and Wang 2018): its claim "
+          "ε_j^t ≤ ε/2^t is false; the ledger charges the true cost, ε_t max_j w_j"),
 )
 
 UNDEFINED_INITIAL_BUDGET = Flaw(
     name="undefined-initial-budget",
     kind="leak",
     chapter="book chapter 8",
-    text=('the budget of the initial centres is undefined (Zhang, Liu and Wang 2018); '
-          'charged as ε/2⁰ = ε, outside the declared total'),
+    text=("the budget of the initial centres is undefined (Zhang, Liu and Wang 2018); "
+          "charged as ε/2⁰ = ε, outside the declared total"),
 )
 
 POSITION_SPLIT = Flaw(
     name="position-split",
     kind="leak",
     chapter="book chapter 8",
-    text=('equal split by record order (Zhang, Liu and Wang 2018): adding a record moves '
+    text=("equal split by record order (Zhang, Liu and Wang 2018): adding a record moves "
           "every later record to another subset, so d + 1 does not bound a subset's change"),
 )
 

@@ -15,7 +15,7 @@ SKIP_EMPTY_CLUSTERS = Flaw(
     kind="leak",
     chapter="book chapter 5",
     effects=frozenset({"skip-empty-clusters"}),
-    text=('empty clusters get no noise and keep their centroid (diffprivlib 0.6.6)'),
+    text="empty clusters get no noise and keep their centroid (diffprivlib 0.6.6)",
 )
 
 SWAPPED_SPLIT = Flaw(
@@ -23,7 +23,7 @@ SWAPPED_SPLIT = Flaw(
     kind="overspend",
     chapter="book chapter 5",
     effects=frozenset({"swapped-split"}),
-    text=("Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)"),
+    text="Su's count and per-dimension shares exchanged (diffprivlib 0.6.6)",
 )
 
 PRIVATE_RECORD_COUNT = Flaw(
@@ -31,7 +31,7 @@ PRIVATE_RECORD_COUNT = Flaw(
     kind="leak",
     chapter="book chapter 5",
     text=("T was chosen from the exact number of private records (Su's rule in diffprivlib "
-          '0.6.6): one record more can change T'),
+          "0.6.6): one record more can change T"),
 )
 
 #: Every flaw of the paper, in the order the book lists them.
