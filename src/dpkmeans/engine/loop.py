@@ -28,7 +28,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
-from dpkmeans.compute.bounds import clip_to_bounds
 from dpkmeans.errors import ClippingWarning
 from dpkmeans.engine.init import Initializer, sphere_packing
 from dpkmeans.compute.backends import Backend, get_backend
@@ -52,7 +51,6 @@ __all__ = [
     "iteration_releases",
     "plan_ledger",
     "run",
-    "clip_to_bounds",
     "SPLITS",
     "ENGINE_NOISE",
 ]
