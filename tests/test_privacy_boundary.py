@@ -92,6 +92,13 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("study/audit.py", "laplace_count_release.release"): (
         "audit: the measured mechanism's outputs on a toy neighbouring pair (ledger=None: "
         "the audit measures the release, it spends no one's budget)"),
+    **{("study/tightness.py", fn): (
+        "audit: the measured mechanism's outputs on its worst-case neighbouring pair "
+        "(ledger=None: the audit measures the release, it spends no one's budget)")
+       for fn in ("_laplace.draw", "_gaussian.draw", "_colored", "_exponential",
+                  "_di_laplace")},
+    ("study/tightness.py", "one_run_audit"): (
+        "audit's own coin: which canaries go into the data (each with probability 1/2)"),
     ("papers/colored/study.py", "_run_one_shot"): (
         "bit-identical results need its one (draws, m) normal draw from one seeded generator: "
         "the as-published one-shot release simulated for the study (rows is_private = False)"),

@@ -58,8 +58,13 @@ def _results(root: Path, name: str) -> Path:
     return root / "data" / "results" / name
 
 
-#: The book's own sweeps, which belong to no paper: the synthesis chapter's leaderboard.
-BOOK_EXPERIMENTS: tuple[Experiment, ...] = (Experiment("leaderboard", "12"),)
+#: The book's own sweeps, which belong to no paper: the auditing chapter's tightness table and
+#: power study, and the synthesis chapter's leaderboard.
+BOOK_EXPERIMENTS: tuple[Experiment, ...] = (
+    Experiment("audit_tightness", "6", needs_data=False),
+    Experiment("audit_power", "6", needs_data=False),
+    Experiment("leaderboard", "12"),
+)
 
 
 def all_experiments() -> tuple[Experiment, ...]:

@@ -126,8 +126,9 @@ def test_reproduce_runs_every_papers_sweeps_with_its_finisher():
     experiments = all_experiments()
     from_papers = {s.name: r for r in records() for s in r.sweeps}
     assert [e.name for e in experiments if e.paper] == list(from_papers)
-    assert [e.name for e in experiments] == ["dplloyd_baselines", "dpkccm", "silhouette",
-                                             "colored", "apdp", "di", "leaderboard"]
+    assert [e.name for e in experiments] == ["dplloyd_baselines", "audit_tightness",
+                                             "audit_power", "dpkccm", "silhouette", "colored",
+                                             "apdp", "di", "leaderboard"]
     for e in experiments:
         if e.paper:
             assert e.chapter == from_papers[e.name].number

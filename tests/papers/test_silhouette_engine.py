@@ -124,8 +124,8 @@ def test_weighted_noise_in_one_call_equals_each_replica_alone(variant):
     stats = np.concatenate([rng.random((R, 3, 2)) * 50, rng.integers(0, 90, (R, 3, 1))], axis=2)
     weights = rng.uniform(0.5, 1.0, (R, 3))
     unit = rng.laplace(size=(R, 3, 3)) if variant == "continuous" else None
-    noisy, cost = _weighted_iteration(stats, config, eps_t, weights, gens(R), unit,
-                                      PrivacyLedger())
+    noisy, cost, _ = _weighted_iteration(stats, config, eps_t, weights, gens(R), unit,
+                                         PrivacyLedger())
     (label, cols, sens, _), = _release_specs(config, eps_t)
     for r, g in enumerate(gens(R)):
         releases = [Release(label, j, cols,

@@ -47,12 +47,13 @@ from dpkmeans.papers.silhouette import study as silhouette_study
 from dpkmeans.reproduce import EXPERIMENTS
 from dpkmeans.study.shared import Point
 from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
+from dpkmeans.study import tightness
 from dpkmeans.synthesis import leaderboard
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 #: Columns that are not results (timings, versions) or are the point itself.
-BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "versions",
+BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "seconds", "versions",
                "experiment", "cell"}
 
 
@@ -142,6 +143,24 @@ def _leaderboard(row: pd.Series) -> dict:
     return leaderboard.run_point(X, public.public_n_records, point, reference, base_seed=base)
 
 
+def _audit_tightness(row: pd.Series) -> dict:
+    trials = int(row["trials"])
+    scores = (tightness.mechanism_scores(row["target"], trials)
+              if row["target"] in tightness.MECHANISMS
+              else tightness.algorithm_scores(row["target"], row["level"], trials))
+    return tightness.tightness_row(scores)
+
+
+def _audit_power(row: pd.Series) -> dict:
+    rows = tightness.power_rows(row["algorithm"], simulate=int(row["simulated"]),
+                                factors=(float(row["factor"]),))
+    return rows.iloc[0].to_dict()
+
+
+def _tightness_kind(row: pd.Series) -> str:
+    return "mechanism" if row["target"] in tightness.MECHANISMS else "algorithm"
+
+
 def _everything(t: pd.DataFrame) -> pd.Series:
     return pd.Series(True, index=t.index)
 
@@ -176,6 +195,14 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
     "apdp": (_on("case", ("blood", "blood_k2")), lambda r: r["family"], _apdp),
     "di": (_on("dataset", ("heart", "magic")), _di_kind, _di),
     "leaderboard": (_on("case", ("blood",)), lambda r: r["algorithm"], _leaderboard),
+    # the audits with power: the mechanisms audited with at most 10^6 trials a side, the
+    # whole fit of APDPk-means (two iterations), and its power study
+    "audit_tightness": (lambda t: ((t["target"] == "apdp") & (t["level"] == "fit"))
+                        | (t["target"].isin(tightness.MECHANISMS) & (t["trials"] <= 1_000_000)),
+                        _tightness_kind, _audit_tightness),
+    "audit_power": (_on("algorithm", ("apdp",)),
+                    lambda r: "audit run" if r["detect_trials"] > 0 else "trials needed",
+                    _audit_power),
 }
 
 

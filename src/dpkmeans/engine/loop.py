@@ -270,6 +270,12 @@ class DPLloydResult:
     # (column 0: the initial ones), from the statistics the iteration computes anyway. An
     # evaluation aid, never released: it reads the private data without noise.
     sse_history: np.ndarray | None = None
+    # with ``record_history``: per iteration, the released noisy statistics (R, k, d + 1) (the
+    # centred (S'_j, n'_j) of every cluster) and the scale of the noise each element got, (k, d +
+    # 1) or (R, k, d + 1) (whitened units for colored noise; 0: not noised). Both are public (the
+    # release and its calibration): an auditor recomputes the exact statistics of a neighbouring
+    # pair and scores the whole transcript (:mod:`dpkmeans.study.transcript`).
+    release_history: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -448,7 +454,7 @@ def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
     :class:`~dpkmeans.engine.hooks.AllocationRule`): charge the most expensive replica's parallel
     cost, then draw each replica's noise at its own scales (all replicas in one call, each
     from its own generator). Returns the noisy statistics and each replica's cost,
-    epsilon_t max_j w_rj."""
+    epsilon_t max_j w_rj, and each element's noise scale (R, k, d + 1)."""
     if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
         raise ValueError("allocation weights must be finite and > 0")
     (label, cols, sens, _), = _release_specs(config, eps_t)
@@ -465,7 +471,7 @@ def _weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
     plans = [_element_plan([Release(label, j, cols, cal) for j, cal in enumerate(row)],
                            stats.shape[1:]) for row in cals]
     grid, steps, scale = (np.stack(a) for a in zip(*plans))  # (R, k, d + 1) each
-    return _add_noise(stats, grid, steps, scale, config, rngs, unit, ledger, [paid]), cost
+    return _add_noise(stats, grid, steps, scale, config, rngs, unit, ledger, [paid]), cost, scale
 
 
 def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,
@@ -529,7 +535,9 @@ def run(
 
     ``record_history`` keeps the centroids after every iteration (``result.history``) and the
     exact SSE of the centroids entering every iteration (``result.sse_history``): evaluation
-    aids computed from the private data, not releases.
+    aids computed from the private data, not releases. It also keeps every iteration's noisy
+    statistics with their noise scales (``result.release_history``): the release itself, which
+    the transcript audit scores (book chapter "Auditing privacy").
     """
     R = check_positive_int(replicas, "replicas")
     engine = get_backend(backend, client=client)
@@ -569,7 +577,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
     spent = np.full(R, ledger.total().epsilon)
     iterations_run = np.zeros(R, dtype=int)
     active = np.ones(R, dtype=bool)
-    centroids, history = initial.copy(), []
+    centroids, history, releases_made = initial.copy(), [], []
     noisy = np.zeros((R, k, d + 1))
     sse = np.full((R, T), np.nan) if record_history else None
     square_sum = (float(engine.map_reduce(data, _square_sum)[0][0]) if record_history else 0.0)
@@ -606,6 +614,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
             elif config.allocation_rule is None:
                 releases = iteration_releases(config, float(eps_t))
                 step = _noisy_iteration(stats, releases, config, sub_rngs, sub_unit, ledger)
+                scale = _element_plan(releases, stats.shape[1:])[2] if record_history else None
                 if category_counts is not None:
                     modes = config.categorical.release(
                         ledger, category_counts, float(config.categorical.schedule[t]),
@@ -616,8 +625,8 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
                                   t + 1, float(eps_t))
                 weights = config.allocation_rule.weights(ctx)
                 own = ledger.total().epsilon - before  # the rule's own releases
-                step, cost = _weighted_iteration(stats, config, float(eps_t), weights, sub_rngs,
-                                                 sub_unit, ledger)
+                step, cost, scale = _weighted_iteration(stats, config, float(eps_t), weights,
+                                                        sub_rngs, sub_unit, ledger)
                 spent[idx] += own + cost
             ledger.post_process(f"c_j = S'_j / n'_j{' + m' if config.centred else ''} if "
                                 f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
@@ -632,6 +641,10 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
             active[idx[shift < config.stop_threshold]] = False
         if record_history:
             history.append(centroids.copy())
+            if "exact-iterations" not in config.effects:
+                full = np.zeros((R, k, d + 1))
+                full[idx] = scale  # a stopped replica's elements: scale 0, nothing released
+                releases_made.append((noisy.copy(), full))
     if "partition-stop" in config.effects and not active.all():
         ledger.post_process(f"stopped where the partition repeated (a leak, recorded above); "
                             f"iterations run: {iterations_run.min()} to {iterations_run.max()}")
@@ -658,7 +671,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         if not ledger.total().fits_within(ledger.budget):  # pragma: no cover - the ledger refuses
             raise RuntimeError(f"ledger total {ledger.total()} exceeds the budget {ledger.budget}")
     return DPLloydResult(released, initial, noisy[..., -1], ledger, config, n_clipped, history,
-                         iterations_run, spent, sse)
+                         iterations_run, spent, sse, releases_made)
 
 
 def _square_sum(block: np.ndarray) -> tuple[np.ndarray]:

@@ -1,0 +1,45 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,mystnb,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # One cell of the audits with power
+#
+# Papermill runs this notebook once per cell of `notebooks/sweeps/audit_tightness.yaml`
+# (`study = "tightness"`: the rows of one mechanism or one corrected algorithm in the tightness
+# table) and of `notebooks/sweeps/audit_power.yaml` (`study = "power"`: one algorithm's power
+# study). All the work is `dpkmeans.study.tightness`; every draw derives its seed from the
+# target's name, so the cell layout never changes the numbers.
+
+# %% tags=["parameters"]
+study = "tightness"  # "tightness" or "power"
+target = "apdp"  # a mechanism or algorithm of dpkmeans.study.tightness.targets()
+trials = 2000  # trials per side (0: the committed table's; power: the fits simulated)
+seed = None  # the sweep's per-cell seed; unused (draws derive theirs from the target)
+output_csv = None  # where the sweep collects the rows (None: do not write)
+
+# %%
+from dpkmeans.study.tightness import power_rows, tightness_rows
+
+if study == "tightness":
+    rows = tightness_rows(target, trials)
+elif study == "power":
+    rows = power_rows(target, **({"simulate": trials} if trials else {}))
+else:
+    raise ValueError(f"study must be 'tightness' or 'power', got {study!r}")
+if output_csv is not None:
+    rows.to_csv(output_csv, index=False)
+assert (rows.filter(like="lower_bound") >= 0).all().all()
+print(rows.drop(columns=[c for c in ("seconds", "statistic", "pair") if c in rows]).to_string())
