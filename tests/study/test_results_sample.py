@@ -53,8 +53,8 @@ from dpkmeans.synthesis import leaderboard
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 #: Columns that are not results (timings, versions) or are the point itself.
-BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "seconds", "versions",
-               "experiment", "cell"}
+BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "seconds",
+               "audit_minutes", "versions", "experiment", "cell"}
 
 
 def _value(row: pd.Series, name: str) -> float | None:

@@ -80,7 +80,8 @@ def mode_log_ratio(config: DPLloydConfig, t: int, counts0: np.ndarray, counts1: 
     return out
 
 
-def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike, X1: ArrayLike) -> np.ndarray:
+def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
+                          X1: ArrayLike) -> np.ndarray:
     """Per replica and iteration, the log-likelihood ratio of D = ``X0`` against D' = ``X1``
     given the released statistics of that iteration, shape (R, T_run).
 
@@ -91,21 +92,20 @@ def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike, X1: ArrayLike) -
     power, never soundness.
     """
     if not result.release_history:
-        raise ValueError("the run kept no transcript: call run(..., record_history=True)")
+        raise ValueError("the run kept no transcript: run(..., record_history=True)")
     config = result.config
-    white = config.whitening()
-    kind = config.sampler_noise
+    white, kind = config.whitening(), config.sampler_noise
     ratios = np.zeros((result.centroids.shape[0], len(result.release_history)))
     for t, (noisy, scale) in enumerate(result.release_history):
         entering = result.initial_centroids if t == 0 else result.history[t - 1]
         exact0, exact1 = (exact_statistics(X, config, entering) for X in (X0, X1))
         scale = np.broadcast_to(scale, noisy.shape)
-        ratios[:, t] = element_log_ratio(kind, noisy * white, exact0 * white, exact1 * white,
-                                         scale).sum(axis=(1, 2))
+        ratios[:, t] = element_log_ratio(kind, noisy * white, exact0 * white,
+                                         exact1 * white, scale).sum(axis=(1, 2))
         if config.categorical is not None:
             ran = t < result.iterations_run  # a stopped replica released no more modes
             counts0, counts1 = (mode_scores(e[..., :-1], config.categorical.layout)
                                 for e in (exact0, exact1))
-            ratios[:, t] += np.where(ran, mode_log_ratio(config, t, counts0, counts1,
-                                                         result.history[t]), 0.0)
+            modes = mode_log_ratio(config, t, counts0, counts1, result.history[t])
+            ratios[:, t] += np.where(ran, modes, 0.0)
     return ratios
