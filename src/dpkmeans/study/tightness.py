@@ -308,11 +308,8 @@ def tightness_row(s: Scores) -> dict[str, object]:
     need = float("nan")
     if best.lower_bound < goal:  # the trials it would take, from these trials' event rates
         # (inf when the events it needs are rarer than these trials resolve)
-        above0 = (s.scores0[:, None] >= thresholds).mean(axis=0)
-        above1 = (s.scores1[:, None] >= thresholds).mean(axis=0)
-        below0 = (s.scores0[:, None] <= -thresholds).mean(axis=0)
-        below1 = (s.scores1[:, None] <= -thresholds).mean(axis=0)
-        need = trials_needed(np.r_[above0, below1], np.r_[above1, below0], goal,
+        favoured, other = _event_rates(s.scores0, s.scores1, thresholds)
+        need = trials_needed(favoured, other, goal,
                              events=best.events, delta=s.delta, confidence=CONFIDENCE,
                              power=0.5, estimated_from=min(s.scores0.size, s.scores1.size))
     return {"target": s.target, "level": s.level, "claimed_epsilon": s.claimed_epsilon,
