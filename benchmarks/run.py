@@ -36,6 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from dpkmeans.papers.su.diffprivlib_env import compare_python, diffprivlib_available
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
 from dpkmeans.engine.loop import run as dp_run
 from dpkmeans.compute.lloyd import batched_stats
@@ -567,6 +568,32 @@ BENCHMARKS = {
 }
 
 
+#: Benchmarks that need diffprivlib: when it cannot be imported here (it needs scikit-learn
+#: < 1.9), they run whole in the comparison environment (``make compare-env``), both sides in
+#: one process as everywhere else.
+COMPARE_ENV_BENCHMARKS = {2}
+
+
+def _in_compare_env(number: int, mode: str) -> dict:
+    """Benchmark ``number`` run by ``python -m benchmarks.run`` in the comparison environment's
+    Python (:func:`dpkmeans.papers.su.diffprivlib_env.compare_python`); its result, with the
+    environment's versions."""
+    import tempfile
+
+    python = compare_python()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        cmd = [str(python), "-m", "benchmarks.run", "--only", str(number), "--out", str(out)]
+        done = subprocess.run(cmd + (["--quick"] if mode == "quick" else []), cwd=ROOT,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"benchmark {number} in {python} failed:\n{done.stderr}")
+        child = json.loads(out.read_text())
+    res = child["results"][0]
+    res["environment"] = {"python": str(python), **child["machine"].get("versions", {})}
+    return res
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -596,7 +623,8 @@ def main(argv: list[str] | None = None) -> int:
     for number in which:
         load_before = _load()
         t0 = time.perf_counter()
-        res = BENCHMARKS[number](REPEATS[mode])
+        res = (_in_compare_env(number, mode) if number in COMPARE_ENV_BENCHMARKS
+               and not diffprivlib_available() else BENCHMARKS[number](REPEATS[mode]))
         res.update({"load_average_before": load_before, "load_average_after": _load(),
                     "wall_s": time.perf_counter() - t0})
         report["results"].append(res)

@@ -107,9 +107,9 @@ ALLOWED: dict[tuple[str, str], str] = {
                                           "non-private k-prototypes reference",
     ("papers/colored/study.py", "prepare"): "study's public seed: the non-private k-means "
                                             "reference (scikit-learn, random_state)",
-    ("papers/su/study.py", "_diffprivlib_centroids"): ("study's public seed: diffprivlib's DP "
-                                                   "k-means, a third-party comparator that "
-                                                   "draws its own noise"),
+    ("papers/su/diffprivlib_env.py", "_fit_here"): ("study's public seed: diffprivlib's DP "
+                                                     "k-means, a third-party comparator that "
+                                                     "draws its own noise"),
     # synthetic data
     ("data/synthetic.py", "GaussianMixture._block"): "synthetic data: the mixture's records",
     ("data/synthetic.py", "make_mixture"): "synthetic data: the mixture's centres and weights",

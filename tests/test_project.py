@@ -17,19 +17,45 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_SOURCES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
-def pyproject_requirements() -> dict[str, Requirement]:
+def pyproject_requirements(extras: tuple[str, ...] | None = None) -> dict[str, Requirement]:
+    """The requirements of the library and the given extras (default: the book's environment,
+    every extra but ``compare``, which has an environment of its own); an extra that names
+    other extras (``dpkmeans[...]``) adds nothing of its own."""
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    reqs = list(meta["dependencies"])
-    for extra in meta["optional-dependencies"].values():
-        reqs.extend(extra)
-    return {Requirement(r).name.lower(): Requirement(r) for r in reqs}
+    optional = meta["optional-dependencies"]
+    if extras is None:
+        extras = tuple(name for name in optional if name != "compare")
+    reqs = [Requirement(r) for r in meta["dependencies"]]
+    for extra in extras:
+        reqs.extend(Requirement(r) for r in optional[extra])
+    out: dict[str, Requirement] = {}
+    for req in reqs:
+        if req.name == "dpkmeans":
+            continue
+        name = req.name.lower()
+        if name in out:  # the same package in two places: both ranges hold
+            req = Requirement(f"{name}{out[name].specifier & req.specifier}")
+        out[name] = req
+    return out
+
+
+def _lock(path: Path) -> dict[str, Version]:
+    lock = {}
+    for line in path.read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==")
+            lock[name.strip().lower().replace("_", "-")] = Version(version.strip())
+    return lock
 
 
 def test_environment_yml_names_the_same_dependencies():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = {}
-    for dep in env["dependencies"]:
-        if isinstance(dep, str) and dep not in ("pip",) and not dep.startswith("python"):
+    deps = [d for d in env["dependencies"] if isinstance(d, str)]
+    deps += [d for d in env["dependencies"] if isinstance(d, dict) for d in d.get("pip", [])
+             if not d.startswith("-")]  # pip's own entries, but its options
+    for dep in deps:
+        if dep not in ("pip",) and not dep.startswith("python"):
             req = Requirement(dep)
             conda[req.name.lower()] = req
     pyproject = pyproject_requirements()
@@ -38,16 +64,26 @@ def test_environment_yml_names_the_same_dependencies():
         assert conda[name].specifier == req.specifier, name
 
 
-def test_lock_file_satisfies_pyproject():
-    lock = {}
-    for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines():
-        if "==" in line:
-            name, version = line.split("==")
-            lock[name.strip().lower().replace("_", "-")] = Version(version.strip())
-    for name, req in pyproject_requirements().items():
+@pytest.mark.parametrize("lock_file, extras", [
+    ("lock.txt", None),
+    ("compare-lock.txt", ("fast", "compare")),
+])
+def test_lock_file_satisfies_pyproject(lock_file, extras):
+    lock = _lock(ROOT / "requirements" / lock_file)
+    for name, req in pyproject_requirements(extras).items():
         key = name.replace("_", "-")
-        assert key in lock, f"{name} is missing from requirements/lock.txt (run `make lock`)"
+        assert key in lock, f"{name} is missing from requirements/{lock_file} (run `make lock`)"
         assert req.specifier.contains(lock[key], prereleases=True), (name, lock[key])
+
+
+def test_the_comparison_lock_differs_from_the_books_only_where_its_header_says():
+    """diffprivlib's environment holds scikit-learn back (and adds diffprivlib); every other
+    package it shares with the book's environment has the same version."""
+    book, compare = (_lock(ROOT / "requirements" / f) for f in ("lock.txt", "compare-lock.txt"))
+    differ = {name for name in set(book) & set(compare) if book[name] != compare[name]}
+    assert differ == {"scikit-learn"}
+    assert set(compare) - set(book) == {"diffprivlib"}
+    assert compare["scikit-learn"] < Version("1.9") <= book["scikit-learn"]
 
 
 def test_every_chapter_is_paired():

@@ -27,7 +27,8 @@ TOP = "private-kmeans-reproduced"
 COMMIT_FILE = "SOURCE_COMMIT"
 
 #: Never packed when the tree is not a git checkout: builds, environments, caches, raw data.
-_SKIP_DIRS = {".git", ".venv", "_build", "__pycache__", ".pytest_cache", ".hypothesis",
+_SKIP_DIRS = {".git", ".venv", ".venv-compare", "_build", "build", "dist", "__pycache__",
+              ".pytest_cache", ".hypothesis",
               ".ipynb_checkpoints", ".jupyter_cache", ".mypy_cache", ".ruff_cache"}
 _SKIP_PATHS = {"data/raw"}
 

@@ -17,6 +17,7 @@ from dpkmeans.study import sweep
 from dpkmeans.assignments import commands as assignment_commands
 from dpkmeans.data import commands as data_commands
 from dpkmeans.errors import DPKMeansError
+from dpkmeans.extras import extra_of, install_hint
 
 __all__ = ["COMMAND_GROUPS", "build_parser", "main"]
 
@@ -53,6 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except DPKMeansError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        extra = extra_of(exc.name)
+        if extra is None:
+            raise
+        print(f"error: this command needs {exc.name}, which the {extra!r} extra installs: "
+              f"{install_hint(extra)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -19,3 +19,9 @@ class ClippingWarning(UserWarning):
 
     The count is shown to the data holder only; it is not part of any release.
     """
+
+
+class NumbaMissingNotice(UserWarning):
+    """numba (the ``fast`` extra) is missing or does not import: the library runs its numpy
+    path, with the same results, more slowly (:mod:`dpkmeans.compute.fastpath`). Shown once
+    per process; ``pip install "dpkmeans[fast]"`` gives the compiled path."""

@@ -185,6 +185,10 @@ def test_env_var_is_the_fallback_outside_a_checkout(
 ) -> None:
     monkeypatch.setattr(registry_mod, "repo_root", lambda: None)
     monkeypatch.delenv(registry_mod.REGISTRY_ENV, raising=False)
+    assert registry_path() == registry_mod.PACKAGED  # the wheel's copy
+    assert registry_mod.PACKAGED.read_bytes() == (
+        Path(registry_mod.__file__).resolve().parents[3] / "data" / "datasets.toml").read_bytes()
+    monkeypatch.setattr(registry_mod, "PACKAGED", tmp_path / "absent.toml")
     with pytest.raises(RegistryError, match="DPKMEANS_REGISTRY"):
         registry_path()
     copy_path = tmp_path / "datasets.toml"

@@ -1,3 +1,5 @@
 """Exact computation: the block plan, the nearest-centroid rule, Lloyd statistics, the numba
-kernels, metrics and the backends (memory, Dask). Nothing here draws noise (docs/design.md).
+kernels (optional: the ``fast`` extra) and their numpy references, which path runs
+(``fastpath``), metrics and the backends (memory, Dask). Nothing here draws noise
+(docs/design.md).
 """

@@ -1,5 +1,6 @@
-"""Compiled (numba) exact Lloyd statistics, silhouettes and distances of one block, and their
-numpy references.
+"""Compiled (numba) exact Lloyd statistics, silhouettes and distances of one block. Their numpy
+references live in :mod:`dpkmeans.compute.panels` (no numba) and are re-exported here; this
+module is imported only when the compiled path runs (:mod:`dpkmeans.compute.fastpath`).
 
 :func:`kernel_block_stats` is the map step of :func:`dpkmeans.compute.lloyd.block_stats` in one
 compiled pass: for each tile of rows, the score of every centroid, the best and the runner-up,
@@ -18,16 +19,19 @@ parallel (the compiled functions release the GIL) and adds their results with
   non-finite row) is done again from its labels: the kernel's, and for the undecided rows
   :func:`dpkmeans.compute.nearest._exact_nearest`'s. The bits never depend on which rows were near ties.
 * Counts: exact integers (float64 on return).
-* Sums, the "panels" order: the block's rows are cut into panels of :data:`TILE` = 256 rows
-  from the block's start; a panel's sum of a cluster is the left-to-right float64 sum of its
-  rows in row order, from +0.0; the panels' sums are added in panel order to the block's sums,
-  from +0.0. Any implementation can reproduce it; :func:`panels_block_stats` does with numpy
-  (no BLAS). Its rounding error is at most about (256 + m / 256) u sum |x| for an m-row block.
+* Sums, the "panels" order (:mod:`dpkmeans.compute.panels`): the block's rows are cut into
+  panels of :data:`TILE` = 256 rows from the block's start; a panel's sum of a cluster is the
+  left-to-right float64 sum of its rows in row order, from +0.0; the panels' sums are added in
+  panel order to the block's sums, from +0.0. Any implementation can reproduce it;
+  :func:`~dpkmeans.compute.panels.panels_block_stats` does with numpy (no BLAS). Its rounding
+  error is at most about (256 + m / 256) u sum |x| for an m-row block.
 * Silhouettes (:func:`kernel_block_silhouette`) and nearest distances
   (:func:`kernel_nearest_distance_sums`): each row's value from its scores rounded in one
-  canonical order (:func:`canonical_scores`: no fused multiply-add, so the bits are the same
-  on every CPU), added in the panels order; :func:`panels_block_silhouette` and
-  :func:`panels_nearest_distance_sums` reproduce them with numpy, bit for bit.
+  canonical order (:func:`~dpkmeans.compute.panels.canonical_scores`: no fused multiply-add,
+  so the bits are the same on every CPU), added in the panels order;
+  :func:`~dpkmeans.compute.panels.panels_block_silhouette` and
+  :func:`~dpkmeans.compute.panels.panels_nearest_distance_sums` reproduce them with numpy, bit
+  for bit.
 * Replica r's results depend on replica r's centroids only (not on the replicas beside it),
   and a row's label on that row and the centroids only (not on N or its place in the block).
 * A non-finite sum makes :func:`dpkmeans.compute.nearest.as_data_matrix` scan the block and raise its
@@ -66,26 +70,19 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from dpkmeans.compute import panels
+from dpkmeans.compute.fastpath import _COMPILED, releases_gil  # noqa: F401  (re-exported)
 from dpkmeans.compute.kernel_cache import kernel_dir
-from dpkmeans.compute.nearest import _exact_nearest, _Nearest, _score_margin, as_data_matrix
+from dpkmeans.compute.nearest import _exact_nearest, _Nearest, _score_margin
+# the numpy references, re-exported (their names as they were here); TILE is the kernels' too
+from dpkmeans.compute.panels import (TILE, _checked, _panel_sums,  # noqa: F401
+                                     canonical_scores, panels_block_silhouette,
+                                     panels_block_stats, panels_nearest_distance_sums)
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
            "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
            "panels_block_stats", "panels_nearest_distance_sums"]
 
-#: Map functions that run compiled code without the GIL: :func:`dpkmeans.compute.lloyd.local_map_reduce`
-#: runs their blocks in threads.
-_COMPILED: set = set()
-
-
-def releases_gil(fn):
-    """Mark a map function as compiled code that releases the GIL (:data:`_COMPILED`)."""
-    _COMPILED.add(fn)
-    return fn
-
-
-#: Rows of a tile (scored together) and of a panel of the sums (module docstring).
-TILE = 256
 #: How far ahead of the row it loads the tile loader asks for X (:func:`_prefetch`), in
 #: elements (2 KB): one prefetch a row keeps reading X from memory, which the loader's stores
 #: otherwise hold to about a third of the machine's bandwidth (9.5 -> 6.4 ns a row at d = 10).
@@ -655,9 +652,10 @@ def _load_module(key: str, k: int, d: int, generated: bool):
     for fn in (_k_block, _k_block_silhouette, _k_block_minima, _k_block_labels):
         parts += ["", _JIT, inspect.getsource(fn)]
     text = "\n".join(parts)
-    # the digest covers this file too: numba's cache of the generated module does not see
-    # changes to what it imports from here (TILE, the generic functions)
+    # the digest covers this file and panels.py too: numba's cache of the generated module
+    # does not see changes to what it imports from here (TILE, the generic functions)
     digest = hashlib.sha256(text.encode() + Path(__file__).read_bytes()
+                            + Path(panels.__file__).read_bytes()
                             + nb.__version__.encode()).hexdigest()[:16]
     name = f"dpkmeans_kernel_{key}_{digest}"
     path = kernel_dir() / f"{name}.py"
@@ -793,11 +791,6 @@ class _Prepared:
         return squared, plain
 
 
-def _checked(X: np.ndarray, sums: np.ndarray, counts: np.ndarray):
-    if not np.isfinite(sums).all():
-        as_data_matrix(X)  # raises on NaN or inf in the block (else: overflow, returned)
-    return sums, counts
-
 
 def kernel_block_stats(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sums (R, k, d) and counts (R, k) (float64) of one block X (m, d) for centroids C
@@ -824,98 +817,3 @@ def kernel_block_labels(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     """The exact labels (R, m) of one block X (m, d) for centroids C (R, k, d), through the
     kernel; equal to :func:`dpkmeans.compute.lloyd.assign` (non-finite rows: arbitrary labels)."""
     return _Prepared(X, C).labels()
-
-
-def _panel_sums(values: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-    """The panels order with numpy: sums (k, w) of the rows of ``values`` (m, w) by label (m,):
-    one ``np.bincount`` over (panel, label, column) bins of the flattened rows (a left-to-right
-    loop from +0.0: each bin gets its rows in row order), then the panels' sums added in panel
-    order to +0.0 by an explicit loop (``np.add.reduce`` may sum pairwise)."""
-    m, w = values.shape
-    P = max(1, -(-m // TILE))
-    lab = labels.astype(np.intp, copy=False)
-    base = (np.arange(m, dtype=np.intp) // TILE) * k + lab  # (panel, label) bin of each row
-    bins = ((base * w)[:, None] + np.arange(w, dtype=np.intp)).ravel()
-    per_panel = np.bincount(bins, weights=values.ravel(), minlength=P * k * w).reshape(P, k * w)
-    out = np.zeros(k * w)  # +0.0, then the panels in order
-    for p in range(P):
-        out += per_panel[p]
-    return out.reshape(k, w)
-
-
-def canonical_scores(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The scores (R, k, m) of the rows of X (m, d) in the canonical order of the silhouettes
-    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.compute.nearest._Nearest`
-    rounds it), then each product fl(-2 c_f x_f) added in feature order, no fused
-    multiply-add; ||x||^2 likewise from +0.0. Numpy, elementwise: the compiled scorer's bits."""
-    near = _Nearest(X, C)
-    d = near.CT.shape[1]
-    scores = np.repeat(near.B[:, d, :, None], X.shape[0], axis=2)  # (R, k, m)
-    sq = np.zeros(X.shape[0])
-    for f in range(d):
-        scores += near.CT[:, f, :, None] * X[None, None, :, f]
-        sq += X[:, f] * X[:, f]
-    return scores, sq
-
-
-def panels_block_stats(X: np.ndarray, C: np.ndarray,
-                       labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The panels order with numpy only (no numba, no BLAS): sums (R, k, d) and counts (R, k)
-    of one block X (m, d) whose exact labels (R, m) are given (:func:`dpkmeans.compute.lloyd.assign`)
-    (:func:`_panel_sums` per replica)."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    R, k, d = C.shape
-    m = X.shape[0]
-    labels = np.asarray(labels)
-    if labels.shape != (R, m):
-        raise ValueError(f"labels must have shape {(R, m)}, got {labels.shape}")
-    sums = np.empty((R, k, d))
-    counts = np.empty((R, k))
-    for r in range(R):
-        counts[r] = np.bincount(labels[r].astype(np.intp, copy=False), minlength=k)
-        sums[r] = _panel_sums(X, labels[r], k)
-    return _checked(X, sums, counts)
-
-
-def panels_block_silhouette(X: np.ndarray, C: np.ndarray,
-                            labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kernel_block_silhouette` with numpy only, bit for bit: each row's value from the
-    :func:`canonical_scores`, given the exact labels (R, m), added in the panels order."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    R, k, _ = C.shape
-    m = X.shape[0]
-    scores, sq = canonical_scores(X, C)
-    rows = np.arange(m)
-    sums, counts = np.empty((R, k)), np.empty((R, k))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for r in range(R):
-            lab = labels[r].astype(np.intp, copy=False)
-            a2 = scores[r, lab, rows] + sq
-            others = scores[r].copy()
-            others[lab, rows] = np.inf
-            b2 = others.min(axis=0) + sq if k > 1 else a2
-            a = np.sqrt(np.maximum(a2, 0.0))  # NaN stays NaN (reported by the caller)
-            b = np.sqrt(np.maximum(b2, 0.0))
-            top = np.where(a > b, a, b)
-            value = np.where(top > 0, (b - a) / np.where(top > 0, top, 1.0), 0.0)
-            value = np.where(value < 0, 0.0, np.where(value > 1, 1.0, value))
-            value[np.isnan(a) | np.isnan(b)] = np.nan
-            counts[r] = np.bincount(lab, minlength=k)
-            sums[r] = _panel_sums(value[:, None], lab, k)[:, 0]
-    return _checked(X, sums, counts)
-
-
-def panels_nearest_distance_sums(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kernel_nearest_distance_sums` with numpy only, bit for bit (one block): the
-    minimum :func:`canonical_scores` of each row plus ||x||^2 (below 0: 0), and its square
-    root, added in the panels order."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    R = C.shape[0]
-    scores, sq = canonical_scores(X, C)
-    squared, plain = np.empty(R), np.empty(R)
-    zero = np.zeros(X.shape[0], dtype=np.intp)
-    for r in range(R):
-        v = scores[r].min(axis=0) + sq
-        v = np.where(v > 0, v, 0.0)
-        squared[r], plain[r] = _panel_sums(np.column_stack([v, np.sqrt(v)]), zero, 1)[0]
-    return squared, plain

@@ -5,7 +5,9 @@ centroid), so assignment is one matrix product per block of rows and a minimum. 
 (per-cluster sums and counts, :func:`block_stats`) come from a compiled pass over each block
 (:mod:`dpkmeans.compute.kernels`): each tile of rows is scored against every replica's
 centroids and added to its cluster's sum while it is in cache, in the "panels" order, which
-:func:`block_stats_reference` reproduces with numpy alone. Everything is batched over R
+:func:`block_stats_reference` reproduces with numpy alone. Without numba (or with
+``DPKMEANS_NO_NUMBA=1``) the map steps run these numpy references instead, with the same bits
+(:mod:`dpkmeans.compute.fastpath`). Everything is batched over R
 independent replicas (centroids shaped ``(R, k, d)``) and chunked over rows and replicas, so
 memory stays bounded and there is no Python loop over points.
 
@@ -14,7 +16,7 @@ function of that record and the centroids alone, never of N, of the chunking or 
 beside it (a neighbouring dataset must not change how the other records are assigned). The
 sums of replica r are added in an order fixed by the rows alone (:mod:`dpkmeans.compute.kernels`), and
 the distances of :func:`nearest_distance_sums` and the silhouettes come from scores rounded in
-one canonical order (:func:`dpkmeans.compute.kernels.canonical_scores`, no fused multiply-add), so
+one canonical order (:func:`dpkmeans.compute.panels.canonical_scores`, no fused multiply-add), so
 replica r's numbers are bit-identical whatever the number of replicas beside it, and on any
 CPU. Ties go to the lowest centroid index, as with ``np.argmin``.
 
@@ -33,11 +35,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpkmeans.compute import fastpath
 from dpkmeans.compute.blocks import plan, tree_sum
-from dpkmeans.compute.kernels import (_COMPILED, kernel_block_silhouette, kernel_block_stats,
-                                      kernel_nearest_distance_sums, panels_block_silhouette,
-                                      panels_block_stats, panels_nearest_distance_sums,
-                                      releases_gil)
+from dpkmeans.compute.fastpath import _COMPILED, releases_gil
+from dpkmeans.compute.panels import (panels_block_silhouette, panels_block_stats,
+                                     panels_nearest_distance_sums)
 from dpkmeans.compute.nearest import (  # noqa: F401  (re-exported: the rule's names as they were here)
     BLOCK_BYTES, GROUP_BYTES, MIN_ROWS, SCORE_PRECISIONS, _as_matrix, _blocks,
     _error_free_dot, _exact_dots, _exact_nearest, _group, _Nearest,
@@ -90,18 +92,22 @@ def block_stats(X: np.ndarray, C: np.ndarray, scores: str = "double") -> tuple[n
     reproduces with numpy alone, bit for bit. The labels are exact in either score precision,
     so ``scores`` changes nothing here (the kernel scores in float64; ``"single"`` only speeds
     up the numpy path). A NaN or infinite value in the block raises the ValueError of
-    :func:`as_data_matrix`.
+    :func:`as_data_matrix`. Without the compiled path (:mod:`dpkmeans.compute.fastpath`):
+    :func:`block_stats_reference`, the same bits.
     """
     if scores not in SCORE_PRECISIONS:
         raise ValueError(f"scores must be one of {sorted(SCORE_PRECISIONS)}, got {scores!r}")
-    return kernel_block_stats(X, C)
+    compiled = fastpath.kernels()
+    if compiled is None:
+        return block_stats_reference(X, C, scores)
+    return compiled.kernel_block_stats(X, C)
 
 
 def block_stats_reference(X: np.ndarray, C: np.ndarray,
                           scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
     """:func:`block_stats` with numpy only, the tested reference: the exact labels of
     :class:`_Nearest` (:func:`assign`), then the sums in the panels order
-    (:func:`dpkmeans.compute.kernels.panels_block_stats`, ``np.bincount``, no BLAS)."""
+    (:func:`dpkmeans.compute.panels.panels_block_stats`, ``np.bincount``, no BLAS)."""
     R = C.shape[0]
     labels = assign(X, C, scores=scores).reshape(R, -1)
     return panels_block_stats(X, C, labels)
@@ -119,15 +125,19 @@ def block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
     Compiled (:func:`dpkmeans.compute.kernels.kernel_block_silhouette`): one pass over the block for
     every replica, the values added in the panels order; :func:`block_silhouette_reference`
-    is the numpy path (the same labels and counts, sums equal to rounding).
+    is the numpy path (the same labels, counts and sums, bit for bit), which runs without the
+    compiled path (:mod:`dpkmeans.compute.fastpath`).
     """
-    return kernel_block_silhouette(X, C)
+    compiled = fastpath.kernels()
+    if compiled is None:
+        return block_silhouette_reference(X, C)
+    return compiled.kernel_block_silhouette(X, C)
 
 
 def block_silhouette_reference(X: np.ndarray,
                                C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`block_silhouette` with numpy only, the tested reference, bit for bit: the exact
-    labels of :func:`assign`, then :func:`dpkmeans.compute.kernels.panels_block_silhouette`."""
+    labels of :func:`assign`, then :func:`dpkmeans.compute.panels.panels_block_silhouette`."""
     return panels_block_silhouette(X, C, assign(X, C).reshape(C.shape[0], -1))
 
 
@@ -143,14 +153,16 @@ def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tupl
     in-memory backend (:mod:`dpkmeans.compute.blocks`). With ``with_start`` the map function is called
     as ``fn(block, start_row, *args)`` (for statistics that depend on a row's position).
 
-    The compiled map steps (:data:`_COMPILED`, which release the GIL) run their blocks on
-    every usable core, in threads; the results are still added in the plan's order, so the
-    bits do not depend on the number of threads.
+    The compiled map steps (:data:`dpkmeans.compute.fastpath._COMPILED`, which release the
+    GIL) run their blocks on every usable core, in threads, when the compiled path is on
+    (:mod:`dpkmeans.compute.fastpath`; the numpy path runs one block at a time); the results
+    are still added in the plan's order, so the bits do not depend on the number of threads.
     """
     def one(rows: slice) -> tuple[np.ndarray, ...]:
         return fn(X[rows], rows.start, *args) if with_start else fn(X[rows], *args)
     blocks = plan(X.shape[0])
-    workers = min(_usable_cores(), len(blocks)) if fn in _COMPILED else 1
+    threaded = fn in _COMPILED and len(blocks) > 1 and fastpath.compiled()
+    workers = min(_usable_cores(), len(blocks)) if threaded else 1
     if workers <= 1:
         return tree_sum([one(rows) for rows in blocks])
     with ThreadPoolExecutor(workers) as pool:
@@ -201,19 +213,23 @@ def nearest_distance_sums(X: np.ndarray, centroids: np.ndarray) -> tuple[np.ndar
     about 1e-15 (||x||^2 + ||c||^2) per row, so a row sitting on a centroid can give a tiny
     negative square (set to 0) or a plain distance of order 1e-7 instead of 0. X and the
     centroids must already be checked (finite). :func:`nearest_distance_sums_reference` is
-    the numpy path.
+    the numpy path (the same bits), which runs without the compiled path
+    (:mod:`dpkmeans.compute.fastpath`).
     """
     C, _ = as_centroids(centroids, X.shape[1])
     if X.shape[0] == 0:
         return np.zeros(C.shape[0]), np.zeros(C.shape[0])
+    compiled = fastpath.kernels()
+    if compiled is None:
+        return nearest_distance_sums_reference(X, C)
     return local_map_reduce(np.ascontiguousarray(X, dtype=np.float64),
-                            kernel_nearest_distance_sums, C)
+                            compiled.kernel_nearest_distance_sums, C)
 
 
 def nearest_distance_sums_reference(X: np.ndarray,
                                     centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`nearest_distance_sums` with numpy only, the tested reference, bit for bit
-    (:func:`dpkmeans.compute.kernels.panels_nearest_distance_sums` on the same blocks)."""
+    (:func:`dpkmeans.compute.panels.panels_nearest_distance_sums` on the same blocks)."""
     C, _ = as_centroids(centroids, X.shape[1])
     if X.shape[0] == 0:
         return np.zeros(C.shape[0]), np.zeros(C.shape[0])

@@ -2,8 +2,10 @@
 
 Where the file is found: ``<repo>/data/datasets.toml``, the repository being located relative to
 this module (a source checkout or an editable install); otherwise the path in the environment
-variable ``DPKMEANS_REGISTRY`` (an installed copy without the repository). The registry is
-validated when read, so a typo in it fails loudly instead of producing a wrong dataset.
+variable ``DPKMEANS_REGISTRY``; otherwise the copy the wheel carries,
+``dpkmeans/data/datasets.toml`` (in the source tree a link to the repository's file, which the
+wheel holds as a file). The registry is validated when read, so a typo in it fails loudly
+instead of producing a wrong dataset.
 """
 
 from __future__ import annotations
@@ -297,14 +299,21 @@ def repo_root() -> Path | None:
     return None
 
 
+#: The copy of the registry inside the installed package.
+PACKAGED = Path(__file__).resolve().parent / "datasets.toml"
+
+
 def registry_path() -> Path:
-    """``<repo>/data/datasets.toml``, else ``$DPKMEANS_REGISTRY``; a ``RegistryError`` otherwise."""
+    """``<repo>/data/datasets.toml``, else ``$DPKMEANS_REGISTRY``, else the installed package's
+    copy (:data:`PACKAGED`); a ``RegistryError`` otherwise."""
     root = repo_root()
     if root is not None:
         return root / "data" / "datasets.toml"
     env = os.environ.get(REGISTRY_ENV)
     if env:
         return Path(env)
+    if PACKAGED.is_file():
+        return PACKAGED
     raise RegistryError(
         "cannot find data/datasets.toml: dpkmeans is not running from a source checkout. "
         f"Set {REGISTRY_ENV} to the path of a copy of data/datasets.toml."

@@ -32,6 +32,7 @@ from dpkmeans.privacy.noise import draw_colored  # the sampler lives with the ot
 from dpkmeans.privacy.loss import gaussian_pdp_delta, gaussian_pdp_sigma
 from dpkmeans.privacy.sensitivity import box_midpoint, check_box
 from dpkmeans.validation import check_delta, check_epsilon
+from dpkmeans.extras import require
 
 __all__ = [
     "pdp_tail",
@@ -509,8 +510,10 @@ START_MULTIPLE = 8
 
 def _solve_working_set(Dw: np.ndarray, gamma: float) -> tuple[np.ndarray, str]:
     """min tr(Psi^-1) s.t. Delta' Psi Delta <= gamma over the rows of Dw, as an SDP:
-    [[Psi, I], [I, Z]] >= 0 makes Z >= Psi^-1; minimise tr Z (cvxpy + Clarabel)."""
-    import cvxpy as cp
+    [[Psi, I], [I, Z]] >= 0 makes Z >= Psi^-1; minimise tr Z (cvxpy + Clarabel, the ``sdp``
+    extra)."""
+    cp = require("cvxpy", "the colored mechanism's optimal covariance (an SDP)")
+    require("clarabel", "the colored mechanism's optimal covariance (an SDP)")
 
     m = Dw.shape[1]
     psi = cp.Variable((m, m), symmetric=True)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.compute.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
+from dpkmeans.extras import require
 from dpkmeans.compute.lloyd import assign
 from dpkmeans.privacy.sensitivity import check_bounds
 from dpkmeans.compute.backends.base import Backend
@@ -48,13 +49,9 @@ WORKER_MALLOC_ENV = {"MALLOC_TRIM_THRESHOLD_": 2**31 - 1, "MALLOC_MMAP_THRESHOLD
 
 
 def _import_dask() -> tuple[Any, Any]:
-    try:
-        import dask
-        import dask.array as da
-    except ImportError as err:  # pragma: no cover - the dask extra is installed by make
-        raise ImportError("backend='dask' needs dask[distributed]: "
-                          "pip install 'dpkmeans[dask]'") from err
-    return dask, da
+    dask = require("dask", "backend='dask'")
+    require("distributed", "backend='dask'")
+    return dask, require("dask.array", "backend='dask'")
 
 
 def _clip_block(block: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

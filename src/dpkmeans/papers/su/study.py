@@ -19,6 +19,7 @@ from dpkmeans.papers.su.variants import ALGORITHMS, dplloyd_impr
 from dpkmeans.data import Dataset, gaussian_mixture_dataset, load
 from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
 from dpkmeans.papers.su.flaws import FLAWS
+from dpkmeans.papers.su.diffprivlib_env import diffprivlib_centroids
 from dpkmeans.compute.lloyd import assign, batched_stats, lloyd_reference
 from dpkmeans.engine.schedules import su_split
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
@@ -80,17 +81,9 @@ def diffprivlib_epsilon_factor(d: int, rho: float = 0.225) -> float:
 
 
 def _diffprivlib_centroids(X: np.ndarray, k: int, epsilon: float, seeds: list[int]) -> np.ndarray:
-    import warnings
-
-    from diffprivlib.models import KMeans as DPLKMeans
-
-    out = []
-    for s in seeds:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = DPLKMeans(n_clusters=k, epsilon=epsilon, bounds=BOX, random_state=s).fit(X)
-        out.append(model.cluster_centers_)
-    return np.stack(out)
+    """diffprivlib KMeans' centroids for each seed, in the comparison environment when
+    diffprivlib cannot be imported here (:mod:`dpkmeans.papers.su.diffprivlib_env`)."""
+    return diffprivlib_centroids(X, k, epsilon, seeds, BOX)
 
 
 def evaluate(*, dataset: str, algorithm: str, epsilon: float, k: int, replicas: int, seed: int,
