@@ -14,7 +14,7 @@ export DPKMEANS_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data
 JB_FLAGS := -n -W --keep-going
 PYTEST   := $(BIN)/python -m pytest
 
-.PHONY: help install book book-force student notebooks test test-unit test-notebooks test-book test-browser sandbox-tools benchmark-grading reproduce lock sync clean
+.PHONY: help install compare-env dist test-wheel book book-force student notebooks test test-unit test-notebooks test-book test-browser pdf sandbox-tools benchmark-grading reproduce lock sync clean
 
 help:
 	@echo "make book       build the HTML book in _build/html (executes the notebooks that changed)"
@@ -22,18 +22,37 @@ help:
 	@echo "make student    the book without solutions, in _build/student/_build/html"
 	@echo "make test       unit, property, statistical, notebook (nbval) and book tests"
 	@echo "make test-browser  every page in headless Chromium, offline; screenshots in _build/screenshots"
+	@echo "make pdf        the whole book as one printable PDF: _build/pdf/private-kmeans-reproduced.pdf"
 	@echo "make notebooks  re-execute every notebook and store its outputs (authors)"
 	@echo "make sync       jupytext --sync every notebooks/*.py with its .ipynb"
 	@echo "make reproduce  every paper-scale sweep, results and claims ledgers (resumable)"
-	@echo "make lock       refresh $(LOCK) from the installed environment"
+	@echo "make lock       refresh $(LOCK) and $(COMPARE_LOCK) from the installed environments"
+	@echo "make compare-env  diffprivlib's own environment, $(COMPARE_VENV) (chapter 5's comparison)"
+	@echo "make dist       the wheel and source distribution of the library, in dist/"
+	@echo "make test-wheel the wheel installed alone in a fresh environment, then with the dask extra"
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test,compare,dask,sdp]"
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test]"
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# diffprivlib's environment (chapter 5's sweep and benchmark 2 only): diffprivlib 0.6.6 needs
+# scikit-learn < 1.9, the book's environment has the newest scikit-learn
+# (src/dpkmeans/papers/su/diffprivlib_env.py runs diffprivlib there).
+COMPARE_VENV  := .venv-compare
+COMPARE_LOCK  := requirements/compare-lock.txt
+COMPARE_STAMP := $(COMPARE_VENV)/.installed
+
+$(COMPARE_STAMP): pyproject.toml $(COMPARE_LOCK)
+	test -x $(COMPARE_VENV)/bin/python || $(PYTHON) -m venv $(COMPARE_VENV)
+	$(COMPARE_VENV)/bin/python -m pip install --quiet --upgrade "pip>=24"
+	$(COMPARE_VENV)/bin/python -m pip install --quiet -c $(COMPARE_LOCK) -e ".[fast,compare]"
+	touch $(COMPARE_STAMP)
+
+compare-env: $(COMPARE_STAMP)
 
 # The execution cache (_build/.jupyter_cache, keyed by each notebook's cells) is cleared when
 # anything a notebook reads changes: the library, the committed results, the book's sources.
@@ -51,7 +70,7 @@ book: $(STAMP)
 	fi; \
 	rm -rf _build/html _build/jupyter_execute; \
 	$(BIN)/jupyter-book build . $(JB_FLAGS) && echo "$$key" > $(CACHE_KEY)
-	@echo "Book built: _build/html/index.html"
+	@echo "Book built: _build/html/index.html (its chapters link the PDF that make pdf adds)"
 
 # Every notebook executed again, whatever the cache holds.
 book-force: $(STAMP)
@@ -89,8 +108,8 @@ notebooks: $(STAMP)
 sync: $(STAMP)
 	$(BIN)/jupytext --sync $(PAIRED)
 
-test-unit: $(STAMP) sandbox-tools
-	$(PYTEST) tests --ignore=tests/book --ignore=tests/browser
+test-unit: $(STAMP) $(COMPARE_STAMP) sandbox-tools
+	$(PYTEST) tests --ignore=tests/book --ignore=tests/browser --ignore=tests/installed
 
 # The assignment grader's sandbox (src/dpkmeans/assignments/sandbox.py): Debian's bubblewrap,
 # installed when missing (root or sudo). Without it, grading falls back to resource limits and
@@ -138,7 +157,7 @@ BROWSER_PACKAGES := chromium chromium-driver fonts-noto-color-emoji
 # it checks a world-readable copy of _build/html in a fresh folder under /tmp, removed after.
 LINKCHECKER := $(BIN)/linkchecker --no-status --no-warnings
 
-test-browser: book
+test-browser: book pdf
 	@if ! dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1; then \
 	  echo "installing Debian's $(BROWSER_PACKAGES)"; \
 	  $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null \
@@ -151,18 +170,55 @@ test-browser: book
 	  && $(LINKCHECKER) "$$tmp/html/index.html"
 	@echo "Screenshots: _build/screenshots/"
 
+# The whole book as one printable PDF (book/_ext/print_pdf.py): Sphinx's single-page build (from
+# the same execution cache as the HTML book) printed by headless Chromium, offline, with a title
+# page, a table of contents and each chapter on a new page; then copied into the HTML book,
+# whose chapter pages link it, and checked (tests/book/test_pdf.py, with poppler's tools).
+# Debian's chromium, chromium-driver and poppler-utils are installed when missing.
+PDF_PACKAGES := chromium chromium-driver poppler-utils
+BOOK_PDF     := _build/pdf/private-kmeans-reproduced.pdf
+
+pdf: book
+	@if ! dpkg -s $(PDF_PACKAGES) >/dev/null 2>&1; then \
+	  echo "installing Debian's $(PDF_PACKAGES)"; \
+	  $(SUDO) apt-get install -y -q $(PDF_PACKAGES) >/dev/null \
+	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(PDF_PACKAGES) >/dev/null; }; \
+	fi
+	rm -rf _build/singlehtml
+	$(BIN)/jupyter-book build . $(JB_FLAGS) --builder singlehtml
+	$(BIN)/python book/_ext/print_pdf.py _build/singlehtml $(BOOK_PDF)
+	mkdir -p _build/html/_downloads && cp $(BOOK_PDF) _build/html/_downloads/
+	$(PYTEST) -q -p no:cacheprovider tests/book/test_pdf.py
+	@echo "PDF: $(BOOK_PDF) (also _build/html/_downloads/)"
+
 # Every paper-scale sweep of the book, then the papers' claims ledgers and audits, resumable
 # (src/dpkmeans/reproduce.py; --restart to start over).
-reproduce: $(STAMP)
+reproduce: $(STAMP) $(COMPARE_STAMP)
 	$(BIN)/python -m dpkmeans reproduce --jobs 2
 
 test-book: student test-browser
 
-test: test-unit test-notebooks test-book
+# The library as a package of its own: the wheel and source distribution in dist/, and the
+# wheel installed alone in a fresh environment (tests/installed; its dependencies come from
+# the package registry, at the lock's versions).
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	@ls -l dist
 
-lock: $(STAMP)
+test-wheel: $(STAMP)
+	$(PYTEST) -q -p no:cacheprovider tests/installed
+
+test: test-unit test-wheel test-notebooks test-book
+
+# The locks keep their header (the comment lines at the top: which pins are held back and why).
+lock: $(STAMP) $(COMPARE_STAMP)
 	mkdir -p requirements
-	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e ' > $(LOCK)
+	{ grep '^#' $(LOCK); $(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e '; } \
+	  > $(LOCK).new && mv $(LOCK).new $(LOCK)
+	{ grep '^#' $(COMPARE_LOCK); \
+	  $(COMPARE_VENV)/bin/python -m pip freeze --exclude-editable | grep -v '^-e '; } \
+	  > $(COMPARE_LOCK).new && mv $(COMPARE_LOCK).new $(COMPARE_LOCK)
 
 clean:
-	rm -rf _build .pytest_cache
+	rm -rf _build .pytest_cache dist

@@ -590,7 +590,7 @@ def _in_compare_env(number: int, mode: str) -> dict:
             raise RuntimeError(f"benchmark {number} in {python} failed:\n{done.stderr}")
         child = json.loads(out.read_text())
     res = child["results"][0]
-    res["environment"] = {"python": str(python), **child["machine"].get("versions", {})}
+    res["environment"] = {"interpreter": str(python), **child["machine"].get("versions", {})}
     return res
 
 

@@ -1,6 +1,6 @@
 """The book's own Sphinx extension (book/_ext/reader.py): captions as alt text, one copy of
 each script, the run-it-yourself note of every notebook page, the source archive
-(book/_ext/source_archive.py) and the repository buttons."""
+(book/_ext/source_archive.py), the link to the printed book and the repository buttons."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 import source_archive  # noqa: E402
 from reader import (  # noqa: E402
     REPOSITORY_ENV,
+    book_pdf_role,
     caption_as_alt,
     fill_archive_links,
     repository_buttons,
@@ -104,9 +105,23 @@ def test_a_notebook_page_says_where_its_notebook_is_and_how_to_run_it():
     assert links == {
         "book's source": "../_downloads/private-kmeans-reproduced-source.tar.gz",
         "05_dplloyd.ipynb": "../_sources/notebooks/05_dplloyd.ipynb",
-        "how to run a chapter": "../book/how_to_use.html#running-one-chapter-on-your-own-machine"}
+        "how to run a chapter": "../book/how_to_use.html#running-one-chapter-on-your-own-machine",
+        "the whole book as one PDF": "../_downloads/private-kmeans-reproduced.pdf"}
     assert ".venv/bin/jupyter lab notebooks/05_dplloyd.ipynb" in note.astext()
     assert "commit abc123def456 with uncommitted changes" in note.astext()
+
+
+def test_the_student_edition_links_neither_the_source_nor_the_pdf():
+    """Both hold the solutions: the student edition's note names the commands only."""
+    app = _App({"notebooks/05_dplloyd": "notebooks/05_dplloyd.ipynb",
+                "book/how_to_use": "book/how_to_use.md"})
+    app.config = SimpleNamespace(hide_solutions=True)
+    doc = _page("DPLloyd")
+    run_locally_note(app, doc, "notebooks/05_dplloyd")
+    links = {r.astext(): r["refuri"] for r in doc.findall(nodes.reference)}
+    assert links == {
+        "how to run a chapter": "../book/how_to_use.html#running-one-chapter-on-your-own-machine"}
+    assert "make install" in doc.astext() and "PDF" not in doc.astext()
 
 
 def test_markdown_pages_get_no_note():
@@ -127,6 +142,20 @@ def test_the_archive_role_links_the_archive_with_this_builds_commit():
     assert link["refuri"] == "../_downloads/private-kmeans-reproduced-source.tar.gz"
     assert link.astext() == "get the code"
     assert "(commit abc123def456 with uncommitted changes)" in doc.astext()
+
+
+def test_the_pdf_role_links_the_printed_book_in_the_full_edition_only():
+    for student in (False, True):
+        app = _App({"book/how_to_use": "book/how_to_use.md"})
+        app.config = SimpleNamespace(hide_solutions=student)
+        doc = _page("How to use")
+        placeholder, messages = book_pdf_role("book-pdf", "", "the printed book", 1, None)
+        assert not messages
+        doc.children[0] += nodes.paragraph("", "", *placeholder)
+        fill_archive_links(app, doc, "book/how_to_use")
+        links = [r["refuri"] for r in doc.findall(nodes.reference)]
+        assert links == ([] if student else ["../_downloads/private-kmeans-reproduced.pdf"])
+        assert "the printed book" in doc.astext()
 
 
 def _git(root: Path, *args: str) -> str:

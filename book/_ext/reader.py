@@ -16,6 +16,11 @@
 * The book's source: every build packs the repository it was built from
   (:mod:`source_archive`) into ``_downloads/``; the ``{source-archive}`` role and every
   notebook page's note link it, with its commit.
+* The printed book: ``make pdf`` prints the whole book as one PDF (:mod:`print_pdf`) into
+  ``_downloads/``; the ``{book-pdf}`` role and every notebook page's note link it. The student
+  edition links neither the source nor the PDF: both hold the solutions.
+* The single-page build (``singlehtml``, which the PDF is printed from) writes every node the
+  HTML build writes.
 * Repository and launch buttons: shown only when a repository URL is set (``repository.url``
   in ``_config.yml``, or ``$DPKMEANS_REPOSITORY_URL`` at build time), pointing at the built
   commit; never a placeholder.
@@ -34,6 +39,7 @@ from typing import Any
 
 from docutils import nodes
 
+import print_pdf
 import source_archive
 
 
@@ -76,20 +82,26 @@ def _archive_link(docname: str, text: str) -> nodes.reference:
                            internal=True, classes=["source-archive"])
 
 
+def _pdf_link(docname: str, text: str) -> nodes.reference:
+    return nodes.reference("", text, refuri=_to_root(docname) + print_pdf.PDF, internal=True,
+                           classes=["book-pdf"])
+
+
 def _commit_label(app: Any) -> str:
     commit = getattr(app, "reader_commit", None)
     return commit.label if commit is not None else "unknown"
 
 
 def _student_edition(app: Any) -> bool:
-    """The edition without solutions (``make student``): it links no source (the notebooks
-    and the archive hold the solutions)."""
+    """The edition without solutions (``make student``): it links no source and no PDF (the
+    notebooks, the archive and the printed book hold the solutions)."""
     return bool(getattr(getattr(app, "config", None), "hide_solutions", False))
 
 
 def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
     """Under the title of every notebook page: its notebook's download link, the book's
-    source archive, and the two commands that run it with the library."""
+    source archive, the two commands that run it with the library and, in the full edition,
+    the whole book as one PDF to print."""
     source = str(app.env.doc2path(docname, base=False))
     if not source.endswith(".ipynb") or HOW_TO_RUN[0] not in app.env.all_docs:
         return
@@ -114,6 +126,12 @@ def run_locally_note(app: Any, doctree: nodes.document, docname: str) -> None:
         _full_note(app, body, docname, source, download, name, how_to)
     note = nodes.container(classes=["run-locally"])
     note += body
+    if not _student_edition(app):
+        printed = nodes.paragraph()
+        printed += nodes.strong(text="Print it: ")
+        printed += _pdf_link(docname, "the whole book as one PDF")
+        printed += nodes.Text(" (A4, each chapter starting on a new page).")
+        note += printed
     title = next(iter(section.findall(nodes.title)), None)
     section.insert(section.index(title) + 1 if title is not None else 0, note)
 
@@ -135,8 +153,9 @@ def _full_note(app: Any, body: nodes.paragraph, docname: str, source: str, downl
 
 
 class _ArchivePlaceholder(nodes.Inline, nodes.TextElement):
-    """Where the ``{source-archive}`` role stood; filled in when the page is written, so that
-    a cached page still names the commit of this build."""
+    """Where the ``{source-archive}`` role (or, with ``target="pdf"``, the ``{book-pdf}``
+    role) stood; filled in when the page is written, so that a cached page still names the
+    commit of this build and the edition it belongs to."""
 
 
 def source_archive_role(name, rawtext, text, lineno, inliner, options=None, content=None):
@@ -144,9 +163,21 @@ def source_archive_role(name, rawtext, text, lineno, inliner, options=None, cont
     return [_ArchivePlaceholder(rawtext, text or "the book's source")], []
 
 
+def book_pdf_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{book-pdf}`link text``` links the whole book as one PDF (``make pdf``)."""
+    return [_ArchivePlaceholder(rawtext, text or "the whole book as one PDF", target="pdf")], []
+
+
 def fill_archive_links(app: Any, doctree: nodes.document, docname: str) -> None:
-    """Replace each ``{source-archive}`` placeholder by the link and the commit it packs."""
+    """Replace each ``{source-archive}`` placeholder by the link and the commit it packs, and
+    each ``{book-pdf}`` placeholder by the PDF's link."""
     for placeholder in list(doctree.findall(_ArchivePlaceholder)):
+        if placeholder.get("target") == "pdf":
+            placeholder.replace_self(
+                nodes.Text(f"{placeholder.astext()} (from your instructor: the printed book "
+                           "holds the solutions)") if _student_edition(app)
+                else _pdf_link(docname, placeholder.astext()))
+            continue
         if _student_edition(app):
             placeholder.replace_self(nodes.Text(
                 f"{placeholder.astext()} (from your instructor: the student edition carries "
@@ -157,9 +188,10 @@ def fill_archive_links(app: Any, doctree: nodes.document, docname: str) -> None:
 
 
 def write_source_archive(app: Any, exception: Exception | None) -> None:
-    """After a successful HTML build of the full edition: pack the source into
-    ``_downloads/``."""
-    if exception is None and app.builder.format == "html" and not _student_edition(app):
+    """After a successful HTML build of the full edition (not the single page the PDF is
+    printed from): pack the source into ``_downloads/``."""
+    if (exception is None and app.builder.format == "html" and app.builder.name != "singlehtml"
+            and not _student_edition(app)):
         source_archive.write_archive(Path(app.srcdir), Path(app.outdir) / source_archive.ARCHIVE)
 
 
@@ -217,15 +249,30 @@ _DEFAULT_MODE = ('if (!document.documentElement.dataset.mode) '
                  '{ document.documentElement.dataset.mode = "auto"; }')
 
 
+def single_page_handlers(app: Any) -> None:
+    """Let the single-page builder (``singlehtml``, which the printable PDF starts from) write
+    every node the HTML builder writes. Sphinx looks a node's writer up under the builder's
+    name and only falls back to its format ("html") when no extension registered any writer
+    for that name; sphinx-exercise registers some for "singlehtml", so myst-nb's hidden-cell
+    node (registered for "html" only) would stop the build."""
+    handlers = app.registry.translation_handlers
+    single = handlers.get("singlehtml")
+    if single is not None:
+        for name, visit_depart in handlers.get("html", {}).items():
+            single.setdefault(name, visit_depart)
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.set_html_assets_policy("always")  # MathJax on every page: titles in the menu hold math
     app.connect("doctree-resolved", caption_as_alt)
     app.connect("config-inited", repository_buttons)
     app.add_role("source-archive", source_archive_role)
+    app.add_role("book-pdf", book_pdf_role)
     app.add_node(_ArchivePlaceholder)
     app.connect("doctree-resolved", fill_archive_links)
     app.connect("doctree-resolved", run_locally_note)
     app.connect("build-finished", write_source_archive)
+    app.connect("builder-inited", single_page_handlers)
     app.add_css_file("reader.css")
     app.connect("html-page-context", unique_scripts, priority=900)  # after every other handler
     app.add_js_file(None, body=_DEFAULT_MODE, priority=100)

@@ -73,3 +73,18 @@ def test_the_student_edition_carries_no_source():
     pages = " ".join(_pages(STUDENT).values())
     assert "_downloads/private-kmeans-reproduced-source" not in pages
     assert "_sources/notebooks/" not in pages
+
+
+def test_the_full_edition_links_the_pdf_and_the_student_edition_does_not():
+    """Every chapter of the full edition links the whole book as one PDF (``make pdf``), which
+    holds the solutions: the student edition links it nowhere."""
+    full, student = _pages(FULL), _pages(STUDENT)
+    chapters = [page for page in full if page.startswith("notebooks/")]
+    assert chapters
+    unlinked = [page for page in chapters if "_downloads/private-kmeans-reproduced.pdf" not in
+                full[page]]
+    assert not unlinked, f"chapters that do not link the PDF: {unlinked}"
+    assert "_downloads/private-kmeans-reproduced.pdf" in full["book/how_to_use.html"]
+    leaked = [page for page, html in student.items()
+              if "private-kmeans-reproduced.pdf" in html]
+    assert not leaked, f"the student edition links the PDF: {leaked}"

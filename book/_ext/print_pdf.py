@@ -1,0 +1,306 @@
+"""The whole book as one printable PDF, printed by headless Chromium from the single-page build.
+
+``make pdf`` builds the book with Sphinx's single-page builder (``jupyter-book build .
+--builder singlehtml``), then runs this module on it::
+
+    python book/_ext/print_pdf.py _build/singlehtml _build/pdf/private-kmeans-reproduced.pdf
+
+It opens the page in Debian's headless Chromium, offline (the browser test's driver,
+``tests/browser/chromium.py``), waits until MathJax has typeset every formula, adds a title
+page and a table of contents of every part, chapter and section, opens the folded boxes
+(solutions, hidden outputs), applies the print styles (``print.css`` beside this file: no
+navigation, the page's full width, each chapter on a new page, figures, table rows and
+displayed formulas never split, code that wraps), sets a displayed formula wider than the page
+smaller, and prints with Chromium's ``Page.printToPDF``: A4, page numbers in the footer, and
+the headings as the PDF's outline (bookmarks).
+
+The HTML book links the PDF at :data:`PDF` (``book/_ext/reader.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+#: What a reader downloads, under the HTML output (``make pdf`` copies the PDF there).
+PDF = "_downloads/private-kmeans-reproduced.pdf"
+
+ROOT = Path(__file__).resolve().parents[2]
+PRINT_CSS = Path(__file__).with_name("print.css")
+#: The copy of the book's single page that Chromium opens, at the build's top so that the
+#: page's relative links (``_static/``, ``_images/``) resolve: Sphinx writes the page under the
+#: name of the book's root document (``book/intro.html``) with links relative to the top.
+PRINTED_PAGE = "print.html"
+
+#: The footer of every page: the book's title and the page number.
+FOOTER = ('<div style="font-size: 8px; width: 100%; padding: 0 15mm; color: #555; '
+          'display: flex; justify-content: space-between;">'
+          '<span>{title}</span><span><span class="pageNumber"></span> / '
+          '<span class="totalPages"></span></span></div>')
+
+#: Run in the page before printing: marks chapters, adds the parts' titles, the title page and
+#: the table of contents, opens folded boxes, drops hidden code, and adds the print styles.
+#: ``arguments[0]``: the parts, ``[[caption, [docname, ...]], ...]``; ``arguments[1]``: the
+#: title page's lines; ``arguments[2]``: the print styles.
+PREPARE = r"""
+const [parts, titleLines, css] = arguments;
+document.documentElement.dataset.mode = 'light';
+document.documentElement.dataset.theme = 'light';
+// Only the book's text is printed: the article, alone in the page (the theme's columns and
+// sidebars would also cut the printout short, as a grid cannot be split across pages).
+const article = document.querySelector('article.bd-article');
+document.body.replaceChildren(article);
+// The table of contents links an anchor of its own at each entry: section ids repeat from one
+// chapter to the next in the single page ("summary", "exercises").
+let anchors = 0;
+const anchor = section => {
+  const mark = document.createElement('span');
+  mark.id = 'print-toc-' + (anchors += 1);
+  section.prepend(mark);
+  return '#' + mark.id;
+};
+const partOf = {};
+parts.forEach(([caption, docs], i) => docs.forEach(d => { partOf[d] = [caption, i]; }));
+
+// Every document of the book after the root starts a new page; a part's title goes before the
+// part's first document.
+const toc = document.createElement('nav');
+toc.className = 'print-toc';
+toc.innerHTML = '<h2>Contents</h2>';
+let list = null, seenParts = new Set();
+for (const marker of document.querySelectorAll('span[id^="document-"]')) {
+  const doc = marker.id.slice('document-'.length);
+  const section = marker.nextElementSibling;
+  if (!section || section.tagName !== 'SECTION') continue;
+  section.classList.add('print-chapter');
+  const [caption, index] = partOf[doc] || ['', -1];
+  if (index >= 0 && !seenParts.has(index)) {
+    seenParts.add(index);
+    const part = document.createElement('div');
+    part.className = 'print-part';
+    part.id = 'print-part-' + index;
+    part.textContent = caption;
+    marker.before(part);
+    const title = document.createElement('p');
+    title.className = 'print-toc-part';
+    title.textContent = caption;
+    toc.append(title);
+    list = document.createElement('ul');
+    toc.append(list);
+  }
+  if (!list) { list = document.createElement('ul'); toc.append(list); }
+  const heading = section.querySelector('h1, h2, h3, h4');
+  if (!heading) continue;
+  const chapter = document.createElement('li');
+  chapter.className = 'print-toc-chapter';
+  const link = document.createElement('a');
+  link.href = anchor(section);
+  link.innerHTML = heading.innerHTML;
+  chapter.append(link);
+  const level = Number(heading.tagName[1]) + 1;
+  const subs = Array.from(section.querySelectorAll(':scope > section > h' + level))
+    .filter(h => !h.closest('.exercise, .solution, .dropdown, .admonition'));
+  if (subs.length) {
+    const inner = document.createElement('ul');
+    for (const h of subs) {
+      const item = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = anchor(h.parentElement);
+      a.innerHTML = h.innerHTML;
+      item.append(a);
+      inner.append(item);
+    }
+    chapter.append(inner);
+  }
+  list.append(chapter);
+}
+toc.querySelectorAll('.headerlink, mjx-assistive-mml').forEach(e => e.remove());
+
+const titlePage = document.createElement('div');
+titlePage.className = 'print-title';
+titlePage.innerHTML = titleLines.map((line, i) => i ? '<p>' + line + '</p>'
+                                                    : '<h1>' + line + '</h1>').join('');
+article.prepend(titlePage, toc);
+
+// Hidden code cells: a cell whose output is shown keeps its output and drops its code; a
+// folded cell without output is dropped.
+for (const box of document.querySelectorAll('details.hide')) {
+  if (box.querySelector('.cell_output')) {
+    box.open = true;
+    box.querySelectorAll(':scope > summary, .cell_input').forEach(e => e.remove());
+  } else {
+    box.remove();
+  }
+}
+document.querySelectorAll('details').forEach(d => { d.open = true; });
+// Links to other files of the HTML book (downloads, the notebooks) lead nowhere from a PDF:
+// they print as their text. Links within the book and to the web stay.
+for (const a of document.querySelectorAll('a[href]')) {
+  const href = a.getAttribute('href');
+  if (!/^(#|[a-z]+:)/i.test(href)) { a.replaceWith(...a.childNodes); }
+}
+document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+
+const style = document.createElement('style');
+style.id = 'print-styles';
+style.textContent = css;
+document.head.append(style);
+return document.querySelectorAll('.print-chapter').length;
+"""
+
+#: Resolves once MathJax has typeset the page (including the table of contents' copies of the
+#: chapter titles), every image has loaded and every font is ready.
+SETTLE = r"""
+const done = arguments[arguments.length - 1];
+(async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+    if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }
+  }
+  await Promise.all(Array.from(document.images).map(
+    img => img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })));
+  await document.fonts.ready;
+  const broken = Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))
+    .map(i => i.getAttribute('src'));
+  const raw = Array.from(document.querySelectorAll('.math')).filter(
+    m => !m.querySelector('mjx-container') && !m.closest('mjx-container')).length;
+  return {broken, raw, typeset: document.querySelectorAll('mjx-container').length};
+})().then(done, e => done({error: String(e)}));
+"""
+
+
+#: The text's width on the printed page, in CSS pixels: A4's 210 mm less print.css's margins.
+PAGE_WIDTH = round((210 - 30) / 25.4 * 96)
+
+#: Run with the page laid out as printed: a displayed formula wider than the page is set
+#: smaller until it fits (MathJax does not break displayed formulas across lines).
+FIT = r"""
+let shrunk = 0;
+for (const e of document.querySelectorAll('mjx-container[display="true"]')) {
+  if (e.scrollWidth > e.clientWidth + 1) {
+    e.style.fontSize = Math.floor(100 * e.clientWidth / e.scrollWidth) + '%';
+    shrunk += 1;
+  }
+}
+return shrunk;
+"""
+
+
+def _fit_to_page(driver: Any) -> int:
+    """Lay the page out as printed (print styles, the page's width) and shrink the displayed
+    formulas that are wider; returns how many."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": PAGE_WIDTH, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        return driver.execute_script(FIT)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+def _chromium() -> Any:
+    """The browser test's headless, offline Chromium (tests/browser/chromium.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    from chromium import chromium
+
+    return chromium()
+
+
+def book_page(build: Path) -> Path:
+    """The single page of a ``singlehtml`` build: the file its ``index.html`` forwards to (the
+    book's root document), or ``index.html`` itself."""
+    index = build / "index.html"
+    text = index.read_text(encoding="utf-8")
+    forward = re.search(r'http-equiv="Refresh"\s+content="\d+;\s*url=([^"]+)"', text, re.I)
+    return build / forward.group(1) if forward else index
+
+
+def parts(toc_file: Path = ROOT / "_toc.yml") -> list[tuple[str, list[str]]]:
+    """The book's parts as ``_toc.yml`` lists them: each caption and its documents."""
+    import yaml
+
+    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8"))
+    found = []
+    for part in toc.get("parts", []):
+        docs = []
+        for chapter in part.get("chapters", []):
+            docs.append(chapter["file"])
+            docs += [section["file"] for section in chapter.get("sections", [])]
+        found.append((part.get("caption", ""), docs))
+    return found
+
+
+def title_lines(title: str) -> list[str]:
+    """The title page: the title, the authors, and the commit the book was built from."""
+    import yaml
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from source_archive import source_commit
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    commit = source_commit(ROOT)
+    return [html.escape(title), html.escape(config.get("author", "")),
+            f"Printed from the book built from commit {html.escape(commit.label)}, "
+            f"{time.strftime('%d %B %Y')}"]
+
+
+def print_book(build: Path, output: Path) -> dict[str, Any]:
+    """Print the ``singlehtml`` build in ``build`` to ``output``; returns what was measured
+    (chapters, typeset formulas, formulas set smaller to fit, seconds)."""
+    start = time.monotonic()
+    build, output = build.resolve(), output.resolve()
+    page = build / PRINTED_PAGE
+    shutil.copyfile(book_page(build), page)
+    driver = _chromium()
+    try:
+        driver.set_script_timeout(300)
+        driver.get(page.as_uri())
+        title = driver.title
+        chapters = driver.execute_script(PREPARE, parts(), title_lines(title),
+                                         PRINT_CSS.read_text(encoding="utf-8"))
+        state = driver.execute_async_script(SETTLE)
+        if state.get("error") or state["broken"] or state["raw"]:
+            raise RuntimeError(f"the page is not ready to print: {state}")
+        shrunk = _fit_to_page(driver)
+        pdf = driver.execute_cdp_cmd("Page.printToPDF", {
+            "printBackground": True,
+            "preferCSSPageSize": True,
+            "displayHeaderFooter": True,
+            "headerTemplate": "<span></span>",
+            "footerTemplate": FOOTER.format(title=html.escape(title)),
+            "generateDocumentOutline": True,
+            "generateTaggedPDF": True,
+        })
+    finally:
+        driver.quit()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    partial = output.with_name(output.name + ".partial")
+    partial.write_bytes(base64.b64decode(pdf["data"]))
+    partial.replace(output)
+    return {"chapters": chapters, "formulas": state["typeset"], "shrunk": shrunk,
+            "seconds": round(time.monotonic() - start, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build", type=Path, help="the singlehtml build (_build/singlehtml)")
+    parser.add_argument("output", type=Path, help="the PDF to write")
+    args = parser.parse_args(argv)
+    done = print_book(args.build, args.output)
+    size = args.output.stat().st_size / 1e6
+    print(f"{args.output}: {done['chapters']} chapters, {done['formulas']} formulas typeset "
+          f"({done['shrunk']} set smaller to fit the page), {size:.1f} MB, "
+          f"printed in {done['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
