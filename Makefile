@@ -14,7 +14,7 @@ export DPKMEANS_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data
 JB_FLAGS := -n -W --keep-going
 PYTEST   := $(BIN)/python -m pytest
 
-.PHONY: help install compare-env dist test-wheel book book-force student notebooks test test-unit test-notebooks test-book test-browser pdf sandbox-tools benchmark-grading reproduce lock sync clean
+.PHONY: help install compare-env dist test-wheel book book-force student notebooks test test-unit test-notebooks test-book test-browser pdf sandbox-tools benchmarks reproduce lock sync clean
 
 help:
 	@echo "make book       build the HTML book in _build/html (executes the notebooks that changed)"
@@ -28,6 +28,7 @@ help:
 	@echo "make reproduce  every paper-scale sweep, results and claims ledgers (resumable)"
 	@echo "make lock       refresh $(LOCK) and $(COMPARE_LOCK) from the installed environments"
 	@echo "make compare-env  diffprivlib's own environment, $(COMPARE_VENV) (chapter 5's comparison)"
+	@echo "make benchmarks the speed and memory benchmarks (benchmarks/README.md)"
 	@echo "make dist       the wheel and source distribution of the library, in dist/"
 	@echo "make test-wheel the wheel installed alone in a fresh environment, then with the dask extra"
 
@@ -195,6 +196,10 @@ pdf: book
 # (src/dpkmeans/reproduce.py; --restart to start over).
 reproduce: $(STAMP) $(COMPARE_STAMP)
 	$(BIN)/python -m dpkmeans reproduce --jobs 2
+
+# The speed and memory benchmarks (benchmarks/README.md); benchmark 2 runs in $(COMPARE_VENV).
+benchmarks: $(STAMP) $(COMPARE_STAMP)
+	$(BIN)/python -m benchmarks.run
 
 test-book: student test-browser
 
