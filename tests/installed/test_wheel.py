@@ -27,7 +27,6 @@ import sys
 import venv
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +193,6 @@ def test_the_numpy_path_gives_the_compiled_paths_bits(env, tmp_path):
 
 _DASK = """
 import warnings
-import numpy as np
 from dask.distributed import Client, LocalCluster
 from dpkmeans import DPKMeans
 warnings.simplefilter("ignore")
