@@ -193,6 +193,7 @@ def test_the_numpy_path_gives_the_compiled_paths_bits(env, tmp_path):
 
 _DASK = """
 import warnings
+import numpy as np
 from dask.distributed import Client, LocalCluster
 from dpkmeans import DPKMeans
 warnings.simplefilter("ignore")
