@@ -82,9 +82,23 @@ ALLOWED: dict[tuple[str, str], str] = {
         "as-published recorded leak: CEDS's k-means++ on the private records (flaw "
         "'data-initialisation'), seeded from the replica's public_rngs"),
     # the engine's continuous sampler
-    ("engine/loop.py", "_run"): ("bit-identical results need the continuous sampler's unit noise "
+    ("engine/loop.py", "run_prepared"): ("bit-identical results need the continuous sampler's unit noise "
                             "drawn up front, right after the initial centroids "
                             "(mechanisms.unit_noise); release_plan scales it once charged"),
+    # algorithms that run themselves (book chapter 12): a nested loop's seed
+    ("engine/standalone.py", "Replica.seed_sequence"): (
+        "a nested DP-Lloyd run's seed (e.g. a refinement), drawn from the replica's generator "
+        "so that it follows from the run's one seed; the nested run charges its own noise"),
+    ("papers/lsh/algorithm.py", "_hyperplanes"): (
+        "public randomness: the SimHash hyperplanes, standard normal directions drawn from the "
+        "replica's public_rng before any data is read"),
+    ("papers/lsh/algorithm.py", "_cluster_coreset"): (
+        "post-processing: the seed (random_state=) of scikit-learn's weighted k-means++ on the "
+        "released private coreset, drawn from the replica's public_rng"),
+    ("papers/balcan/algorithm.py", "_public_draws"): (
+        "public randomness of Balcan et al. (2017), drawn from the replica's generator before "
+        "any release and independent of the data: the random projection, the shifted grids' "
+        "offsets and the local search's initial candidates"),
     # audits: their own resampling and the releases they measure
     ("study/audit.py", "epsilon_lower_bound"): "audit's own resampling (the random half-split)",
     ("study/audit.py", "audit_mechanism"): "audit's own resampling (the split's seed)",
@@ -107,6 +121,9 @@ ALLOWED: dict[tuple[str, str], str] = {
                                           "non-private k-prototypes reference",
     ("papers/colored/study.py", "prepare"): "study's public seed: the non-private k-means "
                                             "reference (scikit-learn, random_state)",
+    ("synthesis/home_ground.py", "reference_losses"): ("study's public seed: the non-private "
+                                                       "k-means++ reference (scikit-learn, "
+                                                       "random_state)"),
     ("papers/su/diffprivlib_env.py", "_fit_here"): ("study's public seed: diffprivlib's DP "
                                                      "k-means, a third-party comparator that "
                                                      "draws its own noise"),

@@ -59,11 +59,14 @@ def _results(root: Path, name: str) -> Path:
 
 
 #: The book's own sweeps, which belong to no paper: the auditing chapter's tightness table and
-#: power study, and the synthesis chapter's leaderboard.
+#: power study, and the synthesis chapter's leaderboard, home-ground benchmark and audit of the
+#: outside algorithms.
 BOOK_EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("audit_tightness", "6", needs_data=False),
     Experiment("audit_power", "6", needs_data=False),
     Experiment("leaderboard", "12"),
+    Experiment("home_ground", "12", needs_data=False),
+    Experiment("outside_audit", "12", needs_data=False),
 )
 
 

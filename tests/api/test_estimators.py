@@ -200,7 +200,8 @@ def test_di_takes_rho_and_m_instead_of_epsilon(X):
     ({"algorithm": "di", "m": 10}, "got only m"),
     ({"algorithm": "di", "rho": 0.05, "m": 10}, "rho"),
     ({"algorithm": "colored"}, "give delta"),
-    ({"algorithm": "dplloyd", "delta": 1e-6}, "delta is only for algorithm='colored'"),
+    ({"algorithm": "dplloyd", "delta": 1e-6},
+     "delta is only for the \\(epsilon, delta\\)-DP algorithms algorithm='colored' and 'lsh'"),
     ({"algorithm": "dp-kccm", "n_records": 900}, "n_records is read only by"),
     ({"algorithm": "dp-kccm", "max_iter": 0}, "max_iter"),
 ])
@@ -254,7 +255,8 @@ KNOWN_CLUSTERING_FAILURES = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["dp-kccm", "silhouette", "apdp", "di", "colored"])
+@pytest.mark.parametrize("name", ["dp-kccm", "silhouette", "apdp", "di", "colored", "lsh",
+                                  "balcan"])
 def test_scikit_learn_check_estimator_passes_for_every_algorithm(name):
     from sklearn.utils.estimator_checks import check_estimator
 

@@ -44,7 +44,8 @@ RESULTS = ROOT / "data" / "results"
 def test_every_paper_folder_holds_its_record_in_the_books_order():
     folders = sorted(p.parent.name for p in (ROOT / "src/dpkmeans/papers").glob("*/__init__.py"))
     assert sorted(PAPER_RECORDS) == folders
-    assert list(PAPER_RECORDS) == ["su", "dpkccm", "silhouette", "colored", "apdp", "di"]
+    assert list(PAPER_RECORDS) == ["su", "dpkccm", "silhouette", "colored", "apdp", "di",
+                                   "balcan", "lsh"]
     assert [int(r.number) for r in records()] == sorted(int(r.number) for r in records())
 
 
@@ -115,7 +116,7 @@ def test_the_catalogue_is_the_papers_algorithms():
     assert list(CATALOGUE) == expected
     # the order the leaderboard's committed results were made in
     assert expected == ["dplloyd", "dplloyd-impr", "dp-kccm", "silhouette", "apdp", "di",
-                        "colored"]
+                        "balcan", "colored", "lsh"]
     for r in records():
         for entry in r.algorithms:
             assert CATALOGUE[entry.name].chapter == r.number
@@ -128,7 +129,8 @@ def test_reproduce_runs_every_papers_sweeps_with_its_finisher():
     assert [e.name for e in experiments if e.paper] == list(from_papers)
     assert [e.name for e in experiments] == ["dplloyd_baselines", "audit_tightness",
                                              "audit_power", "dpkccm", "silhouette", "colored",
-                                             "apdp", "di", "leaderboard"]
+                                             "apdp", "di", "leaderboard", "home_ground",
+                                             "outside_audit"]
     for e in experiments:
         if e.paper:
             assert e.chapter == from_papers[e.name].number
@@ -348,7 +350,8 @@ def test_a_new_paper_in_one_folder_runs_through_the_catalogue_reproduce_and_the_
     assert list(PAPER_RECORDS)[-1] == key and toy_paper.number == "13"
 
     # the catalogue: DPKMeans fits the new algorithm, within its budget
-    assert list(CATALOGUE)[-2:] == ["toy-halving", "colored"]  # pure DP before (eps, delta)
+    # pure DP before (eps, delta)
+    assert list(CATALOGUE)[-3:] == ["toy-halving", "colored", "lsh"]
     assert choice("toy-halving").chapter == "13"
     X = np.random.default_rng(1).uniform(0, 1, size=(200, 2))
     model = DPKMeans(3, epsilon=0.8, bounds=(0, 1), algorithm="toy-halving", max_iter=3,
@@ -359,7 +362,7 @@ def test_a_new_paper_in_one_folder_runs_through_the_catalogue_reproduce_and_the_
     # reproduce: its sweep (a smoke grid, run by papermill), then its finisher
     (experiment,) = [e for e in all_experiments() if e.paper == key]
     assert (experiment.name, experiment.chapter) == (key, "13")
-    assert [e.name for e in all_experiments()][-2:] == ["leaderboard", key]
+    assert [e.name for e in all_experiments()][-2:] == ["outside_audit", key]
     book = tmp_path / "book"
     write_sweep(book, key, "toy_halving", [0.5, 2.0])
     assert data_notebooks(book, [experiment]) == [Path(f"notebooks/sweeps/{key}_cell.ipynb")]

@@ -48,7 +48,7 @@ from dpkmeans.reproduce import EXPERIMENTS
 from dpkmeans.study.shared import Point
 from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
 from dpkmeans.study import tightness
-from dpkmeans.synthesis import leaderboard
+from dpkmeans.synthesis import home_ground, leaderboard, outside_audit
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
@@ -157,6 +157,25 @@ def _audit_power(row: pd.Series) -> dict:
     return rows.iloc[0].to_dict()
 
 
+@functools.lru_cache(maxsize=None)
+def _home_mixture(base_seed: int) -> np.ndarray:
+    return home_ground.mixture(base_seed)
+
+
+def _home_ground(row: pd.Series) -> dict:
+    base, k, runs = int(row["base_seed"]), int(row["k"]), int(row["replicas"])
+    X = _home_mixture(base)
+    if row["algorithm"] == home_ground.REFERENCE:
+        return home_ground.reference_row(X, k, base, runs)
+    return home_ground.algorithm_row(X, k, row["algorithm"], base, runs)
+
+
+def _outside_audit(row: pd.Series) -> dict:
+    rows = outside_audit.audit_rows(row["algorithm"], int(row["trials"]),
+                                    (float(row["factor"]),), base_seed=int(row["base_seed"]))
+    return rows.iloc[0].to_dict()
+
+
 def _tightness_kind(row: pd.Series) -> str:
     return "mechanism" if row["target"] in tightness.MECHANISMS else "algorithm"
 
@@ -190,8 +209,9 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
                           _dplloyd_baselines),
     "dpkccm": (_on("dataset", ("blood",)), _dpkccm_kind, _dpkccm),
     "silhouette": (_on("dataset", ("blood",)), lambda r: r["algorithm"], _silhouette),
-    "colored": (_on("dataset", ("mixture_d2", "mixture_d8")), lambda r: r["algorithm"],
-                _colored),
+    "colored": (lambda t: t["dataset"].isin(("mixture_d2", "mixture_d8"))
+                | (t["algorithm"].isin(colored_study.OUTSIDE) & (t["dataset"] == "marketing")),
+                lambda r: r["algorithm"], _colored),
     "apdp": (_on("case", ("blood", "blood_k2")), lambda r: r["family"], _apdp),
     "di": (_on("dataset", ("heart", "magic")), _di_kind, _di),
     "leaderboard": (_on("case", ("blood",)), lambda r: r["algorithm"], _leaderboard),
@@ -203,6 +223,14 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
     "audit_power": (_on("algorithm", ("apdp",)),
                     lambda r: "audit run" if r["detect_trials"] > 0 else "trials needed",
                     _audit_power),
+    # the outside algorithms (chapter 12): their home ground at k = 2 (a fit of every private
+    # algorithm takes the same path), and their audit (one path for every algorithm)
+    "home_ground": (lambda t: t["k"] == 2,
+                    lambda r: ("non-private reference" if r["algorithm"] == home_ground.REFERENCE
+                               else "private algorithm"), _home_ground),
+    "outside_audit": (_everything,
+                      lambda r: "shipped" if r["factor"] == 1.0 else "planted overspend",
+                      _outside_audit),
 }
 
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from numpy.typing import ArrayLike
 
 from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.standalone import StandaloneConfig
 from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, records
 
-__all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices"]
+__all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices", "loop_choices"]
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,9 @@ class Choice:
     name : str
         The name ``DPKMeans(algorithm=...)`` takes.
     build : callable
-        ``build(inputs)``: the engine configuration (:class:`~dpkmeans.engine.loop.DPLloydConfig`)
-        of a fit with these :class:`FitInputs`.
+        ``build(inputs)``: the engine configuration (:class:`~dpkmeans.engine.loop.DPLloydConfig`,
+        or a :class:`~dpkmeans.engine.standalone.StandaloneConfig`) of a fit with these
+        :class:`FitInputs`.
     summary : str
         One sentence on the algorithm.
     chapter : str
@@ -81,6 +83,10 @@ class Choice:
         It is (epsilon, delta)-DP.
     uses_max_iter : bool, default False
         It runs ``max_iter`` iterations (the others choose T by their own rule).
+    standalone : bool, default False
+        It is not a configuration of the DP-Lloyd loop: ``build`` returns a
+        :class:`~dpkmeans.engine.standalone.StandaloneConfig`, which runs itself through the
+        same privacy machinery (book chapter 12, "Beyond the five papers").
 
     Examples
     --------
@@ -91,18 +97,39 @@ class Choice:
     """
 
     name: str
-    build: Callable[[FitInputs], DPLloydConfig]
+    build: Callable[[FitInputs], DPLloydConfig | StandaloneConfig]
     summary: str
     chapter: str
     neighbour: str = "add/remove"
     needs_n_records: bool = False
     needs_delta: bool = False
     uses_max_iter: bool = False
+    standalone: bool = False
 
 
 def _choice(record: PaperRecord, entry: CatalogueEntry) -> Choice:
     return Choice(entry.name, entry.build, entry.summary, record.number, entry.neighbour,
-                  entry.needs_n_records, entry.needs_delta, entry.uses_max_iter)
+                  entry.needs_n_records, entry.needs_delta, entry.uses_max_iter,
+                  entry.standalone)
+
+
+def loop_choices() -> dict[str, Choice]:
+    """The corrected algorithms that are configurations of the DP-Lloyd loop (the transcript
+    audit of the chapter "Auditing privacy" scores their every noisy statistic), in the
+    catalogue's order.
+
+    Returns
+    -------
+    dict of str to Choice
+        :func:`choices` without the standalone algorithms.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.catalogue import choices, loop_choices
+    >>> sorted(set(choices()) - set(loop_choices()))
+    ['balcan', 'lsh']
+    """
+    return {name: c for name, c in choices().items() if not c.standalone}
 
 
 _built: tuple[tuple[PaperRecord, ...], dict[str, Choice]] | None = None

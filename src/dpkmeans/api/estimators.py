@@ -26,7 +26,7 @@ from dpkmeans.compute import metrics
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.papers.su.variants import noisy_record_count
 from dpkmeans.compute.backends import BACKENDS, get_backend
-from dpkmeans.api.catalogue import Choice, FitInputs, choice
+from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, choice
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.errors import BudgetExceededError, PrivacyLeakWarning
@@ -67,6 +67,14 @@ def _bound_side(side: object, name: str, d: int) -> np.ndarray:
         raise ValueError(f"bounds: the {name} bound must be a scalar or an array of length {d} "
                          f"(n_features), got shape {arr.shape}")
     return np.broadcast_to(arr.reshape(-1), (d,)).astype(float)
+
+
+def _named(wanted: Any) -> str:
+    """The catalogue's algorithms for which ``wanted(choice)`` holds, as prose names them:
+    ``algorithm='dplloyd-impr', 'apdp' and 'balcan'``."""
+    names = [f"'{name}'" for name, c in CATALOGUE.items() if wanted(c)]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"algorithm={listed}"
 
 
 def validate_numeric(estimator: BaseEstimator, X: ArrayLike, *, reset: bool) -> np.ndarray:
@@ -318,7 +326,8 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         attacker's posterior at most ``rho`` over ``m`` possible worlds (book chapter 11);
         spent as epsilon = ln((m - 1) rho / (1 - rho)).
     delta : float or None
-        ``algorithm="colored"`` only (it is required there): the delta of (epsilon, delta).
+        ``algorithm="colored"`` and ``"lsh"`` only (it is required there): the delta of
+        (epsilon, delta).
     bounds : (lower, upper) or None
         Public bounds of every feature (scalars or arrays). Data outside are clipped; the
         ``ClippingWarning`` then says how many values were, and that count (like the warning
@@ -341,14 +350,20 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         * ``"silhouette"`` (ch. 8): cluster budgets weighted by noisy silhouettes;
         * ``"apdp"`` (ch. 10): budgets in a decreasing arithmetic progression;
         * ``"di"`` (ch. 11): DI k-means, halving budgets, replace adjacency, ``rho``/``m``;
-        * ``"colored"`` (ch. 9): colored Gaussian noise, (epsilon, delta), ``max_iter`` T.
+        * ``"colored"`` (ch. 9): colored Gaussian noise, (epsilon, delta), ``max_iter`` T;
+        * ``"lsh"`` (ch. 12): not a DP-Lloyd loop: a prefix tree over random-hyperplane
+          hashes, a private coreset of its leaves and k-means++ on it (Chang and Kamath 2021,
+          Google's library), (epsilon, delta);
+        * ``"balcan"`` (ch. 12): not a DP-Lloyd loop: a random projection, private candidate
+          centres, private local search and noisy means (Balcan et al. 2017), reads
+          ``n_records``.
 
         Only the corrected algorithms are offered; the as-published ones live in
         ``dpkmeans.papers``.
     max_iter : int
         Iterations of "dplloyd" and "colored" (the others choose T by their own rule).
     n_records : int or None
-        "dplloyd-impr" and "apdp" only: the number of records, **stated by you as public**
+        "dplloyd-impr", "apdp" and "balcan" only: the number of records, **stated by you as public**
         (for example from the documentation of the data). Their rules read it to choose T; one
         record more can change T, so the exact count of private data must not be used.
         ``None`` (default) spends ``n_records_share * epsilon`` on a noisy count (discrete
@@ -486,13 +501,15 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                                  "give delta, e.g. delta=1e-6")
             delta = check_delta(self.delta)
         elif self.delta is not None:
-            raise ValueError(f"delta is only for algorithm='colored'; {algorithm.name!r} is "
+            raise ValueError(f"delta is only for the (epsilon, delta)-DP algorithms "
+                             f"{_named(lambda c: c.needs_delta)}; {algorithm.name!r} is "
                              "pure epsilon-DP")
         if self.n_records is not None:
             check_positive_int(self.n_records, "n_records")
             if not algorithm.needs_n_records:
-                raise ValueError(f"n_records is read only by algorithm='dplloyd-impr' and "
-                                 f"'apdp'; {algorithm.name!r} does not use it")
+                raise ValueError(f"n_records is read only by "
+                                 f"{_named(lambda c: c.needs_n_records)}; "
+                                 f"{algorithm.name!r} does not use it")
         share = check_real(self.n_records_share, "n_records_share")
         if not 0.0 < share < 1.0:
             raise ValueError(f"n_records_share must lie in (0, 1), got {share}")

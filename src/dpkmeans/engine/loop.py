@@ -42,6 +42,7 @@ from dpkmeans.privacy.sensitivity import (box_midpoint, check_box, coordinate_bo
 from dpkmeans.engine.prototypes import CategoricalModes, mode_scores
 from dpkmeans.engine.flaws import Flaw, check_flaws
 from dpkmeans.engine.hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
+from dpkmeans.engine.standalone import StandaloneConfig, run_standalone
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "iteration_releases",
     "plan_ledger",
     "run",
+    "run_prepared",
     "SPLITS",
     "ENGINE_NOISE",
 ]
@@ -502,7 +504,7 @@ def _given_initial(initial: ArrayLike, config: DPLloydConfig, R: int, d: int) ->
 
 def run(
     X: ArrayLike,
-    config: DPLloydConfig,
+    config: DPLloydConfig | StandaloneConfig,
     seed: int | np.random.SeedSequence,
     *,
     replicas: int = 1,
@@ -533,6 +535,10 @@ def run(
     one a ``LocalCluster`` is started and closed) or a backend instance, left open. Every
     backend gives the same bits; the noise is always drawn here.
 
+    ``config`` may also be a :class:`~dpkmeans.engine.standalone.StandaloneConfig`, an
+    algorithm that is not a configuration of the loop and runs itself through the same privacy
+    machinery (:func:`~dpkmeans.engine.standalone.run_standalone`).
+
     ``record_history`` keeps the centroids after every iteration (``result.history``) and the
     exact SSE of the centroids entering every iteration (``result.sse_history``): evaluation
     aids computed from the private data, not releases. It also keeps every iteration's noisy
@@ -540,8 +546,16 @@ def run(
     the transcript audit scores (book chapter "Auditing privacy").
     """
     R = check_positive_int(replicas, "replicas")
+    if isinstance(config, StandaloneConfig) and (initial_centroids is not None
+                                                 or record_history):
+        raise ValueError(f"{config.name} is not a DP-Lloyd configuration: it takes neither "
+                         "initial_centroids nor record_history")
     engine = get_backend(backend, client=client)
     try:
+        if isinstance(config, StandaloneConfig):
+            own = run_standalone(engine, X, config, seed, R, ledger)
+            return DPLloydResult(own.centroids, own.initial, own.noisy_counts, own.ledger,
+                                 config, own.n_clipped, [], own.iterations, own.spent)
         return _run(engine, X, config, seed, R, initial_centroids, record_history, ledger)
     finally:
         if not isinstance(backend, Backend):
@@ -557,6 +571,20 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
         warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them "
                       "(a count for the data holder only: private, not part of the release)",
                       ClippingWarning, stacklevel=3)
+    return run_prepared(engine, data, n_rows, config, seed, replicas=R,
+                        initial_centroids=initial_centroids, record_history=record_history,
+                        ledger=ledger, n_clipped=n_clipped)
+
+
+def run_prepared(engine: Backend, data: Any, n_rows: int, config: DPLloydConfig,
+                 seed: int | np.random.SeedSequence, *, replicas: int = 1,
+                 initial_centroids: ArrayLike | None = None, record_history: bool = False,
+                 ledger: PrivacyLedger | None = None, n_clipped: int = 0) -> DPLloydResult:
+    """:func:`run` on data a backend already holds (``engine.prepare``: clipped to the
+    public bounds), for a run nested in another algorithm, e.g. the Lloyd refinement that
+    follows a standalone algorithm's first centroids
+    (:class:`~dpkmeans.engine.standalone.StandaloneConfig`) on the same ledger."""
+    R = check_positive_int(replicas, "replicas")
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
     k, d, T = config.n_clusters, config.bounds[0].size, config.iterations

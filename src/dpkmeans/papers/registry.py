@@ -82,8 +82,9 @@ class CatalogueEntry:
     """One corrected algorithm a paper offers as ``DPKMeans(algorithm=name)``.
 
     ``build`` takes the fit's public inputs (:class:`dpkmeans.api.catalogue.FitInputs`) and returns
-    the engine configuration; the flags say what the guarantee needs (the catalogue's
-    :class:`~dpkmeans.api.catalogue.Choice` documents them).
+    the engine configuration (a DP-Lloyd configuration, or with ``standalone`` an algorithm that
+    runs itself, :class:`dpkmeans.engine.standalone.StandaloneConfig`); the flags say what the
+    guarantee needs (the catalogue's :class:`~dpkmeans.api.catalogue.Choice` documents them).
     """
 
     name: str
@@ -93,6 +94,7 @@ class CatalogueEntry:
     needs_n_records: bool = False
     needs_delta: bool = False
     uses_max_iter: bool = False
+    standalone: bool = False  #: not a DP-Lloyd configuration (book chapter 12)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from dpkmeans.api.catalogue import FitInputs, choice, choices
+from dpkmeans.api.catalogue import FitInputs, choice, loop_choices
 from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, run
 from dpkmeans.engine.prototypes import MixedLayout, encode
 from dpkmeans.papers.di.variants import kprototypes_corrected
@@ -177,7 +177,10 @@ def mechanism_scores(name: str, trials: int) -> Scores:
 # --- corrected algorithms ----------------------------------------------------------------------
 BOX = (np.array([-1.0]), np.array([1.0]))
 GROUP = 10  # records at each end of the box
-ALGORITHMS = (*choices(), "DPKPrototypes")
+#: Every corrected algorithm the transcript audit scores: the DP-Lloyd configurations of the
+#: catalogue (the outside algorithms of chapter 12 are audited from their releases,
+#: :mod:`dpkmeans.synthesis.outside_audit`) and the k-prototypes estimator.
+ALGORITHMS = (*loop_choices(), "DPKPrototypes")
 LAYOUT = MixedLayout((2,), 1, 1.0)  # one numeric attribute in [-1, 1], one with 2 categories
 
 
@@ -413,8 +416,9 @@ def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.2
     configuration (:func:`_split_estimate`; ``inf`` when the planted loss cannot exceed the
     claim, :func:`largest_planted_loss`); then, for ``detect_factor``, the audit itself at that
     many trials, with fresh seeds, when it takes at most :data:`DETECT_SECONDS`."""
-    if name not in choices():
-        raise ValueError(f"unknown algorithm {name!r}; the corrected ones are {list(choices())}")
+    if name not in loop_choices():
+        raise ValueError(f"unknown algorithm {name!r}; the corrected DP-Lloyd ones are "
+                         f"{list(loop_choices())}")
     rows = []
     for f in factors:
         fit = algorithm_scores(name, "fit", simulate, factor=f, purpose="power")

@@ -62,6 +62,7 @@ from dpkmeans.compute.lloyd import assign, lloyd_reference
 from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
 from dpkmeans.study.shared import stable_seed, summarise
 from dpkmeans.validation import check_positive_int
+from dpkmeans.papers.balcan.algorithm import BalcanClustering
 from dpkmeans.papers.colored.variants import corrected, local_deltas, white
 
 __all__ = [
@@ -73,6 +74,9 @@ __all__ = [
     "ITERATIONS",
     "ONE_SHOT",
     "DP_LLOYD",
+    "OUTSIDE",
+    "OUTSIDE_DATASETS",
+    "OUTSIDE_DRAWS",
     "ALGORITHMS",
     "Point",
     "Prepared",
@@ -106,7 +110,13 @@ DRAWS = 1000
 ITERATIONS = 5
 ONE_SHOT = ("ceds", "ceds_exact_gamma", "sdp_local", "white_local", "analytic_local")
 DP_LLOYD = ("colored_dplloyd", "white_dplloyd", "white_analytic_dplloyd")
-ALGORITHMS = ONE_SHOT + DP_LLOYD
+#: The comparator of the paper's claim 2, Balcan et al. (2017) (book chapter 12): pure
+#: epsilon-DP, so it runs at each point's epsilon and its delta goes unused; only on the
+#: paper's dataset, and with fewer draws (each fit builds and searches its own candidates).
+OUTSIDE = ("balcan",)
+OUTSIDE_DATASETS = ("marketing", "marketing_units")
+OUTSIDE_DRAWS = 200
+ALGORITHMS = ONE_SHOT + DP_LLOYD + OUTSIDE
 #: Mixtures: K components 4 std apart, 4 std of public margin (their generator's parameters).
 MIXTURE_SEPARATION = 4.0
 
@@ -274,9 +284,24 @@ def _run_dp_lloyd(prep: Prepared, point: Point, seed: int, draws: int) -> dict[s
             **_scores(prep, result.centroids, np.asarray(reference))}
 
 
+def _run_outside(prep: Prepared, point: Point, seed: int, draws: int) -> dict[str, object]:
+    """Balcan et al. (2017) as ``DPKMeans(algorithm="balcan")`` builds it, at the point's epsilon
+    (pure DP), with the dataset's record count as public (the registry states it; a mixture's
+    is a generator parameter). Its centroids come in no particular order, so its MSE is
+    against the non-private centroids under the best matching; its NICV needs none."""
+    config = BalcanClustering(K, prep.bounds, point.epsilon, n_records=prep.X.shape[0])
+    result = run(prep.X, config, seed, replicas=draws)
+    scores = _scores(prep, result.centroids, prep.centroids)
+    scores.update(summarise(_matched_mse(result.centroids, prep.centroids), 1, "mse"))
+    return {"family": "outside", "gamma": float("nan"), "trace": float("nan"),
+            "epsilon_spent": float(np.max(result.spent)), "is_private": result.ledger.is_private,
+            **scores}
+
+
 def run_point(prep: Prepared, point: Point, *, base_seed: int,
               draws: int = DRAWS) -> dict[str, object]:
-    """One point's summary row (``draws`` independent draws or runs)."""
+    """One point's summary row (``draws`` independent draws or runs; at most
+    :data:`OUTSIDE_DRAWS` for the outside comparator)."""
     draws = check_positive_int(draws, "draws")
     seed = point_seed(base_seed, prep.name, point)
     start = time.perf_counter()
@@ -284,6 +309,9 @@ def run_point(prep: Prepared, point: Point, *, base_seed: int,
         row = _run_one_shot(prep, point, seed, draws)
     elif point.algorithm in DP_LLOYD:
         row = _run_dp_lloyd(prep, point, seed, draws)
+    elif point.algorithm in OUTSIDE:
+        draws = min(draws, OUTSIDE_DRAWS)
+        row = _run_outside(prep, point, seed, draws)
     else:
         raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {point.algorithm!r}")
     N, d = prep.X.shape
@@ -305,7 +333,8 @@ def evaluate_cell(dataset: str, *, base_seed: int, draws: int = DRAWS,
                   algorithms: tuple[str, ...] = ALGORITHMS) -> pd.DataFrame:
     """Every point of one dataset (one sweep cell), one row per point; the SDP's solve is
     recorded in every row (status, rounds, rescale, seconds)."""
-    todo = points(tuple(epsilons), tuple(deltas), tuple(algorithms))
+    todo = [p for p in points(tuple(epsilons), tuple(deltas), tuple(algorithms))
+            if p.algorithm not in OUTSIDE or dataset in OUTSIDE_DATASETS]
     prep = prepare(dataset, base_seed=base_seed)
     sdp = {"sdp_status": prep.sdp.status, "sdp_rounds": prep.sdp.rounds,
            "sdp_rescaled": prep.sdp.rescaled, "sdp_seconds": prep.sdp.seconds}
