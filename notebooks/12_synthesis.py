@@ -479,12 +479,17 @@ glue("ch12_most_recommended_n", f"{favourite.iloc[0]} of {len(top)}", display=Fa
 
 # %%
 X_unit = data.scaled((0, 1)).X
-for name, extra in (("lsh", {"delta": 1e-6}), ("balcan", {"n_records": len(X_unit)})):
-    model = DPKMeans(4, epsilon=1.0, bounds=(0, 1), algorithm=name, random_state=SEED,
-                     **extra).fit(X_unit)
-    kinds = sorted({e.mechanism for e in model.ledger_.entries})
-    print(f"{name}: {len(model.ledger_.entries)} releases, {model.privacy_spent_}; "
-          f"{', '.join(kinds)}")
+outside_fits = {"lsh": {"delta": 1e-6}, "balcan": {"n_records": len(X_unit)}}
+for name, extra in outside_fits.items():
+    model = DPKMeans(4, epsilon=1.0, bounds=(0, 1), algorithm=name,
+                     random_state=SEED, **extra).fit(X_unit)
+    spent = model.privacy_spent_
+    delta = f", δ = {number(spent.delta)}" if spent.delta else ""
+    entries = model.ledger_.entries
+    print(f"{name}: {len(entries)} ledger entries, spent ε = "
+          f"{number(spent.epsilon)}{delta}")
+    noise = sorted({e.mechanism for e in entries} - {"post-processing"})
+    print(f"  noise: {'; '.join(noise)}")
 
 # %% [markdown]
 # ### On the leaderboard
@@ -525,19 +530,19 @@ places = outside.regime_places(results)
 # then the mean rank), with that share:
 
 # %% tags=["hide-input"]
-shown_places = places.assign(regime=[f"{regime_label(s)}, {regime_label(d)}"
-                                     for s, d in zip(places["signal_regime"],
-                                                     places["d_regime"])])
+shown_places = places.assign(regime=[
+    f"{regime_label(s, 'text')}, {regime_label(d, 'text')}"
+    for s, d in zip(places["signal_regime"], places["d_regime"])])
 wide = shown_places.pivot(index="regime", columns="algorithm",
                           values=["place", "first_share"])
 order_regimes = list(dict.fromkeys(shown_places["regime"]))
 points_of = shown_places.groupby("regime")["points"].first()
 table(pd.DataFrame({
     "regime": order_regimes,
-    **{f"`{a}` place": [f"{int(wide.loc[r, ('place', a)])} of {places['of'].iloc[0]}"
-                        for r in order_regimes] for a in outside.OUTSIDE},
-    **{f"`{a}` first at": [percent(wide.loc[r, ("first_share", a)])
-                           for r in order_regimes] for a in outside.OUTSIDE},
+    **{f"{a}: place": [f"{int(wide.loc[r, ('place', a)])} of {places['of'].iloc[0]}"
+                       for r in order_regimes] for a in outside.OUTSIDE},
+    **{f"{a}: first at": [percent(wide.loc[r, ("first_share", a)])
+                          for r in order_regimes] for a in outside.OUTSIDE},
     "points": [str(points_of[r]) for r in order_regimes],
 }), name="outside-regimes")
 
@@ -610,14 +615,23 @@ reference_loss = home.pivot(index="k", columns="algorithm", values="loss_mean")[
 table(pd.DataFrame({
     "k": home_wide.index.astype(int),
     "k-means++ loss": [number(v) for v in reference_loss],
-    **{f"`{a}`": [f"{v:.2f}" for v in home_wide[a]] for a in home_ground.ALGORITHMS},
+    **{a: [f"{v:.2f}" for v in home_wide[a]] for a in home_ground.ALGORITHMS},
 }), name="home-ground")
 
 # %% tags=["remove-cell"]
 glue("ch12_hg_runs", int(home["replicas"].iloc[0]), display=False)
 best_home = home_wide[list(home_ground.ALGORITHMS)].idxmin(axis=1)
+
+
+
+def listed(items: list) -> str:
+    """'2', '2 and 8', '2, 8 and 16'."""
+    words = [str(i) for i in items]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 glue("ch12_hg_best", "; ".join(
-    f"{a} at k = {' and '.join(str(k) for k in ks)}"
+    f"{a} at k = {listed(list(ks))}"
     for a, ks in best_home.groupby(best_home, sort=False).groups.items()), display=False)
 for a in home_ground.ALGORITHMS:
     glue(f"ch12_hg_{a}_range", f"{home_wide[a].min():.2f} to {home_wide[a].max():.2f}",
@@ -647,7 +661,7 @@ for a in home_ground.ALGORITHMS:
 # %% tags=["hide-input"]
 audit = pd.read_csv(committed_file(f"{RESULTS}/outside_audit.csv"))
 table(pd.DataFrame({
-    "algorithm": [f"`{a}`" for a in audit["algorithm"]],
+    "algorithm": audit["algorithm"],
     "true ε": [number(v) for v in audit["true_epsilon"]],
     "claimed ε": [number(v) for v in audit["claimed_epsilon"]],
     "lower bound": [f"{v:.3f}" for v in audit["lower_bound"]],

@@ -19,28 +19,22 @@ from dpkmeans.papers.balcan.algorithm import (BalcanClustering, _child_counts, _
                                               _keys, _locate, _project, _swap_losses,
                                               _swap_table, catalogue_config)
 from dpkmeans.privacy.accounting import PrivacyLedger
+from tests.papers.blobs import THREE_CENTRES, blobs
 from dpkmeans.privacy.loss import estimate_log_ratios
 
 BOX3 = (-np.ones(3), np.ones(3))
 BOX8 = (-np.ones(8), np.ones(8))
 
 
-def _blobs(n: int, centres: np.ndarray, std: float, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = centres[rng.integers(len(centres), size=n)] + rng.normal(0, std, (n, centres.shape[1]))
-    return np.clip(X, -1.0, 1.0)
-
-
 @pytest.fixture(scope="module")
 def X() -> np.ndarray:
-    return _blobs(3000, np.array([[0.6, 0.6, 0.0], [-0.6, 0.0, 0.6], [0.0, -0.6, -0.6]]),
-                  0.05, 1)
+    return blobs(3000, THREE_CENTRES, 0.05, 1)
 
 
 @pytest.fixture(scope="module")
 def X8() -> np.ndarray:
     centres = np.vstack([0.6 * np.eye(8)[:2], -0.6 * np.eye(8)[:2]])
-    return _blobs(4000, centres, 0.05, 3)
+    return blobs(4000, centres, 0.05, 3)
 
 
 def _charged(ledger: PrivacyLedger) -> list:
@@ -288,7 +282,7 @@ def test_a_neighbouring_pair_shows_no_more_loss_than_a_level_s_epsilon():
 def test_well_separated_blobs_are_found_at_a_large_epsilon(d):
     """Four blobs, without (d = 3) and with (d = 10) a random projection."""
     centres = np.vstack([0.6 * np.eye(d)[:2], -0.6 * np.eye(d)[:2]])
-    X = _blobs(20_000, centres, 0.03, 2)
+    X = blobs(20_000, centres, 0.03, 2)
     result = run(X, BalcanClustering(4, (-np.ones(d), np.ones(d)), 50.0, n_records=20_000), 0)
     found = result.centroids[0]
     gaps = np.linalg.norm(centres[:, None] - found[None], axis=2).min(axis=1)

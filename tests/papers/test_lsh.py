@@ -18,22 +18,16 @@ from dpkmeans.errors import BudgetExceededError
 from dpkmeans.papers.lsh.algorithm import (LSHClustering, _code_histogram, _level_counts,
                                            catalogue_config, google_count_share)
 from dpkmeans.privacy.accounting import PrivacyLedger
+from tests.papers.blobs import THREE_CENTRES, blobs
 from dpkmeans.privacy.loss import estimate_log_ratios
 from dpkmeans.privacy.noise import zcdp_rho_for
 
 BOX3 = (-np.ones(3), np.ones(3))
 
 
-def _blobs(n: int, centres: np.ndarray, std: float, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = centres[rng.integers(len(centres), size=n)] + rng.normal(0, std, (n, centres.shape[1]))
-    return np.clip(X, -1.0, 1.0)
-
-
 @pytest.fixture(scope="module")
 def X() -> np.ndarray:
-    return _blobs(3000, np.array([[0.6, 0.6, 0.0], [-0.6, 0.0, 0.6], [0.0, -0.6, -0.6]]),
-                  0.05, 1)
+    return blobs(3000, THREE_CENTRES, 0.05, 1)
 
 
 # -- the ledger ---------------------------------------------------------------------------------
@@ -227,7 +221,7 @@ def test_well_separated_blobs_are_found_at_a_large_epsilon():
     """Four blobs in eight dimensions, in different directions from the box's midpoint (the
     hyperplanes pass through it)."""
     centres = 0.6 * np.eye(8)[:4] - 0.6 * np.eye(8)[4:8]
-    X = _blobs(20_000, centres, 0.03, 2)
+    X = blobs(20_000, centres, 0.03, 2)
     box = (-np.ones(8), np.ones(8))
     result = run(X, LSHClustering(4, box, 50.0, 1e-6), 0)
     found = result.centroids[0]

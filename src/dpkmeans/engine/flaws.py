@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS
+from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
 
-__all__ = ["Flaw", "FLAW_KINDS", "LOOP_EFFECTS", "DATA_DERIVED_BOUNDS", "check_flaws"]
+__all__ = ["Flaw", "FLAW_KINDS", "LOOP_EFFECTS", "DATA_DERIVED_BOUNDS", "check_flaws",
+           "open_run_ledger"]
 
 #: A leak (no epsilon describes the release) or an overspend (the ledger charges the true cost).
 FLAW_KINDS = ("leak", "overspend")
@@ -109,3 +110,22 @@ def check_flaws(flaws: Iterable[Flaw], neighbour: str) -> tuple[Flaw, ...]:
         raise ValueError(f"under {neighbour} adjacency these as-published flaws are not "
                          f"defined: {wrong}")
     return out
+
+
+def open_run_ledger(ledger: PrivacyLedger | None, budget: PrivacyCost | float | tuple,
+                    neighbour: str, flaws: Iterable[Flaw]) -> PrivacyLedger:
+    """A run's ledger with its configuration's flaws recorded: the caller's ``ledger`` (under the
+    same neighbour relation), or a new one with ``budget`` (none when a flaw is carried: the
+    total is then the true spend). A leak is recorded as a leak, an overspend as a note."""
+    flaws = tuple(flaws)
+    if ledger is None:
+        ledger = PrivacyLedger(budget=None if flaws else budget, neighbour=neighbour)
+    elif ledger.neighbour != neighbour:
+        raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
+                         f"the configuration's ({neighbour!r})")
+    for flaw in flaws:
+        if flaw.overspends:
+            ledger.post_process(f"as published, {flaw.text}: the total below is the true spend")
+        else:
+            ledger.leak(flaw.text)
+    return ledger

@@ -40,7 +40,7 @@ from dpkmeans.engine.schedules import SU_RHO, su_split
 from dpkmeans.privacy.sensitivity import (box_midpoint, check_box, coordinate_bounds,
                                           lloyd_query_sensitivity, sum_sensitivity)
 from dpkmeans.engine.prototypes import CategoricalModes, mode_scores
-from dpkmeans.engine.flaws import Flaw, check_flaws
+from dpkmeans.engine.flaws import Flaw, check_flaws, open_run_ledger
 from dpkmeans.engine.hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
 from dpkmeans.engine.standalone import StandaloneConfig, run_standalone
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
@@ -751,15 +751,5 @@ def _mode_options(config: DPLloydConfig) -> dict[str, Any]:
 
 def _open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:
     """The run's ledger (a new one, or the caller's), with the configuration's flaws recorded."""
-    if ledger is None:
-        budget = (config.epsilon, config.delta * config.iterations) if config.delta else config.epsilon
-        ledger = PrivacyLedger(budget=None if config.flaws else budget, neighbour=config.neighbour)
-    elif ledger.neighbour != config.neighbour:
-        raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
-                         f"the configuration's ({config.neighbour!r})")
-    for flaw in config.flaws:
-        if flaw.overspends:
-            ledger.post_process(f"as published, {flaw.text}: the total below is the true spend")
-        else:
-            ledger.leak(flaw.text)
-    return ledger
+    budget = (config.epsilon, config.delta * config.iterations) if config.delta else config.epsilon
+    return open_run_ledger(ledger, budget, config.neighbour, config.flaws)

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.compute.backends import Backend
-from dpkmeans.engine.flaws import Flaw
+from dpkmeans.engine.flaws import Flaw, open_run_ledger
 from dpkmeans.errors import ClippingWarning
 from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
@@ -158,19 +158,8 @@ class StandaloneConfig:
 
 
 def _open(config: StandaloneConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:
-    if ledger is None:
-        budget = config.cost if config.delta else config.epsilon
-        ledger = PrivacyLedger(budget=None if config.flaws else budget,
-                               neighbour=config.neighbour)
-    elif ledger.neighbour != config.neighbour:
-        raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
-                         f"the configuration's ({config.neighbour!r})")
-    for flaw in config.flaws:
-        if flaw.overspends:
-            ledger.post_process(f"as published, {flaw.text}: the total below is the true spend")
-        else:
-            ledger.leak(flaw.text)
-    return ledger
+    return open_run_ledger(ledger, config.cost if config.delta else config.epsilon,
+                           config.neighbour, config.flaws)
 
 
 @dataclass(frozen=True)
