@@ -27,9 +27,10 @@ import pandas as pd
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
 from dpkmeans.papers.registry import records
-from dpkmeans.study.sweep import (FLOAT_FORMAT, SweepError, SweepSpec, _STOPPING, append_rows,
-                                  cell_id, check_spec, completed_cells, expand, load_spec,
-                                  pin_cell_environment, run_cell, settle_cells, versions_string)
+from dpkmeans.study.sweep import (FLOAT_FORMAT, SweepError, SweepSpec, allow_cell_kernels,
+                                  append_rows, cell_id, check_spec, close_warm_kernels,
+                                  completed_cells, expand, load_spec, pin_cell_environment,
+                                  run_cell, settle_cells, versions_string)
 
 __all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "add_parser", "all_experiments",
            "data_notebooks", "run_reproduce"]
@@ -195,7 +196,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     versions = versions_string()
     kwargs = {"runner": runner} if runner is not None else {}
     start = time.perf_counter()
-    _STOPPING.clear()
+    allow_cell_kernels()
 
     def complete(name: str) -> None:
         p = pending.pop(name)
@@ -227,7 +228,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     for name in [n for n, p in pending.items() if p.left == 0]:  # resumed, nothing left
         complete(name)
     bar = tqdm(total=len(tasks), desc="reproduce", disable=not progress)
-    pool = ThreadPoolExecutor(max_workers=jobs)  # each cell runs in its own kernel
+    pool = ThreadPoolExecutor(max_workers=jobs)  # each thread runs its cells on its own kernel
     futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
                            **kwargs): name for _, _, name, params in tasks}
     try:
@@ -253,6 +254,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         raise
     finally:
         pool.shutdown(wait=False)
+        close_warm_kernels()  # the idle ones: a cell still running keeps its kernel
     bar.close()
     state["wall_s"] = round(time.perf_counter() - start, 1)
     write_text(state_path, json.dumps(state, indent=1))

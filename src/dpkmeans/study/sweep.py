@@ -32,18 +32,14 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
-import functools
 import hashlib
 import itertools
 import json
 import os
 import platform
 import re
-import signal
 import tempfile
-import threading
 import time
-import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,11 +51,16 @@ import pandas as pd
 
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
+# the cell kernels (warm between cells, killed on Ctrl-C), re-exported under their old home
+from dpkmeans.study.cell_kernels import (KERNEL_ARGUMENTS, allow_cell_kernels,
+                                         close_warm_kernels, execute_cell_notebook,
+                                         stop_cell_kernels)
 
 __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "load_spec", "check_spec",
            "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
            "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
            "versions_string", "settle_cells", "stop_cell_kernels", "KERNEL_ARGUMENTS",
+           "allow_cell_kernels", "close_warm_kernels",
            "cell_environment", "cpu_info", "pin_cell_environment", "add_parser"]
 
 #: Results keep 12 significant digits: enough for the spot checks, and half the file size.
@@ -67,10 +68,6 @@ FLOAT_FORMAT = "%.12g"
 
 #: Parameters the sweep itself gives every cell.
 SWEEP_PARAMETERS = ("seed", "output_csv")
-
-#: Extra arguments of every cell kernel: ipykernel's warning that its local TCP sockets are not
-#: encrypted would otherwise print into the progress bar at each kernel start.
-KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=ERROR",)
 
 #: Seconds a stopped sweep waits for its killed cells' threads to end.
 STOP_GRACE_S = 5.0
@@ -244,62 +241,12 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
 
 
 def run_cell_notebook(notebook: Path, params: dict[str, Any], workdir: Path) -> pd.DataFrame:
-    """Execute the cell notebook with papermill and return the rows it wrote."""
-    import papermill as pm
-
+    """Execute the cell notebook with papermill, on this thread's warm kernel
+    (:mod:`dpkmeans.study.cell_kernels`), and return the rows it wrote."""
     out_csv = workdir / "rows.csv"
-    pm.execute_notebook(str(notebook), str(workdir / "executed.ipynb"),
-                        parameters={**params, "output_csv": str(out_csv)},
-                        kernel_name="python3", cwd=str(notebook.parent), progress_bar=False,
-                        kernel_manager_class=_cell_kernel_manager(),
-                        extra_arguments=list(KERNEL_ARGUMENTS))
+    execute_cell_notebook(notebook, workdir / "executed.ipynb",
+                          {**params, "output_csv": str(out_csv)})
     return pd.read_csv(out_csv)
-
-
-# --- stopping the cells (Ctrl-C) ----------------------------------------------------------------
-_KERNELS: weakref.WeakSet = weakref.WeakSet()  # the kernel managers of the running cells
-_KERNELS_LOCK = threading.Lock()
-_STOPPING = threading.Event()  # set by stop_cell_kernels: a kernel starting now is killed
-
-
-def _kill_kernel(km: Any) -> None:
-    process = getattr(getattr(km, "provisioner", None), "process", None)
-    if process is None or process.poll() is not None:
-        return
-    try:  # the kernel leads its own process group (jupyter_client starts a new session)
-        if os.getpgid(process.pid) == process.pid:
-            os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.kill()
-    except (OSError, AttributeError):  # gone meanwhile, or no process groups (Windows)
-        process.kill()
-
-
-@functools.cache
-def _cell_kernel_manager() -> type:
-    """jupyter_client's kernel manager, remembering each kernel it starts so that
-    :func:`stop_cell_kernels` can kill it."""
-    from jupyter_client.manager import AsyncKernelManager
-
-    class CellKernelManager(AsyncKernelManager):
-        async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]
-            await super().start_kernel(**kwargs)
-            with _KERNELS_LOCK:
-                _KERNELS.add(self)
-            if _STOPPING.is_set():
-                _kill_kernel(self)
-
-    return CellKernelManager
-
-
-def stop_cell_kernels() -> None:
-    """Kill the kernel of every cell running in this process (and of any cell starting until
-    the next sweep begins): their notebooks then fail within about a second."""
-    _STOPPING.set()
-    with _KERNELS_LOCK:
-        kernels = list(_KERNELS)
-    for km in kernels:
-        _kill_kernel(km)
 
 
 def settle_cells(pool: ThreadPoolExecutor, futures: Iterable[Future], *, interrupted: bool,
@@ -371,7 +318,7 @@ def run_sweep(
         raise SweepError(f"jobs must be >= 1, got {jobs}")
     if runner is run_cell_notebook:
         check_spec(spec)
-    _STOPPING.clear()
+    allow_cell_kernels()
     # absolute: papermill changes the process's working directory while a cell runs, and the
     # other worker thread appends its rows meanwhile
     path = Path(results_path or spec.results_path).resolve()
@@ -385,7 +332,7 @@ def run_sweep(
     path.parent.mkdir(parents=True, exist_ok=True)
     new: list[pd.DataFrame] = []
     bar = tqdm(total=len(todo), desc=spec.experiment, disable=not progress)
-    pool = ThreadPoolExecutor(max_workers=jobs)  # each cell runs in its own kernel
+    pool = ThreadPoolExecutor(max_workers=jobs)  # each thread runs its cells on its own kernel
     futures = [pool.submit(one, params) for params in todo]
     kept: set[Future] = set()
     try:
@@ -403,6 +350,7 @@ def run_sweep(
     finally:
         pool.shutdown(wait=False)
         bar.close()
+        close_warm_kernels()  # the idle ones: a cell still running keeps its kernel
     return pd.concat(new, ignore_index=True) if new else pd.DataFrame()
 
 
