@@ -13,6 +13,11 @@ export DPKMEANS_DATA ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data
 
 JB_FLAGS := -n -W --keep-going
 PYTEST   := $(BIN)/python -m pytest
+# The unit tests and the notebooks run on every core (pytest-xdist): the tests one by one,
+# each worker taking the next waiting test; a notebook's cells all in one worker, in order.
+TEST_WORKERS ?= auto
+XDIST_UNIT := -n $(TEST_WORKERS) --dist worksteal
+XDIST_NB   := -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: help install compare-env dist test-wheel book book-force student notebooks test test-unit test-notebooks test-book test-browser pdf sandbox-tools benchmarks reproduce lock sync clean
 
@@ -55,6 +60,15 @@ $(COMPARE_STAMP): pyproject.toml $(COMPARE_LOCK)
 
 compare-env: $(COMPARE_STAMP)
 
+# What the book shows: BOOK_OUTPUTS=executed (the default) executes the notebooks (through the
+# execution cache below); BOOK_OUTPUTS=stored shows the outputs stored in each .ipynb, executing
+# nothing. make test uses the stored outputs, once test-notebooks has executed every notebook
+# again and checked (nbval) that it prints exactly them: a second execution would repeat that.
+BOOK_OUTPUTS  ?= executed
+STORED_CONFIG := _build/stored_outputs_config.yml
+# The jupyter-book flags of a build that must show what the HTML book shows (the PDF).
+JB_OUTPUTS    := $(if $(filter stored,$(BOOK_OUTPUTS)),--config $(STORED_CONFIG),)
+
 # The execution cache (_build/.jupyter_cache, keyed by each notebook's cells) is cleared when
 # anything a notebook reads changes: the library, the committed results, the book's sources.
 CACHE       := _build/.jupyter_cache
@@ -63,6 +77,12 @@ CACHE_INPUT := src data/results data/datasets.toml book _config.yml _toc.yml pyp
 
 book: $(STAMP)
 	@mkdir -p _build
+ifeq ($(BOOK_OUTPUTS),stored)
+	$(BIN)/python book/_ext/book_config.py $(STORED_CONFIG) --stored-outputs
+	rm -rf _build/html _build/jupyter_execute
+	$(BIN)/jupyter-book build . $(JB_FLAGS) --config $(STORED_CONFIG)
+	@echo "Book built from the notebooks' stored outputs: _build/html/index.html"
+else
 	@key=$$( (find $(CACHE_INPUT) -type f -not -path '*/__pycache__/*' -print0 | sort -z \
 	  | xargs -0 sha256sum; echo "DPKMEANS_DATA=$(DPKMEANS_DATA)") | sha256sum | cut -d' ' -f1); \
 	if [ "$$(cat $(CACHE_KEY) 2>/dev/null)" != "$$key" ]; then \
@@ -72,6 +92,7 @@ book: $(STAMP)
 	rm -rf _build/html _build/jupyter_execute; \
 	$(BIN)/jupyter-book build . $(JB_FLAGS) && echo "$$key" > $(CACHE_KEY)
 	@echo "Book built: _build/html/index.html (its chapters link the PDF that make pdf adds)"
+endif
 
 # Every notebook executed again, whatever the cache holds.
 book-force: $(STAMP)
@@ -84,14 +105,8 @@ book-force: $(STAMP)
 STUDENT_CONFIG := _build/student_config.yml
 
 student: book
-	$(BIN)/python -c "import os, sys, yaml; c = yaml.safe_load(open('_config.yml')); \
-	c['sphinx']['config']['hide_solutions'] = True; \
-	c['sphinx']['config']['html_copy_source'] = False; \
-	c['title'] += ' (student edition)'; \
-	c['execute']['cache'] = sys.argv[1]; \
-	ext = c['sphinx'].get('local_extensions', {}); \
-	c['sphinx']['local_extensions'] = {k: os.path.abspath(v) for k, v in ext.items()}; \
-	yaml.safe_dump(c, open('$(STUDENT_CONFIG)', 'w'), sort_keys=False)" "$(abspath $(CACHE))"
+	$(BIN)/python book/_ext/book_config.py $(STUDENT_CONFIG) --student --cache $(CACHE) \
+	  $(if $(filter stored,$(BOOK_OUTPUTS)),--stored-outputs,)
 	rm -rf _build/student
 	$(BIN)/jupyter-book build . $(JB_FLAGS) --config $(STUDENT_CONFIG) --path-output _build/student
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/book/test_student_edition.py
@@ -110,7 +125,7 @@ sync: $(STAMP)
 	$(BIN)/jupytext --sync $(PAIRED)
 
 test-unit: $(STAMP) $(COMPARE_STAMP) sandbox-tools
-	$(PYTEST) tests --ignore=tests/book --ignore=tests/browser --ignore=tests/installed
+	$(PYTEST) $(XDIST_UNIT) tests --ignore=tests/book --ignore=tests/browser --ignore=tests/installed
 
 # The assignment grader's sandbox (src/dpkmeans/assignments/sandbox.py): Debian's bubblewrap,
 # installed when missing (root or sudo). Without it, grading falls back to resource limits and
@@ -138,10 +153,10 @@ SWEEP_DATA_NOTEBOOK = $(BIN)/python -m dpkmeans reproduce --data-notebooks
 test-notebooks: $(STAMP)
 	@sweep_data=$$($(SWEEP_DATA_NOTEBOOK)) || exit 1; \
 	ignore=$$(for nb in $$sweep_data; do printf ' --ignore=%s' "$$nb"; done); \
-	echo "$(PYTEST) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK)$$ignore notebooks"; \
-	$(PYTEST) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) $$ignore notebooks || exit 1; \
+	echo "$(PYTEST) $(XDIST_NB) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK)$$ignore notebooks"; \
+	$(PYTEST) $(XDIST_NB) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) $$ignore notebooks || exit 1; \
 	if [ -n "$(DPKMEANS_DATA)" ]; then \
-	  $(PYTEST) --nbval $(NBVAL) $(DATA_NOTEBOOK) $$sweep_data; \
+	  $(PYTEST) $(XDIST_NB) --nbval $(NBVAL) $(DATA_NOTEBOOK) $$sweep_data; \
 	else \
 	  echo "DPKMEANS_DATA is not set: checking $(DATA_NOTEBOOK) runs, not its outputs;"; \
 	  echo "skipping" $$sweep_data "(they need the data files)"; \
@@ -186,7 +201,7 @@ pdf: book
 	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(PDF_PACKAGES) >/dev/null; }; \
 	fi
 	rm -rf _build/singlehtml
-	$(BIN)/jupyter-book build . $(JB_FLAGS) --builder singlehtml
+	$(BIN)/jupyter-book build . $(JB_FLAGS) $(JB_OUTPUTS) --builder singlehtml
 	$(BIN)/python book/_ext/print_pdf.py _build/singlehtml $(BOOK_PDF)
 	mkdir -p _build/html/_downloads && cp $(BOOK_PDF) _build/html/_downloads/
 	$(PYTEST) -q -p no:cacheprovider tests/book/test_pdf.py
@@ -214,7 +229,15 @@ dist: $(STAMP)
 test-wheel: $(STAMP)
 	$(PYTEST) -q -p no:cacheprovider tests/installed
 
-test: test-unit test-wheel test-notebooks test-book
+# The stages one after the other, each one's time printed. The book is built from the stored
+# outputs that test-notebooks has just checked (BOOK_OUTPUTS).
+TEST_STAGES := test-unit test-wheel test-notebooks test-book@BOOK_OUTPUTS=stored
+
+test: $(STAMP)
+	@t=$$(date +%s); for stage in $(TEST_STAGES); do \
+	  $(MAKE) --no-print-directory $$(echo "$$stage" | tr '@' ' ') || exit 1; \
+	  now=$$(date +%s); echo "make test: $${stage%%@*} took $$((now - t)) s"; t=$$now; \
+	done
 
 # The locks keep their header (the comment lines at the top: which pins are held back and why).
 lock: $(STAMP) $(COMPARE_STAMP)

@@ -12,10 +12,10 @@ count is recorded with it.
 
 The benchmarks (targets in benchmarks/README.md):
 
-1. one Lloyd iteration at N = 10^6, d = 10, k = 8 against scikit-learn's (<= 1.0x);
+1. one Lloyd iteration at N = 10^6, d = 10, k = 8 against scikit-learn's (<= 0.6x);
 2. one DPLloyd-Impr fit against one diffprivlib KMeans fit at the same size (>= 8x faster);
 3. 1000 DPLloyd replicas on a blood-sized problem, batched against sequential (>= 20x);
-4. one Lloyd iteration against one two-thread streaming pass over X (<= 4x);
+4. one Lloyd iteration against one two-thread streaming pass over X (<= 2x);
 5. peak memory of one DPLloyd-Impr fit at N = 10^6: at most size(X) + 150 MB.
 """
 
@@ -49,6 +49,10 @@ BIG = {"n": 10**6, "d": 10, "k": 8}
 BLOOD = {"n": 748, "d": 4, "k": 4, "iterations": 12, "replicas": 1000}
 EPSILON = 1.0
 MEMORY_HEADROOM = 150 * MB
+#: Targets of benchmarks 1 and 4 since 2026-11-26 (they were 1.0x and 4x): one iteration at most
+#: 0.6 times scikit-learn's, and at most twice one streaming pass over X.
+LLOYD_TARGET = 0.6
+STREAMING_TARGET = 2.0
 
 REPEATS = {
     "full": {"iteration": 15, "sklearn": 7, "dp_ours": 5, "dp_diffprivlib": 3, "replicas": 3,
@@ -207,7 +211,8 @@ def bench_lloyd_iteration(n: int = BIG["n"], d: int = BIG["d"], k: int = BIG["k"
     ratio = ours / per_iter if per_iter > 0 else float("inf")
     return _result(
         1, "One Lloyd iteration vs scikit-learn", {"n": n, "d": d, "k": k, "dtype": "float64"},
-        m, ratio, "dpkmeans time / scikit-learn time per iteration", "<= 1.0x", ratio <= 1.0,
+        m, ratio, "dpkmeans time / scikit-learn time per iteration", f"<= {LLOYD_TARGET}x",
+        ratio <= LLOYD_TARGET,
         f"dpkmeans: lloyd_step = batched_stats(X, C0) + centroid update, median of repeats. "
         f"scikit-learn: {sk_method}, per iteration = (median t({long} it) - median t({short} it))"
         f" / {iters}; iterations run as reported: {ran}.",
@@ -364,7 +369,8 @@ def bench_streaming(n: int = BIG["n"], d: int = BIG["d"], k: int = BIG["k"], *,
     result = _result(
         4, "One Lloyd iteration vs one streaming pass over X",
         {"n": n, "d": d, "k": k, "X_MB": X.nbytes / MB}, m, ratio,
-        f"dpkmeans iteration time / {STREAM} time", "<= 4x", ratio <= 4.0,
+        f"dpkmeans iteration time / {STREAM} time", f"<= {STREAMING_TARGET:g}x",
+        ratio <= STREAMING_TARGET,
         "Same lloyd_step as benchmark 1, interleaved with one read of the same C-contiguous "
         "float64 X by two threads, each summing half of its memory in a compiled loop that "
         "releases the GIL (eight independent chains): the machine's memory bandwidth, not "
