@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 
 from dpkmeans.study import cell_kernels
-from dpkmeans.study.sweep import expand, load_spec, run_cell_notebook
-from tests.study.test_results_sample import BOOKKEEPING
+from dpkmeans.study.sweep import BOOKKEEPING, expand, load_spec, run_cell_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,8 +106,8 @@ def test_book_cells_on_one_warm_kernel_give_a_fresh_kernel_s_rows(fresh_kernels)
         fresh.append(rows(c))
     for a, b in zip(warm, fresh, strict=True):  # the timings aside
         assert set(BOOKKEEPING) & set(a.columns)
-        pd.testing.assert_frame_equal(a.drop(columns=BOOKKEEPING, errors="ignore"),
-                                      b.drop(columns=BOOKKEEPING, errors="ignore"),
+        pd.testing.assert_frame_equal(a.drop(columns=list(BOOKKEEPING), errors="ignore"),
+                                      b.drop(columns=list(BOOKKEEPING), errors="ignore"),
                                       check_exact=True)
     assert json.dumps(cells[0], sort_keys=True, default=str) != json.dumps(cells[1],
                                                                           sort_keys=True,

@@ -47,14 +47,13 @@ from dpkmeans.papers.silhouette import study as silhouette_study
 from dpkmeans.reproduce import EXPERIMENTS
 from dpkmeans.study.shared import Point
 from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
-from dpkmeans.study import tightness
+from dpkmeans.study import sweep, tightness
 from dpkmeans.synthesis import home_ground, leaderboard, outside_audit
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
 #: Columns that are not results (timings, versions) or are the point itself.
-BOOKKEEPING = {"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "seconds",
-               "audit_minutes", "versions", "experiment", "cell"}
+BOOKKEEPING = set(sweep.BOOKKEEPING)
 
 
 def _value(row: pd.Series, name: str) -> float | None:

@@ -60,7 +60,7 @@ __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "load_spec", "ch
            "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
            "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
            "versions_string", "settle_cells", "stop_cell_kernels", "KERNEL_ARGUMENTS",
-           "allow_cell_kernels", "close_warm_kernels",
+           "allow_cell_kernels", "close_warm_kernels", "BOOKKEEPING",
            "cell_environment", "cpu_info", "pin_cell_environment", "add_parser"]
 
 #: Results keep 12 significant digits: enough for the spot checks, and half the file size.
@@ -68,6 +68,11 @@ FLOAT_FORMAT = "%.12g"
 
 #: Parameters the sweep itself gives every cell.
 SWEEP_PARAMETERS = ("seed", "output_csv")
+
+#: Columns of a results file that are not results: the timings and versions a run records, and
+#: the experiment and cell names (a rerun must give every other column bit for bit).
+BOOKKEEPING = frozenset({"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "seconds",
+                         "audit_minutes", "versions", "experiment", "cell"})
 
 #: Seconds a stopped sweep waits for its killed cells' threads to end.
 STOP_GRACE_S = 5.0
