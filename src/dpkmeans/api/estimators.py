@@ -26,6 +26,8 @@ from dpkmeans.compute import metrics
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.papers.su.variants import noisy_record_count
 from dpkmeans.compute.backends import BACKENDS, get_backend
+from dpkmeans.compute.backends.dask import lazy_labels
+from dpkmeans.compute.backends.parquet import ParquetRows
 from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, choice
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
@@ -52,6 +54,11 @@ def _reject_non_numeric_columns(X: ArrayLike) -> None:
 def _is_dask_array(X: object) -> bool:
     """A ``dask.array.Array`` (checked without importing dask)."""
     return type(X).__module__.startswith("dask.") and hasattr(X, "chunks")
+
+
+def _is_lazy(X: object) -> bool:
+    """Data the Dask backend reads itself: a dask array or a streamed Parquet source."""
+    return _is_dask_array(X) or isinstance(X, ParquetRows)
 
 
 def _bound_side(side: object, name: str, d: int) -> np.ndarray:
@@ -375,9 +382,12 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         that would exceed what is left raises ``BudgetExceededError`` before any noise is
         drawn; a finished fit is recorded in it, its whole ledger as one part.
     backend : {"memory", "dask"}
-        Where the statistics are computed (:mod:`dpkmeans.compute.backends`). With ``"dask"``, X may be
-        a ``dask.array`` and ``client`` a ``dask.distributed.Client`` (without one a
-        ``LocalCluster`` is started for the fit and closed). Same seed, same bits, either way.
+        Where the statistics are computed (:mod:`dpkmeans.compute.backends`). With ``"dask"``,
+        X may be a ``dask.array`` or a
+        :class:`~dpkmeans.compute.backends.parquet.ParquetRows` source (Parquet files larger
+        than memory, read again at every pass, never held), and ``client`` a
+        ``dask.distributed.Client`` (without one a ``LocalCluster`` is started for the fit and
+        closed). Same seed, same bits, either way.
     client : dask.distributed.Client or None
     random_state : int, numpy SeedSequence or None
         Seed of every random draw. ``None`` draws fresh entropy, which is *not* stored: a seed
@@ -406,7 +416,11 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     labels_ : (n_samples,) array
         The training records' clusters under the private centroids. Each label is a function of
         its own record: like the clip count (shown only in the ``ClippingWarning``) it is for
-        the data holder and **not** a differentially private release.
+        the data holder and **not** a differentially private release. For a ``ParquetRows``
+        source it is a lazy ``dask.array`` (as dask-ml's ``KMeans`` gives): nothing of the
+        records' size is gathered during the fit; computing it (``labels_.compute()``, or
+        ``labels_.to_zarr(...)`` for more labels than memory holds) reads the files again,
+        with dask's current scheduler: a ``Client`` set as default, else threads here.
     privacy_spent_ : PrivacyCost
         The composed total of ``ledger_``.
 
@@ -451,15 +465,16 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     # -- input ---------------------------------------------------------------------------------
     def _validate_X(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
         """X as a finite float64 2-D array (scikit-learn's checks; errors say it is about X).
-        A dask array is checked for its shape and dtype only and stays lazy (the backend checks
-        its values block by block)."""
-        if _is_dask_array(X):
+        A dask array or a ``ParquetRows`` source is checked for its shape and dtype only (from
+        its metadata) and stays lazy (the backend checks its values block by block)."""
+        if _is_lazy(X):
             return self._validate_lazy(X, reset=reset)
         return validate_numeric(self, X, reset=reset)
 
     def _validate_lazy(self, X: Any, *, reset: bool) -> Any:
+        what = "a ParquetRows source" if isinstance(X, ParquetRows) else "a dask array"
         if self.backend != "dask":
-            raise ValueError("invalid X: a dask array needs backend='dask'")
+            raise ValueError(f"invalid X: {what} needs backend='dask'")
         if X.ndim != 2 or X.dtype.kind not in "iuf":
             raise ValueError(f"invalid X: a 2-D dask array of real numbers is needed, got "
                              f"{X.ndim}-D of dtype {X.dtype}")
@@ -471,8 +486,9 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return X
 
     def _resolve_bounds(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.bounds is None and _is_dask_array(X):
-            raise ValueError("bounds=None reads the bounds off the data; with a dask array "
+        if self.bounds is None and _is_lazy(X):
+            what = "a ParquetRows source" if isinstance(X, ParquetRows) else "a dask array"
+            raise ValueError(f"bounds=None reads the bounds off the data; with {what} "
                              "pass public bounds=(lower, upper)")
         return public_bounds(self.bounds, X)
 
@@ -523,8 +539,10 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or dask array of shape (n_samples, n_features)
-            Finite numeric records (a DataFrame's columns must all be numeric).
+        X : array_like, dask array or ParquetRows of shape (n_samples, n_features)
+            Finite numeric records (a DataFrame's columns must all be numeric). A dask array or
+            a :class:`~dpkmeans.compute.backends.parquet.ParquetRows` source (Parquet files,
+            streamed) needs ``backend="dask"``.
         y : None
             Ignored (scikit-learn's API).
 
@@ -593,10 +611,14 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
-            The cluster of each row.
+            The cluster of each row (for a ``ParquetRows`` source a lazy dask array, as
+            ``labels_``).
         """
         check_is_fitted(self, "cluster_centers_")
-        return assign(self._validate_X(X, reset=False), self.cluster_centers_)
+        X = self._validate_X(X, reset=False)
+        if isinstance(X, ParquetRows):
+            return lazy_labels(X, self.cluster_centers_)
+        return assign(X, self.cluster_centers_)
 
     def fit_predict(self, X: ArrayLike, y=None) -> np.ndarray:
         """Fit on X and give the training records' clusters (``labels_``).
@@ -629,7 +651,7 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             The distances.
         """
         check_is_fitted(self, "cluster_centers_")
-        X = self._validate_X(X, reset=False)
+        X = self._in_memory(self._validate_X(X, reset=False), "transform")
         C = self.cluster_centers_
         return np.sqrt(squared_distances(X, C))
 
@@ -649,4 +671,14 @@ class DPKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             minus the sum of squared distances to the nearest centroid.
         """
         check_is_fitted(self, "cluster_centers_")
-        return -float(metrics.sse(self._validate_X(X, reset=False), self.cluster_centers_))
+        X = self._in_memory(self._validate_X(X, reset=False), "score")
+        return -float(metrics.sse(X, self.cluster_centers_))
+
+    @staticmethod
+    def _in_memory(X: Any, method: str) -> Any:
+        """X, unless it is a streamed ``ParquetRows`` source (refused: the result would be
+        computed here, from all of its records)."""
+        if isinstance(X, ParquetRows):
+            raise TypeError(f"{method} takes records in memory (or a dask array), not a "
+                            "ParquetRows source; predict and labels_ take one")
+        return X
