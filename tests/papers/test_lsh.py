@@ -15,8 +15,8 @@ from dpkmeans.compute.blocks import BLOCK_ROWS
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.standalone import Replica
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.papers.lsh.algorithm import (LSHClustering, _code_histogram, _level_counts,
-                                           catalogue_config, google_count_share)
+from dpkmeans.papers.lsh.algorithm import (LSHClustering, _codes_below, _leaf_of, _leaf_ranges,
+                                           _node_counts, catalogue_config, google_count_share)
 from dpkmeans.privacy.accounting import PrivacyLedger
 from tests.papers.blobs import THREE_CENTRES, blobs
 from dpkmeans.privacy.loss import estimate_log_ratios
@@ -104,18 +104,40 @@ def test_a_given_share_and_thresholds_are_used(X):
     assert rule.thresholds(-12.0, 2 * r) == (1.0, 3.0)
 
 
-def test_the_exact_tree_counts_add_up():
+@pytest.mark.parametrize("n", [500, 40])  # more records than the 64 codes, and fewer
+def test_the_exact_tree_counts_add_up(n):
     rng = np.random.default_rng(0)
-    block = rng.uniform(-1, 1, (500, 3))
+    block = rng.uniform(-1, 1, (n, 3))
     planes = rng.standard_normal((6, 3))
-    (hist,) = _code_histogram(block, np.zeros(3), math.sqrt(3), planes)
-    levels = _level_counts(hist, 6)
-    assert [lv.size for lv in levels] == [2**l for l in range(7)]
-    assert all(lv.sum() == 500 for lv in levels)
+    backend = MemoryBackend()
+    data, n_rows, _ = backend.prepare(block, BOX3)
+    replica = Replica(backend, data, n_rows, PrivacyLedger(), np.random.default_rng(1))
+    below = _codes_below(replica, np.zeros(3), math.sqrt(3), planes)
+    signs = (block @ planes.T < 0).astype(np.int64)
+    codes = signs @ (1 << np.arange(5, -1, -1))
+    for level in range(7):
+        every = np.arange(2**level, dtype=np.int64)
+        counts = _node_counts(below, every, level, 6)
+        assert counts.dtype == np.int64 and counts.sum() == n
+        # a node's count is the number of records whose code starts with its prefix
+        np.testing.assert_array_equal(counts, np.bincount(codes >> (6 - level),
+                                                          minlength=2**level))
     # the first bit is the first hyperplane's sign (1 on the negative side)
-    assert levels[1][1] == np.sum(block @ planes[0] < 0)
+    assert _node_counts(below, np.array([1]), 1, 6)[0] == np.sum(block @ planes[0] < 0)
     both = (block @ planes[0] < 0) & (block @ planes[1] >= 0)
-    assert levels[2][0b10] == both.sum()
+    assert _node_counts(below, np.array([0b10]), 2, 6)[0] == both.sum()
+
+
+def test_every_code_finds_the_leaf_whose_prefix_it_starts_with():
+    # prefix-free leaves at depth 4: 0 (level 1), 10 (level 2), 1100 and 1111 (level 4)
+    leaves = [(1, np.array([0]), np.array([5.0])), (2, np.array([0b10]), np.array([2.0])),
+              (4, np.array([0b1111, 0b1100]), np.array([1.0, 3.0]))]
+    ranges, weights = _leaf_ranges(leaves, 4)
+    np.testing.assert_array_equal(weights, [5.0, 2.0, 1.0, 3.0])
+    expected = [0] * 8 + [1] * 4 + [3, -1, -1, 2]
+    np.testing.assert_array_equal(_leaf_of(np.arange(16), ranges), expected)
+    empty, _ = _leaf_ranges([], 4)
+    np.testing.assert_array_equal(_leaf_of(np.arange(3), empty), [-1, -1, -1])
 
 
 # -- seeding, replicas, backends ---------------------------------------------------------------

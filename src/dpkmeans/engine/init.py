@@ -7,9 +7,6 @@
 
 from __future__ import annotations
 
-import itertools
-import math
-import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -58,97 +55,110 @@ def sphere_packing(
         a /= 2.0
 
 
+#: The first batch of candidates of an attempt (doubled at every batch of the attempt).
+_FIRST_BATCH = 32
+#: At most this many coordinates of candidates are drawn at once.
+_BATCH_VALUES = 2**16
+#: At most this many coordinate differences are screened at once.
+_SCREEN_VALUES = 2**16
+
+
 def _pack(low: np.ndarray, high: np.ndarray, spacing: float, k: int, rng: np.random.Generator,
           max_failures: int) -> np.ndarray | None:
     """One attempt of :func:`sphere_packing`: the k centres, or None after ``max_failures``
-    consecutive rejections. The same draws and decisions as testing every accepted centre
-    with ``np.linalg.norm(candidate - c) >= spacing``, in O(1) expected time per candidate
-    once the centres fill a grid (instead of O(accepted))."""
+    consecutive rejections. The same draws and decisions as drawing one candidate at a time,
+    ``rng.uniform(low, high)``, and testing it against every accepted centre with
+    ``np.linalg.norm(candidate - c) >= spacing``.
+
+    Candidates are drawn in batches, one ``rng.uniform`` call for a batch (the same numbers in
+    the same order as one call per candidate), screened against the accepted centres all at
+    once (:meth:`_Neighbours.clear_many`), then walked in order: the first clear one is
+    accepted (unless ``max_failures`` rejections come first) and the rest of the batch is
+    screened against it alone. A batch that is not used up is drawn again up to its last
+    examined candidate from the generator's state before the batch, so the generator is left
+    exactly where the one-by-one loop leaves it.
+    """
     index = _Neighbours(low, high, spacing, k)
-    failures = 0
+    d = low.size
+    bits = rng.bit_generator
+    failures, batch = 0, _FIRST_BATCH
     while index.size < k and failures < max_failures:
-        candidate = rng.uniform(low, high)
-        if index.is_clear(candidate):
-            index.add(candidate)
-            failures = 0
-        else:
-            failures += 1
+        rows = max(1, min(batch, _BATCH_VALUES // max(d, 1)))
+        state = bits.state
+        candidates = rng.uniform(low, high, size=(rows, d))
+        clear = index.clear_many(candidates)
+        used, i = rows, 0
+        while i < rows:
+            ahead = np.flatnonzero(clear[i:])
+            j = i + int(ahead[0]) if ahead.size else rows  # the next clear candidate
+            if failures + (j - i) >= max_failures:  # the attempt fails before reaching it
+                used, failures = i + (max_failures - failures), max_failures
+                break
+            failures += j - i
+            if j == rows:
+                break
+            index.add(candidates[j])
+            failures, i = 0, j + 1
+            if index.size == k:
+                used = i
+                break
+            clear[i:] &= index.clear_many(candidates[i:], last_only=True)
+        if used < rows:  # leave the generator just after the last candidate examined
+            bits.state = state
+            rng.uniform(low, high, size=(used, d))
+        batch *= 2
     return index.points if index.size == k else None
 
 
 class _Neighbours:
-    """Accepted centres, bucketed on a grid of cells at least ``spacing`` wide over (up to)
-    the three widest axes: a centre closer than ``spacing`` to a candidate lies in one of the
-    3^m cells around the candidate's. Distances are screened with a rounding margin; only
-    those too close to ``spacing`` to call are decided by the exact ``np.linalg.norm`` test."""
-
-    FEW = 16  # up to this many neighbours, screen them one by one (math.dist), else in bulk
+    """Accepted centres, and the test ``norm(candidate - c) >= spacing`` against them.
+    Distances are screened with a rounding margin; only those too close to ``spacing`` to call
+    are decided by the exact ``np.linalg.norm`` test."""
 
     def __init__(self, low: np.ndarray, high: np.ndarray, spacing: float, k: int) -> None:
         d = low.size
         self.points = np.empty((k, d))
-        self.rows: list[list[float]] = []
         self.size = 0
         self.spacing = spacing
         # rounding of a d-term sum of squares in any order (BLAS dot, pairwise) and of sqrt
         margin = 1e-12 + 4.0 * (d + 2) * np.finfo(float).eps
         self.near_band = (spacing * (1.0 - margin), spacing * (1.0 + margin))
         self.exact_only = not 1e-140 < spacing < 1e140  # squares near under/overflow
-        origin, width = np.minimum(low, high), np.abs(high - low)
-        cell = np.maximum(spacing * (1.0 + 1e-6), width / 1e6)  # at most ~1e6 cells per axis
-        self.axes = [] if self.exact_only or d > 10**5 else \
-            [int(i) for i in np.argsort(-width, kind="stable")[:3] if width[i] >= 3 * cell[i]]
-        self.origin = [float(origin[i]) for i in self.axes]
-        self.cell = [float(cell[i]) for i in self.axes]
-        self.cells: dict[tuple[int, ...], list[int]] = {}
-        self.shifts = list(itertools.product((-1, 0, 1), repeat=len(self.axes)))
-
-    def _key(self, x: list[float]) -> tuple[int, ...]:
-        return tuple(math.floor((x[i] - o) / c)
-                     for i, o, c in zip(self.axes, self.origin, self.cell))
 
     def _exact(self, candidate: np.ndarray, j: int) -> bool:
         return bool(np.linalg.norm(candidate - self.points[j]) >= self.spacing)
 
     def is_clear(self, candidate: np.ndarray) -> bool:
         """``all(np.linalg.norm(candidate - c) >= spacing for c in accepted)``."""
+        return bool(self.clear_many(np.asarray(candidate)[None])[0])
+
+    def clear_many(self, candidates: np.ndarray, *, last_only: bool = False) -> np.ndarray:
+        """:meth:`is_clear` of every row of ``candidates`` (against the last accepted centre
+        alone with ``last_only``)."""
+        out = np.ones(candidates.shape[0], dtype=bool)
         if not self.size:
-            return True
-        if self.exact_only:
-            return all(self._exact(candidate, j) for j in range(self.size))
+            return out
+        index = np.arange(self.size - 1 if last_only else 0, self.size)
+        others = self.points[index]
         low, high = self.near_band
-        if self.axes:
-            x = candidate.tolist()
-            key = self._key(x)
-            near: list[int] = []
-            for shift in self.shifts:
-                bucket = self.cells.get(tuple(map(operator.add, key, shift)))
-                if bucket:
-                    near.extend(bucket)
-            if len(near) <= self.FEW:
-                for j in near:
-                    dist = math.dist(x, self.rows[j])
-                    if dist < low or (dist < high and not self._exact(candidate, j)):
-                        return False
-                return True
-            index = np.array(near)
-            others = self.points[index]
-        else:
-            index, others = None, self.points[:self.size]
-        diff = candidate - others
-        dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        if (dist < low).any():
-            return False
-        close = np.flatnonzero(dist < high)  # too close to call
-        return all(self._exact(candidate, j) for j in (close if index is None
-                                                         else index[close]).tolist())
+        step = max(1, _SCREEN_VALUES // (index.size * max(others.shape[1], 1)))
+        for start in range(0, candidates.shape[0], step):
+            part = candidates[start:start + step]
+            diff = part[:, None, :] - others[None, :, :]
+            if self.exact_only:
+                ok, unsure = np.ones(part.shape[0], dtype=bool), np.ones(diff.shape[:2], bool)
+            else:
+                dist = np.sqrt(np.einsum("cjd,cjd->cj", diff, diff))
+                ok = ~(dist < low).any(axis=1)
+                unsure = dist < high  # too close to call (where not already below low)
+            for c, j in zip(*np.nonzero(unsure & ok[:, None])):
+                if ok[c] and not self._exact(part[c], int(index[j])):
+                    ok[c] = False
+            out[start:start + step] = ok
+        return out
 
     def add(self, centre: np.ndarray) -> None:
         self.points[self.size] = centre
-        if self.axes:
-            row = centre.tolist()
-            self.rows.append(row)
-            self.cells.setdefault(self._key(row), []).append(self.size)
         self.size += 1
 
 

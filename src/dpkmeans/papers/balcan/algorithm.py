@@ -85,15 +85,17 @@ How this differs from the authors' MATLAB code (their flaws, fixed here):
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpkmeans.compute.backends.memory import MemoryBackend
 from dpkmeans.engine.loop import DPLloydConfig, run_prepared
 from dpkmeans.engine.standalone import Replica, StandaloneConfig, StandaloneFit
-from dpkmeans.privacy.noise import calibrate
+from dpkmeans.privacy.noise import NoiseCalibration, calibrate
 from dpkmeans.privacy.sensitivity import box_midpoint, coordinate_bounds, lloyd_query_sensitivity
 from dpkmeans.validation import check_positive_int, check_real
 
@@ -209,19 +211,19 @@ class BalcanClustering(StandaloneConfig):
                              f"{self.shares!r} with lloyd_iterations={self.lloyd_iterations}")
         object.__setattr__(self, "shares", shares)
 
-    # -- public quantities (functions of the configuration only) -----------------------------
-    @property
+    # -- public quantities (functions of the configuration only, computed once) --------------
+    @functools.cached_property
     def identity(self) -> bool:
         """Whether the projection is the identity: d <= 5 (the authors' rule) or p >= d."""
         d = self.bounds[0].size
         return d <= IDENTITY_DIMENSIONS or _projected_dimension(self.n_records) >= d
 
-    @property
+    @functools.cached_property
     def projected_dimension(self) -> int:
         """p = max(1, floor(ln(N) / 2)), or d for the identity."""
         return self.bounds[0].size if self.identity else _projected_dimension(self.n_records)
 
-    @property
+    @functools.cached_property
     def levels(self) -> int:
         """The partition's levels: depth < ln N, as the authors' loop (at least 1)."""
         return max(1, math.ceil(math.log(self.n_records)) - 1)
@@ -236,7 +238,7 @@ class BalcanClustering(StandaloneConfig):
         """The rounds the algorithm plans: the local search's T swaps."""
         return self.steps
 
-    @property
+    @functools.cached_property
     def budgets(self) -> tuple[float, float, float, float]:
         """Epsilon of the candidates, the local search, the recovery and the refinement
         (they add up to epsilon; the last is 0 without refinement)."""
@@ -246,32 +248,52 @@ class BalcanClustering(StandaloneConfig):
         eps = self.epsilon * w / w.sum()
         return float(eps[0]), float(eps[1]), float(eps[2]), float(eps[3])
 
-    @property
+    @functools.cached_property
     def radius(self) -> float:
         """R: the public radius of the ball the projected records are clipped to."""
         return self.radius_factor * float(np.linalg.norm(coordinate_bounds(self.bounds, True)))
 
-    @property
+    @functools.cached_property
     def half_side(self) -> float:
         """a: the root cube is [-a, a]^p around the midpoint (shifted for the other grids)."""
         if self.identity:
             return min(self.radius, float(coordinate_bounds(self.bounds, True).max()))
         return self.radius
 
-    @property
+    @functools.cached_property
     def loss_sensitivity(self) -> float:
         """(2 R)^2: the most one record adds to a clustering loss in the projection."""
         return (2.0 * self.radius) ** 2
 
-    @property
+    @functools.cached_property
     def threshold(self) -> float:
         """gamma = 2 ln(N) / eps_level: a cube survives if its noisy count exceeds it."""
         return 2.0 * math.log(self.n_records) / self.level_epsilon
 
-    @property
+    @functools.cached_property
     def level_epsilon(self) -> float:
         """The epsilon of one level of one grid: eps_c / (grids x levels)."""
         return self.budgets[0] / ((self.shifted_grids + 1) * self.levels)
+
+    @functools.cached_property
+    def _midpoint(self) -> np.ndarray:
+        """The box's midpoint m (the records are centred there)."""
+        return box_midpoint(self.bounds)
+
+    @functools.cached_property
+    def _refinement(self) -> DPLloydConfig:
+        """The Lloyd refinement's configuration: ``lloyd_iterations`` equal budgets."""
+        T, eps_lloyd = self.lloyd_iterations, self.budgets[3]
+        return DPLloydConfig(self.n_clusters, self.bounds, schedule=np.full(T, eps_lloyd / T),
+                             budget=eps_lloyd, name=f"{self.name}: Lloyd refinement")
+
+    @functools.cached_property
+    def _calibrations(self) -> tuple[NoiseCalibration, NoiseCalibration]:
+        """The noise of a level's cube counts and of the recovery's (S_j - n_j m, n_j)."""
+        d = self.bounds[0].size
+        sens = lloyd_query_sensitivity(self.bounds, "add/remove", centred=True).per_cluster
+        return (calibrate("laplace", 1.0, self.level_epsilon, integer_valued=True),
+                calibrate("laplace", sens, self.budgets[2], coordinates=d + 1))
 
     # -- the run ------------------------------------------------------------------------------
     def fit_replica(self, replica: Replica) -> StandaloneFit:
@@ -290,43 +312,44 @@ class BalcanClustering(StandaloneConfig):
             recovered centroids (before refinement).
         """
         k, d, p = self.n_clusters, self.bounds[0].size, self.projected_dimension
-        _, eps_ls, eps_rec, eps_lloyd = self.budgets
+        eps_ls = self.budgets[1]
         G, offsets, u = _public_draws(replica.public_rng, p, d, not self.identity,
                                       self.shifted_grids, self.half_side, k)
-        mid, R = box_midpoint(self.bounds), self.radius
+        mid, R = self._midpoint, self.radius
         geometry: Geometry = (G, mid, R)
+        passes = _held_projection(replica, geometry)
         ledger = replica.ledger
         with ledger.sequential("candidates (private recursive partitions)"):
-            candidates = self._candidates(replica, geometry, offsets)
+            candidates = self._candidates(replica, passes, offsets)
         with ledger.sequential("local search (exponential mechanism)"):
-            chosen = self._local_search(replica, geometry, candidates, u, eps_ls)
+            chosen = self._local_search(replica, passes, candidates, u, eps_ls)
         with ledger.sequential("recovery (noisy means in the original space)"):
-            recovered, counts = self._recover(replica, geometry, chosen, eps_rec)
+            recovered, counts = self._recover(replica, geometry, chosen)
         if self.lloyd_iterations == 0:
             return StandaloneFit(recovered, self.steps, counts, recovered)
-        T = self.lloyd_iterations
-        refine = DPLloydConfig(k, self.bounds, schedule=np.full(T, eps_lloyd / T),
-                               budget=eps_lloyd, name=f"{self.name}: Lloyd refinement")
         with ledger.sequential("Lloyd refinement (DP-Lloyd loop)"):
-            result = run_prepared(replica.backend, replica.data, replica.n_rows, refine,
+            result = run_prepared(replica.backend, replica.data, replica.n_rows, self._refinement,
                                   replica.seed_sequence(), initial_centroids=recovered[None],
                                   ledger=ledger)
         return StandaloneFit(result.centroids[0], self.steps, result.noisy_counts[0],
                              recovered)
 
-    def _candidates(self, replica: Replica, geometry: Geometry, offsets: np.ndarray) -> np.ndarray:
+    def _candidates(self, replica: Replica, passes: tuple[Any, Geometry],
+                    offsets: np.ndarray) -> np.ndarray:
         """The candidate centres (m, p): every level of every grid released (parallel over
-        the cubes of a level, sequential over levels and grids), empty or not."""
+        the cubes of a level, sequential over levels and grids), empty or not. ``passes``:
+        the data the counts read and its geometry (:func:`_held_projection`)."""
+        data, geometry = passes
         p, L, a = self.projected_dimension, self.levels, self.half_side
-        eps_level, gamma = self.level_epsilon, self.threshold
-        cal = calibrate("laplace", 1.0, eps_level, integer_valued=True)
+        gamma = self.threshold
+        cal = self._calibrations[0]
         corners = offsets - a  # each grid's root cube is [offset - a, offset + a]^p
         bits = _child_bits(p)
         parents = [np.zeros((1, p), dtype=np.int64) for _ in offsets]  # the root cells
         found = [offsets]  # the roots' centres: the set is never empty
         for level in range(1, L + 1):
             if any(parent.shape[0] for parent in parents):
-                counts = replica.backend.map_reduce(replica.data, _child_counts, *geometry,
+                counts = replica.backend.map_reduce(data, _child_counts, *geometry,
                                                     corners, a, level, L, tuple(parents))
             else:  # every tree has died: nothing to count, but the level is still charged
                 counts = tuple(np.zeros(0) for _ in parents)
@@ -349,10 +372,12 @@ class BalcanClustering(StandaloneConfig):
             C = np.clip(C, -h, h)
         return np.unique(_to_ball(C, self.radius), axis=0)
 
-    def _local_search(self, replica: Replica, geometry: Geometry, C: np.ndarray,
+    def _local_search(self, replica: Replica, passes: tuple[Any, Geometry], C: np.ndarray,
                       u: np.ndarray, eps_ls: float) -> np.ndarray:
         """The k chosen centres (k, p): T swaps, then one of the T sets, each pick by the
-        exponential mechanism on -loss (sensitivity (2 R)^2)."""
+        exponential mechanism on -loss (sensitivity (2 R)^2); ``passes`` as
+        :meth:`_candidates`'."""
+        data, geometry = passes
         T, m, sens = self.steps, C.shape[0], self.loss_sensitivity
         eps_pick = eps_ls / (T + 1)
         ids = _initial_set(u, m)
@@ -360,7 +385,7 @@ class BalcanClustering(StandaloneConfig):
                                     "candidates chosen uniformly (public randomness)")
         sets, losses = [], np.zeros(T)
         for step in range(T):
-            F, S = replica.backend.map_reduce(replica.data, _swap_losses, *geometry, C[ids], C,
+            F, S = replica.backend.map_reduce(data, _swap_losses, *geometry, C[ids], C,
                                               sens)
             loss = _swap_table(F, S)  # (k, m): the loss after replacing centre i by j
             pick = replica.choose(-loss.ravel(), sens, eps_pick,
@@ -375,17 +400,16 @@ class BalcanClustering(StandaloneConfig):
                               details={"sets": T})
         return C[sets[best]]
 
-    def _recover(self, replica: Replica, geometry: Geometry, centres: np.ndarray,
-                 eps_rec: float) -> tuple[np.ndarray, np.ndarray]:
+    def _recover(self, replica: Replica, geometry: Geometry,
+                 centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Noisy means of the clusters of the chosen centres, in the original space: one
-        release of every cluster's (S_j - n_j m, n_j) (parallel over the clusters)."""
+        release of every cluster's (S_j - n_j m, n_j) at the recovery's share (parallel over
+        the clusters)."""
         G, mid, _ = geometry
-        d = mid.size
         sums, counts = replica.backend.map_reduce(replica.data, _cluster_stats, *geometry,
                                                   centres)
-        sens = lloyd_query_sensitivity(self.bounds, "add/remove", centred=True).per_cluster
-        cal = calibrate("laplace", sens, eps_rec, coordinates=d + 1)
-        noisy = replica.release(cal, np.concatenate([sums, counts[:, None]], axis=1),
+        noisy = replica.release(self._calibrations[1],
+                                np.concatenate([sums, counts[:, None]], axis=1),
                                 label="(S_j - n_j m, n_j) of every cluster",
                                 details={"composition": "parallel over the disjoint clusters"})
         n = noisy[:, -1]
@@ -458,6 +482,26 @@ def _to_ball(points: np.ndarray, radius: float, *, copy: bool = True) -> np.ndar
     return out
 
 
+def _held_projection(replica: Replica, geometry: Geometry) -> tuple[Any, Geometry]:
+    """The data that the candidates' and the local search's passes read, and its geometry.
+
+    The in-memory backend projects the records once (block by block, as every pass would:
+    :func:`_project`) and holds them, with the identity geometry (no projection, midpoint 0,
+    an infinite ball): projecting them again gives the same bits (x - 0 = x; no row is clipped),
+    at the cost of a copy of p columns instead of a product with d. Other backends, and the
+    identity projection (cheap already), project every block at every pass.
+    """
+    G, mid, radius = geometry
+    if G is None or not isinstance(replica.backend, MemoryBackend):
+        return replica.data, geometry
+    backend = replica.backend
+    projected = backend.map_concat(replica.data, _projected_columns, G, mid, radius).T
+    p = G.shape[0]
+    wide = np.full(p, 2.0 * radius)  # holds every projected row (norm <= R): nothing clipped
+    data, _, _ = backend.prepare(np.ascontiguousarray(projected), (-wide, wide))
+    return data, (None, np.zeros(p), math.inf)
+
+
 # -- map-reduce steps (module level: the Dask backend ships them to its workers) ----------------
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b, computed in blocks of rows of at most :data:`_PRODUCT_WORK` multiply-adds."""
@@ -470,11 +514,23 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _project(block: np.ndarray, G: np.ndarray | None, mid: np.ndarray,
              radius: float) -> np.ndarray:
-    """y = G (x - m) for every row (x - m for the identity), clipped to the ball."""
-    y = block - mid
-    if G is not None:
-        y = _product(y, np.ascontiguousarray(G.T))
+    """y = G (x - m) for every row (x - m for the identity), clipped to the ball. The product
+    is :func:`_product`'s, row block by row block, each block centred just before its product
+    (the same bits, without a centred copy of the whole block)."""
+    if G is None:
+        return _to_ball(block - mid, radius, copy=False)
+    GT = np.ascontiguousarray(G.T)
+    y = np.empty((block.shape[0], GT.shape[1]))
+    step = max(1, _PRODUCT_WORK // max(1, GT.shape[0] * GT.shape[1]))
+    for start in range(0, block.shape[0], step):
+        np.matmul(block[start:start + step] - mid, GT, out=y[start:start + step])
     return _to_ball(y, radius, copy=False)
+
+
+def _projected_columns(block: np.ndarray, G: np.ndarray | None, mid: np.ndarray,
+                       radius: float) -> np.ndarray:
+    """:func:`_project` of the block, transposed to (p, rows) (a ``map_concat`` step)."""
+    return _project(block, G, mid, radius).T
 
 
 def _cells(y: np.ndarray, corner: np.ndarray, a: float, levels: int) -> np.ndarray:
@@ -570,9 +626,11 @@ def _swap_losses(block: np.ndarray, G: np.ndarray | None, mid: np.ndarray, radiu
     owner = np.argmin(near, axis=1)
     if k == 1:
         d1, d2 = near[:, 0], np.full(y.shape[0], cap)
-    else:
-        two = np.partition(near, 1, axis=1)
-        d1, d2 = two[:, 0], two[:, 1]
+    else:  # the two smallest values of each row (a tie gives d2 = d1)
+        rows = np.arange(y.shape[0])
+        d1 = near[rows, owner]
+        near[rows, owner] = np.inf
+        d2 = near.min(axis=1)
     order = np.argsort(owner, kind="stable")  # the records of each centre in one run
     lhs, rhs = _augmented(y[order], candidates)
     d1, d2 = d1[order, None], d2[order, None]

@@ -21,11 +21,13 @@ The algorithm
 4. Weighted k-means++ and Lloyd (scikit-learn) on the coreset: post-processing of released
    values. The centres are moved back by m and clipped to the box.
 
-The exact statistics take two passes through the backend's map-reduce: a histogram of the
-full ``max_depth``-bit hash codes (every node's exact count at every level follows by summing
-neighbouring bins), then, once the tree is released, every leaf's exact sum. The histogram
-has 2^max_depth int64 bins per block of rows (8 MB at depth 20); the in-memory backend holds
-one per block until it adds them.
+The exact statistics take two passes through the backend's map-reduce. The first gives the
+number of records below any full ``max_depth``-bit hash code, so that a node's exact count is
+a difference of two such numbers (the codes under a prefix form one range): with fewer records
+than 2^max_depth codes (a public comparison), every record's code, sorted; otherwise a histogram
+of the codes (2^max_depth int64 bins per block of rows, 8 MB at depth 20), summed cumulatively.
+The second, once the tree is released, gives every leaf's exact sum. A fit on a few records
+thus costs what its tree does, not 2^max_depth.
 
 Accounting
 ----------
@@ -75,6 +77,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -95,10 +98,12 @@ GOOGLE_MAX_DEPTH = 20
 #: Google's ``dlaplace_param_multiplier / gaussian_std_dev_multiplier`` (20 / 1): the count
 #: noise's Laplace scale over the sum noise's sigma / r.
 GOOGLE_NOISE_RATIO = 20.0
-#: The deepest tree the full-code histogram allows (2^24 bins per block).
+#: The deepest tree this implementation accepts.
 MAX_DEPTH_LIMIT = 24
 #: Google's "each point has noise roughly 0.1 radius" factor of ``default_tree_param``.
 _LOW_NOISE_FACTOR = 10.0
+#: Values squared at a time when the rows' norms are computed (a block that stays in cache).
+_CLIP_WORK = 2**15
 
 
 @functools.lru_cache(maxsize=256)
@@ -231,8 +236,8 @@ class LSHClustering(StandaloneConfig):
             raise ValueError("the LSH clustering has no as-published flaws to reproduce")
         depth = check_positive_int(self.max_depth, "max_depth", minimum=0)
         if depth > MAX_DEPTH_LIMIT:
-            raise ValueError(f"max_depth must be at most {MAX_DEPTH_LIMIT} (a histogram of "
-                             f"2^max_depth bins per block), got {depth}")
+            raise ValueError(f"max_depth must be at most {MAX_DEPTH_LIMIT} (the deepest tree "
+                             f"this implementation accepts), got {depth}")
         object.__setattr__(self, "max_depth", depth)
         if self.count_share is not None:
             share = check_real(self.count_share, "count_share")
@@ -336,11 +341,11 @@ class LSHClustering(StandaloneConfig):
         eps_sums = self.epsilon_sums
         sigma = _nominal_sigma(r, eps_sums, self.delta)
 
-        (histogram,) = replica.backend.map_reduce(replica.data, _code_histogram, mid, r, planes)
-        exact = _level_counts(np.asarray(histogram, dtype=np.int64), D)
+        below = _codes_below(replica, mid, r, planes)
 
         with replica.ledger.sequential(f"{self.name}: prefix tree"):
-            root = replica.release(count_cal, exact[0][:1], label="level 0 (root) count",
+            root = replica.release(count_cal, _node_counts(below, np.zeros(1, np.int64), 0, D),
+                                   label="level 0 (root) count",
                                    details={"level": 0, "nodes": 1}, integer_valued=True)
             node_min, branch_min = self.thresholds(float(root[0]), sigma)
             prefixes, counts = np.zeros(1, dtype=np.int64), np.maximum(root, 1.0)
@@ -351,7 +356,7 @@ class LSHClustering(StandaloneConfig):
                 leaves.append((level - 1, prefixes[~branching], counts[~branching]))
                 parents = prefixes[branching]
                 children = np.stack([2 * parents, 2 * parents + 1], axis=1).ravel()
-                noisy = replica.release(count_cal, exact[level][children],
+                noisy = replica.release(count_cal, _node_counts(below, children, level, D),
                                         label=f"level {level} counts",
                                         details={"level": level, "nodes": int(children.size)},
                                         integer_valued=True)
@@ -364,9 +369,9 @@ class LSHClustering(StandaloneConfig):
                     depth_reached = level
             leaves.append((D, prefixes, counts))
 
-        table, weights = _leaf_table(leaves, D)
+        ranges, weights = _leaf_ranges(leaves, D)
         n_leaves = weights.size
-        (sums,) = replica.backend.map_reduce(replica.data, _leaf_sums, mid, r, planes, table,
+        (sums,) = replica.backend.map_reduce(replica.data, _leaf_sums, mid, r, planes, ranges,
                                              n_leaves)
         sum_cal = _sum_calibration(r, eps_sums, self.delta, n_leaves * d)
         noisy_sums = replica.release(sum_cal, sums, label="leaf sums (private coreset)",
@@ -428,14 +433,21 @@ def _cluster_coreset(points: np.ndarray, weights: np.ndarray, k: int, n_init: in
 def _centred(block: np.ndarray, mid: np.ndarray, radius: float) -> np.ndarray:
     """The block centred at ``mid`` and clipped to the L2 ball of ``radius``."""
     x = np.asarray(block, dtype=float) - mid
-    return _clip_ball(x, radius)
+    return _clip_ball(x, radius, out=x)
 
 
-def _clip_ball(x: np.ndarray, radius: float) -> np.ndarray:
-    """Rows scaled down to norm ``radius`` where longer (Google's ``clip_by_radius``)."""
-    norms = np.linalg.norm(x, axis=1)
-    scale = radius / np.maximum(norms, radius)
-    return x * scale[:, None]
+def _clip_ball(x: np.ndarray, radius: float, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Rows scaled down to norm ``radius`` where longer (Google's ``clip_by_radius``), into
+    ``out`` (which may be ``x``). The norms are ``np.linalg.norm(x, axis=1)``'s (the square
+    root of each row's ``np.add.reduce`` of squares: the same bits), over blocks of
+    :data:`_CLIP_WORK` values, so that no squared copy of x is made."""
+    norms = np.empty(x.shape[0])
+    step = max(1, _CLIP_WORK // max(1, x.shape[1]))
+    for start in range(0, x.shape[0], step):
+        part = x[start:start + step]
+        np.sqrt(np.add.reduce(part * part, axis=1), out=norms[start:start + step])
+    scale = (radius / np.maximum(norms, radius))[:, None]
+    return x * scale if out is None else np.multiply(x, scale, out=out)
 
 
 def _codes(x: np.ndarray, planes: np.ndarray) -> np.ndarray:
@@ -449,6 +461,15 @@ def _codes(x: np.ndarray, planes: np.ndarray) -> np.ndarray:
     return bits @ weights
 
 
+def _placed_codes(block: np.ndarray, start: int, mid: np.ndarray, radius: float,
+                  planes: np.ndarray, n_rows: int) -> tuple[np.ndarray]:
+    """The full hash code of every row of the block, at the rows' positions in a vector of
+    ``n_rows`` zeros (the blocks' vectors add up to every record's code)."""
+    out = np.zeros(n_rows, dtype=np.int64)
+    out[start:start + block.shape[0]] = _codes(_centred(block, mid, radius), planes)
+    return (out,)
+
+
 def _code_histogram(block: np.ndarray, mid: np.ndarray, radius: float,
                     planes: np.ndarray) -> tuple[np.ndarray]:
     """The block's count of every full hash code (2^max_depth bins)."""
@@ -457,10 +478,10 @@ def _code_histogram(block: np.ndarray, mid: np.ndarray, radius: float,
 
 
 def _leaf_sums(block: np.ndarray, mid: np.ndarray, radius: float, planes: np.ndarray,
-               table: np.ndarray, n_leaves: int) -> tuple[np.ndarray]:
-    """The block's sum of centred records per leaf (``table``: full code -> leaf, -1 none)."""
+               ranges: np.ndarray, n_leaves: int) -> tuple[np.ndarray]:
+    """The block's sum of centred records per leaf (``ranges``: :func:`_leaf_ranges`)."""
     x = _centred(block, mid, radius)
-    leaf = table[_codes(x, planes)]
+    leaf = _leaf_of(_codes(x, planes), ranges)
     inside = leaf >= 0
     leaf, x = leaf[inside], x[inside]
     sums = np.empty((n_leaves, x.shape[1]))
@@ -470,28 +491,57 @@ def _leaf_sums(block: np.ndarray, mid: np.ndarray, radius: float, planes: np.nda
 
 
 # -- the tree ---------------------------------------------------------------------------------
-def _level_counts(histogram: np.ndarray, depth: int) -> list[np.ndarray]:
-    """Exact counts of every node at levels 0..depth (index: the node's prefix)."""
-    levels = [histogram]
-    for _ in range(depth):
-        levels.append(levels[-1][0::2] + levels[-1][1::2])  # siblings are adjacent bins
-    return levels[::-1]
+def _codes_below(replica: Replica, mid: np.ndarray, radius: float,
+                 planes: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The exact number of records whose full code is below each given code (first pass of the
+    module docstring): from the sorted codes when there are fewer records than codes (the
+    public row count against 2^max_depth), else from the cumulative code histogram."""
+    n_codes = 1 << planes.shape[0]
+    if replica.n_rows < n_codes:
+        (codes,) = replica.backend.map_reduce(replica.data, _placed_codes, mid, radius, planes,
+                                              replica.n_rows, with_start=True)
+        ordered = np.sort(codes)
+        return lambda bounds: np.searchsorted(ordered, bounds, side="left")
+    (histogram,) = replica.backend.map_reduce(replica.data, _code_histogram, mid, radius, planes)
+    below = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(histogram, dtype=np.int64)])
+    return lambda bounds: below[bounds]
 
 
-def _leaf_table(leaves: list[tuple[int, np.ndarray, np.ndarray]],
-                depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """The map from full codes to leaf index (-1: in no leaf) and the leaves' weights; the
-    leaves are prefix-free, so their code ranges are disjoint."""
-    table = np.full(1 << depth, -1, dtype=np.int32)
-    weights: list[np.ndarray] = []
-    index = 0
+def _node_counts(below: Callable[[np.ndarray], np.ndarray], prefixes: np.ndarray, level: int,
+                 depth: int) -> np.ndarray:
+    """Exact record counts of the nodes ``prefixes`` at ``level`` (:func:`_codes_below`): the
+    codes under a prefix q are those in [q 2^(depth - level), (q + 1) 2^(depth - level))."""
+    shift = depth - level
+    return (below((prefixes + 1) << shift) - below(prefixes << shift)).astype(np.int64)
+
+
+def _leaf_ranges(leaves: list[tuple[int, np.ndarray, np.ndarray]],
+                 depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The leaves' full-code ranges, (3, leaves) rows start, end (exclusive) and leaf index,
+    sorted by start, and the leaves' weights in leaf-index order; the leaves are prefix-free,
+    so their ranges are disjoint."""
+    starts, ends, weights = [], [], []
     for level, prefixes, counts in leaves:
-        width = 1 << (depth - level)
-        for p in prefixes.tolist():
-            table[p * width:(p + 1) * width] = index
-            index += 1
+        shift = depth - level
+        prefixes = np.asarray(prefixes, dtype=np.int64)
+        starts.append(prefixes << shift)
+        ends.append((prefixes + 1) << shift)
         weights.append(np.asarray(counts, dtype=float))
-    return table, np.concatenate(weights) if weights else np.zeros(0)
+    if not weights:
+        return np.zeros((3, 0), dtype=np.int64), np.zeros(0)
+    start, end = np.concatenate(starts), np.concatenate(ends)
+    order = np.argsort(start, kind="stable")
+    table = np.stack([start[order], end[order], order.astype(np.int64)])
+    return table, np.concatenate(weights)
+
+
+def _leaf_of(codes: np.ndarray, ranges: np.ndarray) -> np.ndarray:
+    """Each full code's leaf index (-1: in no leaf), from :func:`_leaf_ranges`."""
+    start, end, index = ranges
+    if start.size == 0:
+        return np.full(codes.shape, -1, dtype=np.int64)
+    pos = np.maximum(np.searchsorted(start, codes, side="right") - 1, 0)
+    return np.where((codes >= start[pos]) & (codes < end[pos]), index[pos], -1)
 
 
 # -- the catalogue ----------------------------------------------------------------------------
