@@ -353,8 +353,8 @@ glue("ch8_same_bits", yes_no(same_bits), display=False)
 #
 # ```{literalinclude} ../src/dpkmeans/compute/backends/dask.py
 # :language: python
-# :start-at: task, add = dask.delayed(_chunk_reduce), dask.delayed(add_parts)
-# :end-at: return self.client.compute(tree_reduce(nodes, add), optimize_graph=False)
+# :start-at: nodes = self._nodes(data, fn, args, with_start)
+# :end-at: optimize_graph=False)
 # :dedent: 8
 # ```
 #
