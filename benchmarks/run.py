@@ -9,6 +9,7 @@ count is recorded with it.
     python -m benchmarks.run --quick         # fewer repeats, same sizes; prints only
     python -m benchmarks.run --out PATH      # write the JSON to PATH
     python -m benchmarks.run --only 1,3      # a subset of the benchmarks
+    python -m benchmarks.run --standalone    # record benchmarks 6-8 from their own files
 
 The benchmarks (targets in benchmarks/README.md):
 
@@ -17,6 +18,10 @@ The benchmarks (targets in benchmarks/README.md):
 3. 1000 DPLloyd replicas on a blood-sized problem, batched against sequential (>= 20x);
 4. one Lloyd iteration against one two-thread streaming pass over X (<= 2x);
 5. peak memory of one DPLloyd-Impr fit at N = 10^6: at most size(X) + 150 MB.
+
+Benchmarks 6-8 (:data:`STANDALONE`: a fit over Parquet larger than memory, ``make reproduce``,
+``.ci/run`` from a clean clone) run on their own; a full run, or ``--standalone``, records
+their latest files' figures in results.json.
 """
 
 from __future__ import annotations
@@ -600,6 +605,72 @@ def _in_compare_env(number: int, mode: str) -> dict:
     return res
 
 
+#: The benchmarks that run on their own (minutes to an hour each, a clean clone or a 32 GB
+#: dataset): each writes its own file, and a full run of this module records what that file
+#: holds in results.json beside benchmarks 1-5 (:func:`standalone_records`).
+STANDALONE = {
+    6: ("out_of_core.json", "python -m benchmarks.out_of_core"),
+    7: ("reproduce.json", "python -m benchmarks.reproduce"),
+    8: ("ci_time.json", "python -m benchmarks.ci_time"),
+}
+
+
+def _standalone_record(number: int, data: dict) -> dict:
+    """Benchmark ``number``'s figure, target and verdict from its own file's contents, judged
+    against today's target (a file may predate it)."""
+    if number == 6:
+        res = data["results"][0]
+        return {"name": res["name"], "value": f"slowest pass {res['ratio']:.2f} of the disk, "
+                f"peak RSS {res['peak_rss_sum_GB']:.2f} GB", "target": res["target"],
+                "met": res["met"], "met_each": res.get("met_each"),
+                "measured_utc": data.get("started_utc"),
+                "commit": data.get("machine", {}).get("git_commit_base")}
+    if number == 7:
+        from benchmarks.reproduce import TARGET_S
+        same = data.get("results_equal_committed")
+        equal = ("equality with the committed results not recorded" if same is None else
+                 f"results equal to the committed in {sum(v is True for v in same.values())} "
+                 f"of {len(same)} files")
+        return {"name": "make reproduce from an empty kernel cache",
+                "value": f"{data['wall_s'] / 60:.1f} min; {equal}",
+                "target": f"<= {TARGET_S / 60:g} min, results equal to the committed",
+                "met": bool(data["wall_s"] <= TARGET_S and same is not None
+                            and all(v is not False for v in same.values())),
+                "commit": data.get("commit")}
+    from benchmarks.ci_time import TARGET_S
+    return {"name": data["name"], "value": f"{data['wall_s'] / 60:.1f} min (exit code "
+            f"{data['exit_code']}; make test stages {data.get('stages_s')})",
+            "target": f"<= {TARGET_S / 60:g} min, passing",
+            "met": bool(data["exit_code"] == 0 and data["wall_s"] <= TARGET_S),
+            "commit": data.get("commit")}
+
+
+def standalone_records(folder: Path = ROOT / "benchmarks") -> list[dict]:
+    """A record of each benchmark of :data:`STANDALONE`, read from its own file in ``folder``:
+    the figure, the target and whether it is met, the commit measured and the command that
+    wrote it; ``"measured": False`` when the file is missing."""
+    records = []
+    for number, (name, command) in sorted(STANDALONE.items()):
+        path = folder / name
+        record = {"benchmark": number, "file": f"benchmarks/{name}", "command": command}
+        if path.exists():
+            record.update(measured=True, **_standalone_record(number, json.loads(path.read_text())))
+        else:
+            record.update(measured=False, met=False)
+        records.append(record)
+    return records
+
+
+def standalone_table(records: list[dict]) -> str:
+    head = ("| # | benchmark | measured | target | met | command |\n"
+            "|---|---|---|---|---|---|")
+    rows = [f"| {r['benchmark']} | {r.get('name', r['file'])} | "
+            f"{r.get('value', 'not measured') if r['measured'] else 'not measured'} | "
+            f"{r.get('target', '')} | {'yes' if r['met'] else '**no**'} | `{r['command']}` |"
+            for r in records]
+    return "\n".join([head] + rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -610,8 +681,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="comma-separated benchmark numbers")
     parser.add_argument("--update-readme", action="store_true",
                         help="put the table into benchmarks/README.md (between its markers)")
+    parser.add_argument("--standalone", action="store_true",
+                        help="run nothing: record benchmarks 6-8 from their own files in the "
+                             "last full run's results.json (and its table)")
     parser.add_argument("--memory-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+
+    if args.standalone:
+        return refresh_standalone(args.out or ROOT / "benchmarks" / "results.json")
 
     if args.memory_child is not None:
         spec = json.loads(args.memory_child)
@@ -638,6 +715,9 @@ def main(argv: list[str] | None = None) -> int:
     report["wall_s"] = time.perf_counter() - started
     report["load_average_end"] = _load()
     report["table"] = markdown_table(report["results"])
+    if args.only is None:  # a full run: the standalone benchmarks' latest figures beside
+        report["standalone"] = standalone_records()
+        report["table"] += "\n\n" + standalone_table(report["standalone"])
     print(report["table"])
     print(f"\n{mode} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) at start "
           f"{report['load_average_start']}, at end {report['load_average_end']}")
@@ -645,6 +725,18 @@ def main(argv: list[str] | None = None) -> int:
         write_report(report, out)
     if args.update_readme:
         update_readme(report, ROOT / "benchmarks" / "README.md")
+    return 0
+
+
+def refresh_standalone(path: Path) -> int:
+    """Put the latest records of benchmarks 6-8 (:func:`standalone_records`) into the full run
+    report at ``path``, and its table, leaving benchmarks 1-5 as they were measured."""
+    report = json.loads(path.read_text())
+    report["standalone"] = standalone_records(path.parent)
+    report["table"] = (markdown_table(report["results"]) + "\n\n"
+                       + standalone_table(report["standalone"]))
+    print(report["table"])
+    write_report(report, path)
     return 0
 
 

@@ -1,9 +1,17 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures, and the sweeps' environment for every test."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
+# Before numpy loads OpenBLAS: the tests run with the environment the committed results were
+# computed in (one BLAS thread, OpenBLAS's AVX2 kernels on x86-64; docs/design.md, "A pinned
+# environment for the sweeps"), so that a rebuilt row (tests/study/test_results_sample.py) gives
+# the committed bits on an AVX-512 machine too. A variable the user set is kept.
+from dpkmeans.study.environment import pin_cell_environment
+
+pin_cell_environment()
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 @pytest.fixture

@@ -137,3 +137,23 @@ def test_numpy_path_report_from_the_rounds():
     assert summary["ratio_numpy_over_numba_via_sklearn"] == pytest.approx(10.0)
     text = numpy_path.table(summary)
     assert "| numpy |" in text and "10.00x through scikit-learn" in text
+
+
+def test_standalone_benchmarks_are_recorded_from_their_own_files(tmp_path):
+    """Benchmarks 6-8 run on their own; a full run records each file's figure and judges it
+    against today's target (a missing file is 'not measured', never met)."""
+    from benchmarks import ci_time, reproduce
+    (tmp_path / "reproduce.json").write_text(json.dumps(
+        {"wall_s": reproduce.TARGET_S - 1, "commit": "abc",
+         "results_equal_committed": {"apdp": True, "di": False}}))
+    (tmp_path / "ci_time.json").write_text(json.dumps(
+        {"name": ".ci/run from a clean clone", "wall_s": ci_time.TARGET_S - 1, "exit_code": 0,
+         "commit": "abc", "stages_s": {"unit": 100}}))
+    records = {r["benchmark"]: r for r in run.standalone_records(tmp_path)}
+    assert sorted(records) == [6, 7, 8]
+    assert records[6]["measured"] is False and records[6]["met"] is False
+    assert records[7]["measured"] and records[7]["met"] is False  # one file differs
+    assert "1 of 2 files" in records[7]["value"]
+    assert records[8]["met"] is True and records[8]["commit"] == "abc"
+    table = run.standalone_table(list(records.values()))
+    assert table.count("\n") == 4 and "not measured" in table

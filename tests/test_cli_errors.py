@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dpkmeans.study import sweep
+from dpkmeans.study import environment
 from dpkmeans.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +22,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 @pytest.fixture(autouse=True)
 def _no_pinned_environment(monkeypatch):
     """The commands pin the cells' BLAS variables into os.environ; not in this process."""
-    monkeypatch.setattr(sweep, "cell_environment", lambda: {})
+    monkeypatch.setattr(environment, "cell_environment", lambda: {})
 
 
 def one_error(capsys, argv: list[str], match: str) -> str:

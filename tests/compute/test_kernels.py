@@ -282,3 +282,106 @@ def test_statistics_above_one_group_share_a_module_for_each_d():
     assert kernels._module(group + 1, 3, True) is not shared
     assert kernels._module(group + 1, 2, True, scores=True) is not shared
     assert kernels._module(group, 2, True) is not shared  # one group: its own module
+
+
+def _ties(seed: int, n: int, d: int, k: int, R: int):
+    """Exact ties everywhere: rows on a grid of halves, centroids at corners of the box (as the
+    as-published APDP's clipped starts on adult), and non-dyadic rows within a few ulps of
+    centroids a few ulps apart (near ties that only exact arithmetic decides)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, d)) / 2.0
+    C = rng.integers(0, 2, size=(R, k, d)).astype(float)
+    base = rng.uniform(0.1, 0.9, size=d)
+    C[:, -1] = base + rng.integers(-3, 4, size=(R, d)) * np.spacing(base)
+    C[:, 0] = base + rng.integers(-3, 4, size=(R, d)) * np.spacing(base)
+    X[: n // 4] = base + rng.integers(-2, 3, size=(n // 4, d)) * np.spacing(base)
+    rng.shuffle(X)
+    return X, C
+
+
+@pytest.mark.parametrize("seed,n,d,k,R", [(30, 3000, 6, 5, 4), (31, 2000, 3, 9, 3),
+                                          (32, 1500, 1, 3, 2)])
+def test_exact_ties_are_settled_in_the_kernel(seed, n, d, k, R, scorer):
+    """Near ties, exact ties included, are decided in the kernel (kernels._exact_row): the
+    pass leaves nothing to redo, and the labels, statistics, silhouettes and distances are the
+    numpy references', bit for bit."""
+    X, C = _ties(seed, n, d, k, R)
+    p = kernels._Prepared(X, C)
+    labels = assign(X, C)
+    scores, _ = kernels.canonical_scores(X, C)
+    assert (np.sort(scores, axis=1)[:, 1] == np.sort(scores, axis=1)[:, 0]).sum() > n // 10
+    assert _fused_pass_undecided(p) == 0
+    _assert_kernel_equals_reference(X, C)
+    s, c = kernel_block_silhouette(X, C)
+    s_ref, c_ref = block_silhouette_reference(X, C)
+    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref)
+    assert np.array_equal(kernel_block_labels(X, C), labels)
+
+
+def test_exact_row_is_exact_nearest():
+    """kernels._exact_row gives _exact_nearest's label (the exact argmin, lowest index on a tie)
+    for rows that only exact arithmetic decides, through both of its paths (differences free of
+    rounding, and the expansion of the product terms), and -1 outside its range."""
+    from dpkmeans.compute.nearest import _exact_nearest, _Nearest
+    rng = np.random.default_rng(33)
+    for trial in range(400):
+        d, k = int(rng.integers(1, 8)), int(rng.integers(2, 7))
+        base = rng.random(d)
+        C = (base + rng.integers(-5, 6, size=(k, d)) * np.spacing(base))[None]
+        if trial % 3 == 0:
+            C[0, -1] = C[0, 0]  # a repeated centroid never wins
+        x = base + rng.integers(-3, 4, size=d) * np.spacing(base) if trial % 2 else rng.random(d)
+        near = _Nearest(np.zeros((1, d)), C)
+        terms = kernels._CentroidTerms(C)
+        a = np.append(x, 1.0)[None]
+        want = _exact_nearest(a, near.B, a[:, :d] @ terms.CT[0] + terms.cs[0], ~near.shadowed)
+        got = kernels._exact_row(x[None], 0, terms.CT, terms.cs, terms.margin, 0)
+        assert got == want[0]
+    x = np.full((1, 2), 2.0**-500)
+    terms = kernels._CentroidTerms(np.zeros((1, 2, 2)) + [[[0.0], [1.0]]])
+    assert kernels._exact_row(x, 0, terms.CT, terms.cs, terms.margin, 0) == -1
+
+
+def test_silhouettes_of_repeated_replicas_are_computed_once(monkeypatch):
+    """Replicas with the same centroids (a study's shared starts) share one computation."""
+    X, C = _tricky(34, 2000, 3, 4, 3)
+    C = C[[0, 1, 0, 2, 1, 0]]
+    seen = []
+    real = kernels._Prepared.silhouette
+    monkeypatch.setattr(kernels._Prepared, "silhouette",
+                        lambda self: seen.append(self.shape[0]) or real(self))
+    s, c = kernel_block_silhouette(X, C)
+    s_ref, c_ref = block_silhouette_reference(X, C)
+    assert np.array_equal(s, s_ref) and np.array_equal(c, c_ref) and seen == [3]
+
+
+def test_silhouettes_fused_into_the_next_statistics_pass(scorer, monkeypatch):
+    """A silhouette call that expects another iteration arms its block: the next statistics
+    call on it computes its centroids' silhouettes in the same pass (kernels._Fusion), with the
+    bits of the separate passes, and the silhouette call takes them without a pass of its own.
+    A block changed in place, or too few replicas, runs the separate passes."""
+    from dpkmeans.compute.lloyd import block_silhouette, block_silhouette_ahead
+    X, C = _tricky(35, 3000, 4, 5, 9)
+    C2 = C[::-1] * 0.75  # the next iteration's centroids
+    passes = []
+    real = kernels._Prepared.silhouette
+    monkeypatch.setattr(kernels._Prepared, "silhouette",
+                        lambda self: passes.append("silhouette") or real(self))
+    kernels._FUSION.armed.clear()
+    block_silhouette_ahead(X, C)
+    assert len(kernels._FUSION.armed) == 1
+    sums, counts = block_stats(X, C2)
+    s, c = block_silhouette(X, C2)
+    labels = assign(X, C2)
+    s_ref, c_ref = panels_block_stats(X, C2, labels)
+    sil_ref, cnt_ref = block_silhouette_reference(X, C2)
+    assert np.array_equal(sums, s_ref) and np.array_equal(counts, c_ref)
+    assert np.array_equal(s, sil_ref) and np.array_equal(c, cnt_ref)
+    assert passes == ["silhouette"] and not kernels._FUSION.armed  # the first call's only
+    block_silhouette_ahead(X, C)
+    X[0, 0] += 1.0  # changed in place: not the block that was armed
+    block_stats(X, C2)
+    block_silhouette(X, C2)
+    assert passes == ["silhouette"] * 3
+    block_silhouette_ahead(X, C[:2])  # too few replicas to arm
+    assert not kernels._FUSION.armed

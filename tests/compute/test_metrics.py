@@ -427,3 +427,24 @@ def test_batched_adjusted_rand_indices_match_sklearn_row_by_row():
         adjusted_rand_indices(truth, truth)
     with pytest.raises(TypeError, match="non-negative integer"):
         adjusted_rand_indices(truth, pred.astype(float))
+
+
+@pytest.mark.parametrize("matching,weights", FORMS)
+def test_f_measures_equal_f_measure_row_by_row(matching, weights):
+    """The batched F-measures are f_measure's floats, bit for bit: one reference for every
+    row or one each, labels missing from a row, and labels of another kind (one row at a
+    time)."""
+    from dpkmeans.compute.metrics import f_measures
+    rng = np.random.default_rng(40)
+    pred = rng.choice([0, 2, 3, 6], size=(30, 200))
+    pred[3] = 2  # one cluster
+    shared = rng.integers(0, 3, size=200)
+    each = rng.choice([1, 4, 5], size=(30, 200))
+    text = np.array(["a", "b", "c"])[shared]
+    for true in (shared, each, text):
+        got = f_measures(true, pred, matching=matching, weights=weights)
+        want = [f_measure(true if true.ndim == 1 else true[r], pred[r], matching=matching,
+                          weights=weights) for r in range(pred.shape[0])]
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="labels_true must have shape"):
+        f_measures(shared[:10], pred)

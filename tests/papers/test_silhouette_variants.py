@@ -398,3 +398,17 @@ def test_same_seed_same_bits_and_another_seed_other_bits(X, name):
     assert a.ledger.is_private == (name != "as_published")
     c = run(X, config, 32, replicas=3)
     assert not np.array_equal(a.centroids, c.centroids)
+
+
+@pytest.mark.parametrize("make", [as_published, corrected])
+def test_silhouettes_fused_into_the_statistics_pass_change_no_bit(X, make, monkeypatch):
+    """The silhouettes of iteration t + 1 come from its statistics pass
+    (lloyd.block_silhouette_ahead, kernels._Fusion): the same centroids, noise, spend and
+    ledger as with a separate silhouette pass every iteration."""
+    config = make(3, 2.0, BOX)
+    fused = run(X, config, 41, replicas=12)
+    monkeypatch.setattr(variants, "block_silhouette_ahead", variants.block_silhouette)
+    apart = run(X, config, 41, replicas=12)
+    for name in ("centroids", "initial_centroids", "noisy_counts", "spent", "iterations_run"):
+        assert getattr(fused, name).tobytes() == getattr(apart, name).tobytes(), name
+    assert ledger_rows(fused.ledger) == ledger_rows(apart.ledger)

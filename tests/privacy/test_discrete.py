@@ -366,6 +366,37 @@ def test_per_replica_scales_match_each_replica_alone():
     np.testing.assert_array_equal(pair[1], discrete_laplace(many[1], gens([42]))[0])
 
 
+def test_exponential_choices_match_each_replica_alone():
+    """The replicas' exponential mechanisms batched (the k-prototypes modes): row r, and the
+    state its generator is left in, are those of exponential_choice for replica r alone, for
+    small and large coefficients (coins on the whole part and on the fraction) and gaps, one
+    Python-integer replica among int64 ones."""
+    from fractions import Fraction
+    from dpkmeans.privacy.discrete import exponential_choice, exponential_choices
+    rng = np.random.default_rng(9)
+    widths = np.array([3, 1, 5, 2, 7])
+    for coefficient, top in ((Fraction(1, 2), 4), (0.37, 60), (3.3, 9), (25.0, 2**40), (0.0, 5)):
+        gaps = []
+        for _ in range(25):
+            counts = [rng.integers(0, top, w) for w in widths]
+            gaps.append(np.concatenate([c.max() - c for c in counts]).astype(np.int64))
+        seeds = list(range(600, 625))
+        batch, alone = gens(seeds), gens(seeds)
+        out = exponential_choices(gaps, coefficient, widths, batch)
+        for r, g in enumerate(alone):
+            np.testing.assert_array_equal(out[r], exponential_choice(gaps[r], coefficient,
+                                                                     widths, g))
+            assert batch[r].bit_generator.state == g.bit_generator.state
+        mixed = gaps[:3] + [np.array([int(v) for v in gaps[3]], dtype=object)]
+        batch, alone = gens(seeds[:4]), gens(seeds[:4])
+        out = exponential_choices(mixed, coefficient, widths, batch)
+        for r, g in enumerate(alone):
+            np.testing.assert_array_equal(out[r], exponential_choice(mixed[r], coefficient,
+                                                                     widths, g))
+    with pytest.raises(ValueError, match="replicas"):
+        exponential_choices(gaps[:2], 0.5, widths, gens([1]))
+
+
 def test_per_replica_scales_need_one_row_per_replica():
     with pytest.raises(ValueError, match="leading axis of 3 replicas"):
         discrete_laplace(np.ones((2, 4), dtype=np.int64), gens([1, 2, 3]), per_replica=True)

@@ -36,7 +36,16 @@ def heads(monkeypatch):
                       np.broadcast_to(den, out.shape[1:]).copy()))
         return np.ones_like(out)
 
+    # the replicas' batched coins (exponential_choices, the k-prototypes modes) likewise
+    real_rows = discrete._bernoulli_exp_rows
+
+    def forced_rows(num, den, rep, gens):
+        out = real_rows(num, den, rep, gens)
+        asked.append((np.asarray(num).copy(), np.full(np.shape(num), den)))
+        return np.ones_like(out)
+
     monkeypatch.setattr(discrete, "bernoulli_exp", forced)
+    monkeypatch.setattr(discrete, "_bernoulli_exp_rows", forced_rows)
     return asked
 
 

@@ -234,7 +234,7 @@ def test_reproduce_pins_the_cells_environment(monkeypatch):
     """One BLAS/OpenMP thread a cell, and on x86-64 with AVX2 and FMA OpenBLAS's AVX2 kernels
     whatever the CPU (their rounding moved chapter 9's CEDS numbers on an AVX-512 machine); a
     variable the user set is kept unless the benchmark overrides it."""
-    from dpkmeans.study import sweep  # the cells' environment lives with the cells
+    from dpkmeans.study import environment as sweep  # numpy-free: conftest pins it early
 
     def flags(names):
         return lambda: {"model": None, "family": None, "model_number": None, "flags": names}
@@ -264,9 +264,9 @@ def test_the_sweep_command_runs_its_cells_in_the_reproduce_environment(monkeypat
     """`python -m dpkmeans sweep` pins the cells' environment as `make reproduce` does."""
     import argparse
 
-    from dpkmeans.study import sweep
+    from dpkmeans.study import environment, sweep
 
-    monkeypatch.setattr(sweep, "cell_environment", lambda: {"DPKMEANS_TEST_PIN": "yes"})
+    monkeypatch.setattr(environment, "cell_environment", lambda: {"DPKMEANS_TEST_PIN": "yes"})
     monkeypatch.setenv("DPKMEANS_TEST_PIN", "")  # so that monkeypatch removes it afterwards
     monkeypatch.delenv("DPKMEANS_TEST_PIN")
     seen = {}

@@ -15,9 +15,12 @@ parallel (the compiled functions release the GIL) and adds their results with
   it: the same b vectors (-2 c, fl(||c||^2)), the lowest index on an exact tie, a centroid
   equal to one of lower index never wins. The kernel decides a row only when its runner-up
   score exceeds ``best + margin * sqrt(||x||^2 + 1)`` with ``_Nearest``'s proven margin (which
-  covers any rounding order of the scores). A replica with an undecided row (near tie,
-  non-finite row) is done again from its labels: the kernel's, and for the undecided rows
-  :func:`dpkmeans.compute.nearest._exact_nearest`'s. The bits never depend on which rows were near ties.
+  covers any rounding order of the scores); a near tie is settled in the kernel, exactly
+  (:func:`_exact_row`: floating-point operations shown free of rounding). A replica with a
+  row still undecided (a non-finite row, or values beyond 2^+-400) is done again from its
+  labels: the kernel's, and for the undecided rows
+  :func:`dpkmeans.compute.nearest._exact_nearest`'s. The bits never depend on which rows were
+  near ties.
 * Counts: exact integers (float64 on return).
 * Sums, the "panels" order (:mod:`dpkmeans.compute.panels`): the block's rows are cut into
   panels of :data:`TILE` = 256 rows from the block's start; a panel's sum of a cluster is the
@@ -50,7 +53,13 @@ prove they do not overlap and vectorise the scorers over rows. The kernel functi
 (:func:`dpkmeans.compute.kernel_cache.kernel_dir`) so that numba caches them on disk:
 1 to 25 seconds to compile each (k, d) once (more for larger k d), about half a second to
 load in a later process. The statistics and labels for k above one centroid group share one
-module for each d (:func:`_groups_source`).
+module for each d (:func:`_groups_source`). The decision, silhouettes and minima read off the
+canonical scores are generated for each k up to :data:`_ROWS_GENERATED_MAX` as well
+(:func:`_rows_source`: the same operations, a row's scores in registers).
+
+The silhouette allocation (chapter 8) reads the statistics of each iteration's centroids,
+then their silhouettes: when the silhouette call expects another iteration, the next
+statistics pass computes both (:class:`_Fusion`, :func:`_k_block_fused`), the same bits.
 """
 
 from __future__ import annotations
@@ -80,8 +89,8 @@ from dpkmeans.compute.panels import (TILE, _checked, _panel_sums,  # noqa: F401
                                      panels_block_stats, panels_nearest_distance_sums)
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
-           "kernel_block_stats", "kernel_nearest_distance_sums", "panels_block_silhouette",
-           "panels_block_stats", "panels_nearest_distance_sums"]
+           "kernel_block_silhouette_ahead", "kernel_block_stats", "kernel_nearest_distance_sums",
+           "panels_block_silhouette", "panels_block_stats", "panels_nearest_distance_sums"]
 
 #: How far ahead of the row it loads the tile loader asks for X (:func:`_prefetch`), in
 #: elements (2 KB): one prefetch a row keeps reading X from memory, which the loader's stores
@@ -357,6 +366,212 @@ def _settle(X, t0, m, CT, cs, margin, r, nrm, arg):
         arg[i] = a if se > lo + mg * np.sqrt(nrm[i]) else -1
 
 
+# The exact nearest centroid of a near tie, in the kernel (:func:`_exact_row`): the same label
+# as :func:`dpkmeans.compute.nearest._exact_nearest` (the exact argmin, the lowest index on an
+# exact tie), decided by floating-point operations whose results are exact, so that a replica
+# with near ties need not be done again (the as-published APDP runs on adult had 1.6 % of
+# their (replica, row) pairs as exact ties in the first iteration, and two calls in three
+# redid their replicas). Row and centroid values are kept within _EXACT_RANGE, where Dekker's
+# product and Knuth's sum are error-free (Higham, Accuracy and Stability, sec. 4.3; no
+# overflow, no underflow of an error term); a row outside it is left to _exact_nearest.
+_EXACT_RANGE = (2.0**-400, 2.0**400)
+#: Veltkamp's splitting constant for float64, 2^27 + 1.
+_VELTKAMP = 134217729.0
+#: The float64 scores' rounding bound factor of _exact_nearest: 2.2 (d + 4) u sum |a_i b_i|.
+_TIE_BOUND = 2.2 * 2.0**-53
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _exact_range(v):
+    """Whether v is 0 or within :data:`_EXACT_RANGE` in magnitude (NaN and inf are not)."""
+    a = abs(v)
+    return a == 0.0 or (a >= _EXACT_RANGE[0] and a <= _EXACT_RANGE[1])
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _two_product(a, b):
+    """(p, e) with p = fl(a b) and e = a b - p exactly (Dekker's TwoProduct, Veltkamp's split),
+    for a and b within :data:`_EXACT_RANGE`."""
+    p = a * b
+    c = _VELTKAMP * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _VELTKAMP * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, al * bl - (((p - ah * bh) - al * bh) - ah * bl)
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _grow(e, n, b):
+    """Add b to the expansion e[:n] (nonoverlapping, increasing magnitude, no zeros) exactly:
+    Shewchuk's Grow-Expansion with zero elimination, in place (e holds n + 1 values). Returns
+    the new length; the expansion's sign is that of its last component."""
+    q = b
+    h = 0
+    for i in range(n):
+        x = q + e[i]
+        bv = x - q
+        err = (q - (x - bv)) + (e[i] - bv)  # Knuth's TwoSum
+        q = x
+        if err != 0.0:
+            e[h] = err
+            h += 1
+    if q != 0.0:
+        e[h] = q
+        h += 1
+    return h
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _exact_less(X, row, CT, cs, r, j, c):
+    """Whether a.b_j < a.b_c exactly, a = (x, 1) the row, b_j = (CT[r, :, j], cs[r, j]): first
+    a.(b_j - b_c) where every difference, product and partial sum is shown exact (the common
+    case: shared coordinates, 0/1 or dyadic values), else the sign of the exact sum of the
+    4 (d + 1) product terms (:func:`_two_product`) as an expansion (:func:`_grow`)."""
+    d = X.shape[1]
+    total = 0.0
+    cheap = True
+    for f in range(d + 1):
+        a = X[row, f] if f < d else 1.0
+        bj = CT[r, f, j] if f < d else cs[r, j]
+        bc = CT[r, f, c] if f < d else cs[r, c]
+        delta = bj - bc
+        z = delta - bj
+        if (bj - (delta - z)) + (-bc - z) != 0.0 or not _exact_range(delta):
+            cheap = False
+            break
+        p, err = _two_product(a, delta)
+        t = total + p
+        z = t - total
+        if err != 0.0 or (total - (t - z)) + (p - z) != 0.0:
+            cheap = False
+            break
+        total = t
+    if cheap:
+        return total < 0.0
+    e = np.empty(4 * (d + 1) + 1)
+    n = 0
+    for f in range(d + 1):
+        a = X[row, f] if f < d else 1.0
+        for b in (CT[r, f, j] if f < d else cs[r, j], -(CT[r, f, c] if f < d else cs[r, c])):
+            p, err = _two_product(a, b)
+            n = _grow(e, n, p)
+            n = _grow(e, n, err)
+    return n > 0 and e[n - 1] < 0.0
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _exact_row(X, row, CT, cs, margin, r):
+    """The exact nearest centroid of row ``row`` of X for replica r (the lowest index on an
+    exact tie; ``cs[r, j]`` = +inf for a centroid equal to one of lower index, which never
+    wins), as :func:`dpkmeans.compute.nearest._exact_nearest` decides it: the float64 scores
+    and their rounding bound leave the contenders, which meet in index order, each replacing
+    the best so far only when exactly smaller (:func:`_exact_less`). -1 (left to
+    _exact_nearest) for a replica with a non-finite b vector (``margin[r]`` not finite) or a
+    value of the row or of the centroids outside :data:`_EXACT_RANGE`."""
+    d = X.shape[1]
+    k = CT.shape[2]
+    if not np.isfinite(margin[r]):
+        return -1
+    for f in range(d):
+        if not _exact_range(X[row, f]):
+            return -1
+    s = np.empty(k)
+    bound = np.empty(k)
+    low = -1
+    for j in range(k):
+        v = cs[r, j]
+        if v == np.inf:
+            continue
+        if not _exact_range(v):
+            return -1
+        w = abs(v)
+        for f in range(d):
+            b = CT[r, f, j]
+            if not _exact_range(b):
+                return -1
+            p = b * X[row, f]
+            v += p
+            w += abs(p)
+        s[j] = v
+        bound[j] = _TIE_BOUND * (d + 4) * w
+        if low < 0 or v < s[low]:
+            low = j
+    top = s[low] + bound[low]
+    best = -1
+    for j in range(k):
+        if cs[r, j] == np.inf or s[j] - bound[j] > top:
+            continue  # a copy of an earlier centroid, or beaten beyond the rounding
+        if best < 0 or _exact_less(X, row, CT, cs, r, j, best):
+            best = j
+    return best
+
+
+#: Largest k for which the row functions of the canonical scores are generated
+#: (:func:`_rows_source`): each row's k scores in registers, every loop over rows vectorised
+#: (at k = 5, d = 6: the decision 0.30 -> 0.10 s, the silhouettes 0.26 -> 0.12 s for 1000
+#: replicas of 30,000 rows); above it, the generic loops.
+_ROWS_GENERATED_MAX = 16
+#: The generic row functions, as the generated modules name them.
+_ROWS_GENERIC = ["_decide = _pick", "_silhouette_rows = _silhouette_values",
+                 "_row_minima = _row_minima_generic"]
+
+
+def _rows_source(k: int) -> str:
+    """Source of ``_decide``, ``_silhouette_rows`` and ``_row_minima`` for k fixed: the
+    contracts and bits of :func:`_pick`, :func:`_silhouette_values` and
+    :func:`_row_minima_generic` (the same selects and operations, row by row, in the same
+    order; a centroid that never wins has its score replaced by +inf in the decision, which
+    selects as skipping it does), each row's k scores in registers."""
+    if k > _ROWS_GENERATED_MAX:
+        return "\n".join(_ROWS_GENERIC) + "\n"
+    loads = [f"        s{j} = W[base + {j * _STRIDE} + i]" for j in range(k)]
+    decide = [_JIT, "def _decide(W, base, m, cs, r, mg, nrm, arg, low, second):"]
+    decide += [f"    never{j} = cs[r, {j}] == np.inf" for j in range(1, k)]
+    decide += ["    inf = np.inf", "    for i in range(m):", *loads,
+               "        lo = s0", "        se = inf", "        a = 0"]
+    for j in range(1, k):
+        decide += [f"        e = inf if never{j} else s{j}",
+                   "        hi = e if e > lo else lo",
+                   "        se = hi if hi < se else se",
+                   "        bt = e < lo",
+                   "        lo = e if bt else lo",
+                   f"        a = {j} if bt else a"]
+    decide += ["        arg[i] = a if se > lo + mg * np.sqrt(nrm[i]) else -1"]
+    sil = ['@nb.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")',
+           "def _silhouette_rows(W, base, m, k, arg, sq, val, own, other):",
+           "    inf = np.inf", "    for i in range(m):", "        lab = arg[i]", *loads,
+           "        mine_s = inf", "        other_s = inf"]
+    for j in range(k):
+        sil += [f"        mine = lab == {j}",
+                f"        mine_s = s{j} if mine else mine_s",
+                f"        other_s = s{j} if (not mine and s{j} < other_s) else other_s"]
+    sil += ["        a2 = mine_s + sq[i]",
+            f"        b2 = {'a2' if k == 1 else 'other_s + sq[i]'}",
+            "        a = np.sqrt(a2 if a2 > 0.0 else 0.0)",
+            "        b = np.sqrt(b2 if b2 > 0.0 else 0.0)",
+            "        top = a if a > b else b",
+            "        v = (b - a) / (top if top != 0.0 else 1.0)",
+            "        v = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)",
+            "        v = 0.0 if top == 0.0 else v",
+            "        val[i] = np.nan if (np.isnan(a2) or np.isnan(b2)) else v"]
+    minima = [_JIT, "def _row_minima(W, base, m, k, low):", "    for i in range(m):", *loads,
+              "        lo = s0"]
+    minima += [f"        lo = s{j} if s{j} < lo else lo" for j in range(1, k)]
+    minima += ["        low[i] = lo"]
+    return "\n".join(decide + ["", ""] + sil + ["", ""] + minima) + "\n"
+
+
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _settle_exact(X, t0, m, CT, cs, margin, r, arg):
+    """The rows of the tile (rows t0 .. t0 + m of X) left undecided (``arg[i]`` < 0) by the
+    scores, decided exactly where :func:`_exact_row` can (else -1 stays)."""
+    for i in range(m):
+        if arg[i] < 0:
+            arg[i] = _exact_row(X, t0 + i, CT, cs, margin, r)
+
+
 def _loader_source(d: int) -> str:
     """Source of ``_load_tile`` for d fixed: the contract (and bits) of
     :func:`_load_tile_generic`, each row's features in registers (the generic loops over a
@@ -470,12 +685,28 @@ def _silhouette_values(W, s0, m, k, arg, sq, val, own, other):
         val[i] = np.nan if (np.isnan(a2) or np.isnan(b2)) else v
 
 
-#: The scorer, assigner and tile loader that the kernel functions below call.
-#: They are compiled in a module generated for each (k, d) (:func:`_module`), with the generated
-#: ones (or the generic ones).
+@nb.njit(cache=True, nogil=True, boundscheck=False)
+def _row_minima_generic(W, s0, m, k, low):
+    """Each row's smallest score (centroid j of row i at W[s0 + j _STRIDE + i]) into
+    ``low[i]``, taken in index order with ``s < low`` (a NaN is kept only from centroid 0)."""
+    for i in range(m):
+        low[i] = W[s0 + i]
+    for j in range(1, k):
+        sj = s0 + j * _STRIDE
+        for i in range(m):
+            s = W[sj + i]
+            low[i] = s if s < low[i] else low[i]  # noqa: FURB136
+
+
+#: The scorer, assigner, tile loader and row functions (decision, silhouettes, minima from the
+#: canonical scores) that the kernel functions below call. They are compiled in a module
+#: generated for each (k, d) (:func:`_module`), with the generated ones (or the generic ones).
 _score = _score_generic
 _assign = _assign_generic
 _load_tile = _load_tile_generic
+_decide = _pick
+_silhouette_rows = _silhouette_values
+_row_minima = _row_minima_generic
 
 
 def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, undecided):
@@ -505,6 +736,7 @@ def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, u
                     arg[i] = given[r, t0 + i]
             else:
                 _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
+                _settle_exact(X, t0, m, CT, cs, margin, r, arg)
             left = _accumulate(X, t0, m, arg, r, sums, counts, panel)
             undecided[r] += left
             total += left
@@ -541,8 +773,9 @@ def _k_block_silhouette(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
             else:  # decided from the same scores (the margin covers any rounding order)
-                _pick(W, d * _STRIDE, m, cs, r, margin[r], nrm, arg, own, other)
-            _silhouette_values(W, d * _STRIDE, m, k, arg, sq, val, own, other)
+                _decide(W, d * _STRIDE, m, cs, r, margin[r], nrm, arg, own, other)
+                _settle_exact(X, t0, m, CT, cs, margin, r, arg)
+            _silhouette_rows(W, d * _STRIDE, m, k, arg, sq, val, own, other)
             for j in range(k):
                 panel[j] = 0.0
             for i in range(m):
@@ -558,6 +791,48 @@ def _k_block_silhouette(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums
     return total
 
 
+def _k_block_fused(X, CT, cn, cs, margin, sums, counts, silhouettes, undecided):
+    """:func:`_k_block` and :func:`_k_block_silhouette` in one pass over X: the labels, counts
+    and silhouette sums (R, k) of :func:`_k_block_silhouette` (from the canonical scores) and
+    the sums (R, k, d) of :func:`_k_block` (:func:`_accumulate`, with these labels: the exact
+    ones, so the same bits), added into ``sums``, ``counts`` and ``silhouettes``; undecided
+    rows (non-finite or extreme values) counted in ``undecided`` as there and their total
+    returned. For the silhouette allocation (:func:`kernel_block_stats` when armed)."""
+    n, d = X.shape
+    R = CT.shape[0]
+    k = CT.shape[2]
+    W = np.empty((d + k) * _STRIDE)
+    nrm = np.empty(TILE)
+    sq = np.empty(TILE)
+    arg = np.empty(TILE, dtype=np.int64)
+    panel = np.empty((k, d))
+    spanel = np.empty(k)
+    val = np.empty(TILE)
+    own = np.empty(TILE)
+    other = np.empty(TILE)
+    total = 0
+    for t0 in range(0, n, TILE):
+        m = min(TILE, n - t0)
+        _load_tile(X, t0, m, W, nrm, sq)
+        for r in range(R):
+            _score(W, m, CT, cn, r)  # the raw scores, in the canonical order
+            _decide(W, d * _STRIDE, m, cs, r, margin[r], nrm, arg, own, other)
+            _settle_exact(X, t0, m, CT, cs, margin, r, arg)
+            _silhouette_rows(W, d * _STRIDE, m, k, arg, sq, val, own, other)
+            left = _accumulate(X, t0, m, arg, r, sums, counts, panel)
+            undecided[r] += left
+            total += left
+            for j in range(k):
+                spanel[j] = 0.0
+            for i in range(m):
+                lab = arg[i]
+                if lab >= 0:
+                    spanel[lab] += val[i]
+            for j in range(k):
+                silhouettes[r, j] += spanel[j]
+    return total
+
+
 def _k_block_minima(X, CT, cn, squared, plain):
     """Per replica, the sums over the rows of X of the squared and of the plain distance to the
     nearest centroid, in the panels order, added into ``squared`` and ``plain`` (R,)."""
@@ -568,26 +843,24 @@ def _k_block_minima(X, CT, cn, squared, plain):
     nrm = np.empty(TILE)
     sq = np.empty(TILE)
     low = np.empty(TILE)
+    root = np.empty(TILE)
     s0 = d * _STRIDE
     for t0 in range(0, n, TILE):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
             _score(W, m, CT, cn, r)
-            for i in range(m):
-                low[i] = W[s0 + i]
-            for j in range(1, k):
-                sj = s0 + j * _STRIDE
-                for i in range(m):
-                    s = W[sj + i]
-                    low[i] = s if s < low[i] else low[i]  # noqa: FURB136
+            _row_minima(W, s0, m, k, low)
+            for i in range(m):  # each row's terms (vectorised), then their sums in row order
+                v = low[i] + sq[i]
+                v = v if v > 0.0 else 0.0  # noqa: FURB136
+                low[i] = v
+                root[i] = np.sqrt(v)
             p2 = 0.0
             p1 = 0.0
             for i in range(m):
-                v = low[i] + sq[i]
-                v = v if v > 0.0 else 0.0  # noqa: FURB136
-                p2 += v
-                p1 += np.sqrt(v)
+                p2 += low[i]
+                p1 += root[i]
             squared[r] += p2
             plain[r] += p1
 
@@ -608,6 +881,7 @@ def _k_block_labels(X, CT, cn, cs, margin, CT32, cs32, margin32, out):
         _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
             _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
+            _settle_exact(X, t0, m, CT, cs, margin, r, arg)
             for i in range(m):
                 out[r, t0 + i] = arg[i]
 
@@ -638,18 +912,22 @@ def _module(k: int, d: int, generated: bool, scores: bool = False):
 def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
              "from dpkmeans.compute.kernels import (_AHEAD, _SINGLE_NRM_MAX, _STRIDE, TILE, _accumulate,",
-             "                              _finish, _pick, _prefetch, _settle,",
-             "                              _silhouette_values)", ""]
+             "                              _finish, _pick, _prefetch, _row_minima_generic,",
+             "                              _settle, _settle_exact, _silhouette_values)",
+             ""]
     if generated:
-        scorers = _groups_source(d) if key.startswith("groups") else _scorer_source(k, d)
+        groups = key.startswith("groups")
+        scorers = _groups_source(d) if groups else _scorer_source(k, d)
+        rows = "\n".join(_ROWS_GENERIC) if groups else _rows_source(k)
         parts += ["_TILE_TYPE = np.float32  # the assigner's tile (single precision)", "",
-                  scorers, "", _loader_source(d)]
+                  scorers, "", _loader_source(d), "", rows]
     else:
         parts += ["from dpkmeans.compute.kernels import _TILE_TYPE",
                   "from dpkmeans.compute.kernels import _assign_double as _assign"]
         parts += [f"from dpkmeans.compute.kernels import _{name}_generic as _{name}"
                   for name in ("score", "load_tile")]
-    for fn in (_k_block, _k_block_silhouette, _k_block_minima, _k_block_labels):
+        parts += _ROWS_GENERIC
+    for fn in (_k_block, _k_block_silhouette, _k_block_fused, _k_block_minima, _k_block_labels):
         parts += ["", _JIT, inspect.getsource(fn)]
     text = "\n".join(parts)
     # the digest covers this file and panels.py too: numba's cache of the generated module
@@ -759,8 +1037,8 @@ class _Prepared:
     def _labelled(self, kernel, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run a labelled kernel (sums, counts) with the kernel's labels, and again, from their
         exact labels, for the replicas with an undecided row: a replica's results depend on its
-        own centroids only, so the others' stand (in an as-published APDP point on adult, half
-        the calls of 1000 replicas had a near tie in some replica, and redid all 1000)."""
+        own centroids only, so the others' stand. (Near ties are settled in the kernel,
+        :func:`_exact_row`: only non-finite or extreme rows are left undecided.)"""
         R, k, _ = self.shape
         counts = np.zeros((R, k), dtype=np.int64)
         undecided = np.zeros(R, dtype=np.int64)
@@ -784,6 +1062,21 @@ class _Prepared:
         R, k, _ = self.shape
         return self._labelled(self._scoring_module()._k_block_silhouette, np.zeros((R, k)))
 
+    def fused(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(sums, counts, silhouette sums) in one pass (:func:`_k_block_fused`), or None if a
+        row was left undecided or a sum is not finite (the caller takes the separate paths,
+        which redo or report it)."""
+        R, k, d = self.shape
+        sums, silhouettes = np.zeros((R, k, d)), np.zeros((R, k))
+        counts = np.zeros((R, k), dtype=np.int64)
+        if self._scoring_module()._k_block_fused(self.X, self.CT, self.cn, self.cs, self.margin,
+                                                 sums, counts, silhouettes,
+                                                 np.zeros(R, dtype=np.int64)):
+            return None
+        if not (np.isfinite(sums).all() and np.isfinite(silhouettes).all()):
+            return None
+        return sums, counts.astype(np.float64), silhouettes
+
     def minima(self) -> tuple[np.ndarray, np.ndarray]:
         R = self.shape[0]
         squared, plain = np.zeros(R), np.zeros(R)
@@ -792,17 +1085,135 @@ class _Prepared:
 
 
 
+class _Fusion:
+    """The silhouette allocation's passes fused (chapter 8): each iteration reads the
+    statistics of the centroids, then their silhouettes, two passes over the data. A
+    silhouette call that expects another iteration (:func:`kernel_block_silhouette_ahead`)
+    *arms* its block; the next statistics call on that block (the next iteration's) then
+    computes the silhouettes of its centroids in the same pass (:func:`_k_block_fused`) and
+    keeps them here, where the silhouette call finds them. A replica's silhouettes are a
+    function of the block and of its own centroids only, so a kept one is the one the
+    silhouette kernel would compute, bit for bit; the keys are a copy of the block (compared
+    in full) and each replica's centroid bytes. Speed only: nothing armed or kept, the
+    separate passes run."""
+
+    #: Most blocks armed, and most with kept silhouettes (the oldest go first), and most bytes
+    #: of blocks beyond which a block is neither armed nor kept.
+    MAX_BLOCKS = 16
+    MAX_BYTES = 256 * 2**20
+    #: Fewest replicas for which a block is armed (the block's comparison is then negligible).
+    MIN_REPLICAS = 8
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.armed: dict[tuple, np.ndarray] = {}  # block key -> copy of the block
+        self.kept: dict[tuple, tuple[np.ndarray, dict[bytes, tuple]]] = {}
+
+    @staticmethod
+    def key(X: np.ndarray) -> tuple:
+        return (X.__array_interface__["data"][0], X.shape, X.strides)
+
+    def _bytes(self) -> int:
+        return (sum(a.nbytes for a in self.armed.values())
+                + sum(b.nbytes for b, _ in self.kept.values()))
+
+    def _room(self, table: dict, nbytes: int) -> bool:
+        """Drop ``table``'s oldest entries until a block of ``nbytes`` fits; whether it does."""
+        while table and (len(table) >= self.MAX_BLOCKS or self._bytes() + nbytes > self.MAX_BYTES):
+            del table[next(iter(table))]
+        return self._bytes() + nbytes <= self.MAX_BYTES
+
+    def arm(self, X: np.ndarray) -> None:
+        with self.lock:
+            key = self.key(X)
+            copy = self.kept[key][0] if key in self.kept else None
+            self.armed.pop(key, None)
+            if copy is None or not np.array_equal(copy, X):
+                if not self._room(self.armed, X.nbytes):
+                    return
+                copy = X.copy()
+            elif not self._room(self.armed, 0):
+                return
+            self.armed[key] = copy
+
+    def take(self, X: np.ndarray) -> bool:
+        """Whether the block was armed (and disarm it)."""
+        with self.lock:
+            copy = self.armed.pop(self.key(X), None)
+        return copy is not None and np.array_equal(copy, X)
+
+    def keep(self, X: np.ndarray, C: np.ndarray, silhouettes: np.ndarray,
+             counts: np.ndarray) -> None:
+        results = {C[r].tobytes(): (silhouettes[r], counts[r]) for r in range(C.shape[0])}
+        with self.lock:
+            key = self.key(X)
+            old = self.kept.pop(key, None)
+            copy = old[0] if old is not None and np.array_equal(old[0], X) else None
+            if not self._room(self.kept, 0 if copy is not None else X.nbytes):
+                return
+            self.kept[key] = (X.copy() if copy is None else copy, results)
+
+    def find(self, X: np.ndarray) -> dict[bytes, tuple]:
+        """The silhouettes kept for this block, by replica centroid bytes."""
+        with self.lock:
+            entry = self.kept.get(self.key(X))
+        if entry is None or not np.array_equal(entry[0], X):
+            return {}
+        return entry[1]
+
+
+_FUSION = _Fusion()
+
+
 def kernel_block_stats(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sums (R, k, d) and counts (R, k) (float64) of one block X (m, d) for centroids C
-    (R, k, d), already validated: the contract of the module docstring, single-threaded."""
-    return _Prepared(X, C).stats()
+    (R, k, d), already validated: the contract of the module docstring, single-threaded. On a
+    block armed by :func:`kernel_block_silhouette_ahead`, the silhouettes of C come in the
+    same pass and are kept for the silhouette call that follows (:class:`_Fusion`)."""
+    prepared = _Prepared(X, C)
+    if _FUSION.take(prepared.X):
+        fused = prepared.fused()
+        if fused is not None:
+            sums, counts, silhouettes = fused
+            _FUSION.keep(prepared.X, np.ascontiguousarray(C, dtype=np.float64), silhouettes,
+                         counts)
+            return sums, counts
+    return prepared.stats()
 
 
 def kernel_block_silhouette(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums (R, k) of the centre-based silhouette of one block X (m, d) and counts
     (R, k), for validated centroids C (R, k, d): the labels of :func:`kernel_block_stats`, each
-    row's (b - a) / max(a, b) from its scores, added in the panels order."""
-    return _Prepared(X, C).silhouette()
+    row's (b - a) / max(a, b) from its scores, added in the panels order. Each distinct set of
+    centroids is computed once (a replica's results depend on its own centroids only: the
+    shared starts of a study's first iteration), or taken from the statistics pass that
+    computed it (:class:`_Fusion`)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    R, k, _ = C.shape
+    kept = _FUSION.find(X)
+    keys = [C[r].tobytes() for r in range(R)]
+    first: dict[bytes, int] = {}
+    for r, key in enumerate(keys):
+        first.setdefault(key, r)
+    todo = [r for key, r in first.items() if key not in kept]
+    results = dict(kept) if kept else {}
+    if todo:
+        sums, counts = _Prepared(X, C[todo]).silhouette()
+        results.update({keys[r]: (sums[i], counts[i]) for i, r in enumerate(todo)})
+    sums, counts = np.empty((R, k)), np.empty((R, k))
+    for r, key in enumerate(keys):
+        sums[r], counts[r] = results[key]
+    return sums, counts
+
+
+def kernel_block_silhouette_ahead(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kernel_block_silhouette`, and the block armed: the next statistics call on it
+    computes its centroids' silhouettes in the same pass (:class:`_Fusion`)."""
+    out = kernel_block_silhouette(X, C)
+    if C.shape[0] >= _Fusion.MIN_REPLICAS:
+        _FUSION.arm(np.ascontiguousarray(X, dtype=np.float64))
+    return out
 
 
 @releases_gil

@@ -67,7 +67,7 @@ from typing import Union
 import numpy as np
 
 __all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "exponential_choice",
-           "exponential_exponents", "MAX_INT", "MAX_SIGMA2"]
+           "exponential_choices", "exponential_exponents", "MAX_INT", "MAX_SIGMA2"]
 
 #: Exclusive upper bound of every integer parameter (scales, numerators, denominators).
 MAX_INT = 2**62
@@ -1352,6 +1352,152 @@ def exponential_choice(gaps: Sequence[int] | np.ndarray, coefficient: object,
         done = np.zeros(pending.size, dtype=bool)
         done[who] = True
         pending = pending[~done]
+    return out
+
+
+def exponential_choices(gaps: Sequence[np.ndarray], coefficient: object,
+                        widths: Sequence[int] | np.ndarray,
+                        rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """:func:`exponential_choice` for R replicas at once, one draw per group each: row r of the
+    result is ``exponential_choice(gaps[r], coefficient, widths, rngs[r])``, and ``rngs[r]`` is
+    left in the same state, bit for bit (tested).
+
+    The rounds of rejection run in step over the replicas, and each replica's generator sees the
+    calls of its own sequential run in the same order: its uniform proposals
+    (``Generator.integers``, one call a round, as there), then its Bernoulli(exp(-whole))
+    coins, then its Bernoulli(exp(-rem / den)) coins, each batched over the replicas that have
+    as many coins in that round (:func:`_bernoulli_exp_rows`: a replica's words do not depend
+    on the replicas beside it). Used by the categorical modes of k-prototypes, R replicas an
+    iteration (book chapter 11; docs/design.md, "Privacy rules").
+
+    Parameters
+    ----------
+    gaps : sequence of ndarray of int
+        Replica r's gaps, every group's candidates one after the other (as
+        :func:`exponential_choice`).
+    coefficient : float or fractions.Fraction
+        c (>= 0), read exactly.
+    widths : sequence of int or ndarray of int
+        The number of candidates of each group (each >= 1), shared by the replicas.
+    rngs : sequence of numpy.random.Generator
+        One generator per replica.
+
+    Returns
+    -------
+    ndarray of int64
+        The index chosen within each group, shape (R, groups).
+
+    Raises
+    ------
+    TypeError
+        If an element of ``rngs`` is not a numpy Generator.
+    ValueError
+        If ``gaps`` and ``rngs`` differ in length, a group has no candidate, a replica's gaps
+        do not hold the widths' candidates, or a gap or the coefficient is negative.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from dpkmeans.privacy.discrete import exponential_choices
+    >>> exponential_choices([np.array([3, 0, 1, 0, 2])] * 2, Fraction(1, 2), [3, 2],
+    ...                     [np.random.default_rng(0), np.random.default_rng(1)])[0]
+    array([1, 0])
+    """
+    gens = list(rngs)
+    for i, g in enumerate(gens):
+        if not isinstance(g, np.random.Generator):
+            raise TypeError(f"rngs[{i}] must be a numpy.random.Generator, got "
+                            f"{type(g).__name__}")
+    R = len(gens)
+    if len(gaps) != R:
+        raise ValueError(f"gaps holds {len(gaps)} replicas, rngs {R}")
+    wid = np.asarray(widths, dtype=np.int64).reshape(-1)
+    if wid.size == 0 or np.any(wid < 1):
+        raise ValueError("every group needs at least one candidate")
+    starts = np.concatenate([[0], np.cumsum(wid)[:-1]]).astype(np.int64)
+    G, width = wid.size, int(wid.sum())
+    if R == 0:
+        return np.empty((0, G), dtype=np.int64)
+    # the exponents are elementwise (the int64 and the Python-integer paths agree), so the
+    # replicas' gaps go through one call when they are all int64 arrays
+    if all(isinstance(g, np.ndarray) and g.dtype == np.int64 for g in gaps):
+        flat = np.concatenate([g.reshape(-1) for g in gaps])
+        if flat.size != R * width:
+            raise ValueError(f"gaps holds {flat.size} candidates, the widths {R} x {width}")
+        whole, rem, den = exponential_exponents(flat, coefficient)
+    else:
+        parts = [exponential_exponents(g, coefficient) for g in gaps]
+        if any(w.size != width for w, _, _ in parts):
+            raise ValueError(f"a replica's gaps do not hold the widths' {width} candidates")
+        whole = np.concatenate([w for w, _, _ in parts])
+        rem = np.concatenate([m for _, m, _ in parts])
+        den = parts[0][2]
+    whole, rem = whole.reshape(R, width), rem.reshape(R, width)
+    out = np.full((R, G), -1, dtype=np.int64)
+    pend_rep = np.repeat(np.arange(R, dtype=np.int64), G)  # by replica, then group: as there
+    pend_grp = np.tile(np.arange(G, dtype=np.int64), R)
+    batch, wmax = 1, int(wid.max())
+    while pend_rep.size:
+        w = wid[pend_grp]
+        b = np.minimum(w, batch)
+        batch = min(2 * batch, wmax)
+        owner = np.repeat(np.arange(pend_rep.size), b)
+        highs = np.repeat(w, b)
+        rep = pend_rep[owner]  # sorted: each replica's proposals are one run
+        edges = np.searchsorted(rep, np.arange(R + 1))
+        proposal = np.empty(owner.size, dtype=np.int64)
+        for r in np.flatnonzero(edges[1:] > edges[:-1]).tolist():
+            lo, hi = int(edges[r]), int(edges[r + 1])
+            proposal[lo:hi] = gens[r].integers(0, highs[lo:hi], dtype=np.int64)
+        cand = starts[pend_grp][owner] + proposal
+        coins = np.ones(cand.size, dtype=bool)  # exp(-x) = exp(-whole) exp(-rem / den)
+        part = whole[rep, cand]
+        some = np.flatnonzero(part)
+        if some.size:
+            coins[some] = _bernoulli_exp_rows(part[some], 1, rep[some], gens)
+        some = np.flatnonzero(coins & (rem[rep, cand] > 0))
+        if some.size:
+            coins[some] = _bernoulli_exp_rows(rem[rep[some], cand[some]], den, rep[some], gens)
+        heads = np.flatnonzero(coins)
+        who = owner[heads]
+        first = np.ones(heads.size, dtype=bool)
+        first[1:] = who[1:] != who[:-1]  # proposals in order: the first head of each owner
+        out[pend_rep[who[first]], pend_grp[who[first]]] = proposal[heads[first]]
+        done = np.zeros(pend_rep.size, dtype=bool)
+        done[who] = True
+        pend_rep, pend_grp = pend_rep[~done], pend_grp[~done]
+    return out
+
+
+def _bernoulli_exp_rows(num: np.ndarray, den: int, rep: np.ndarray,
+                        gens: Sequence[np.random.Generator]) -> np.ndarray:
+    """``bernoulli_exp(num[rep == r], den, [gens[r]])[0]`` for every replica r in ``rep``
+    (sorted), in one flat bool array: the same coins and the same generator states. The
+    replicas with the same number n of coins run as one per-replica batch of shape (., n):
+    a replica's words depend only on its own elements and n (the module docstring)."""
+    num = np.asarray(num, dtype=np.int64)
+    if num.size and (int(num.min()) < 0 or int(num.max()) > MAX_INT - 1):
+        raise ValueError(f"num must lie in [0, {MAX_INT - 1}]")
+    if not 1 <= int(den) <= MAX_INT - 1:
+        raise ValueError(f"den must lie in [1, {MAX_INT - 1}]")
+    d = int(den)
+    counts = np.bincount(rep, minlength=len(gens))
+    first = np.cumsum(counts) - counts
+    out = np.empty(num.size, dtype=bool)
+
+    def kernel(st: _Stream, Rc: int, pj: np.ndarray) -> np.ndarray:
+        whole, r = np.divmod(pj.reshape(-1), np.int64(d))  # as bernoulli_exp's kernel
+        term = ([r.astype(np.uint64)], [_U64(d)], d)
+        return _bern_exp_parts(st, _rows(Rc, pj.shape[-1]), whole, (term,)).astype(np.int64)
+
+    for n in np.unique(counts[counts > 0]).tolist():
+        reps = np.flatnonzero(counts == n)
+        idx = (first[reps][:, None] + np.arange(n)).reshape(-1)
+        bits = [gens[r].bit_generator for r in reps.tolist()]
+        res = _run(kernel, bits, num[idx].reshape(reps.size, n), words_per_elem=2.0,
+                   words_sd=2.0, per_replica=True)
+        out[idx] = res.reshape(-1).astype(bool)
     return out
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.privacy.discrete import exponential_choice
+from dpkmeans.privacy.discrete import exponential_choice, exponential_choices
 from dpkmeans.privacy.gaussian import (gaussian_delta, gaussian_sigma_analytic,
                                        gaussian_sigma_classic)
 from dpkmeans.privacy.gaussian import calibrate_noise_multiplier, gaussian_tail_at  # noqa: F401 (importable here)
@@ -578,7 +578,9 @@ def release_choices(ledger: PrivacyLedger, charges: Charges, gaps: Sequence[np.n
     ``charges``, then for replica r pick one candidate per group with P proportional to
     exp(-coefficient gap) from the integer utility gaps ``gaps[r]`` (groups of ``widths``
     candidates, back to back), exactly (:func:`~dpkmeans.privacy.discrete.exponential_choice`), from
-    ``rngs[r]`` only. Returns the picks (R, groups). A refused entry draws nothing.
+    ``rngs[r]`` only, the replicas batched
+    (:func:`~dpkmeans.privacy.discrete.exponential_choices`: the same draws as one call per
+    replica). Returns the picks (R, groups). A refused entry draws nothing.
 
     Parameters
     ----------
@@ -618,8 +620,8 @@ def release_choices(ledger: PrivacyLedger, charges: Charges, gaps: Sequence[np.n
     array([[1, 0]])
     """
     charge_all(ledger, charges)
-    return np.stack([exponential_choice(g, coefficient, widths, rng)
-                     for g, rng in zip(gaps, rngs)])
+    # every replica at once, each its own sequential run's draws (exponential_choices)
+    return exponential_choices(list(gaps), coefficient, widths, list(rngs))
 
 
 def unit_noise(kind: str, rngs: Sequence[np.random.Generator],

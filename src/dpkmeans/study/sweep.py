@@ -36,7 +36,6 @@ import hashlib
 import itertools
 import json
 import os
-import platform
 import re
 import tempfile
 import time
@@ -52,6 +51,8 @@ import pandas as pd
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
 # the cell kernels (warm between cells, killed on Ctrl-C), re-exported under their old home
+from dpkmeans.study.environment import (cell_environment, cpu_info,  # noqa: F401
+                                       pin_cell_environment)
 from dpkmeans.study.cell_kernels import (KERNEL_ARGUMENTS, allow_cell_kernels,
                                          close_warm_kernels, execute_cell_notebook,
                                          stop_cell_kernels)
@@ -376,59 +377,6 @@ def append_rows(path: Path, rows: pd.DataFrame) -> None:
             header=False, index=False, float_format=FLOAT_FORMAT))
     else:
         write_csv(rows, path, float_format=FLOAT_FORMAT)
-
-
-# --- the cells' environment -------------------------------------------------------------------
-def cpu_info() -> dict:
-    """This machine's CPU from ``/proc/cpuinfo`` (its first processor): ``model`` (the model
-    name), ``family`` and ``model_number``, and ``flags`` (a set); empty values off Linux."""
-    info: dict = {"model": None, "family": None, "model_number": None, "flags": set()}
-    keys = {"model name": "model", "cpu family": "family", "model": "model_number",
-            "flags": "flags"}
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if not line.strip():
-                    break  # the first processor only
-                key, _, value = line.partition(":")
-                name = keys.get(key.strip())
-                if name == "flags":
-                    info["flags"] = set(value.split())
-                elif name == "model":
-                    info["model"] = value.strip()
-                elif name:
-                    info[name] = int(value)
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    return info
-
-
-def cell_environment() -> dict[str, str]:
-    """The environment the cells run with (their papermill kernels inherit it): one BLAS and
-    OpenMP thread a cell (two cells share the two cores), and, on an x86-64 CPU with AVX2 and
-    FMA, OpenBLAS's AVX2 ("Haswell") kernels whatever the CPU. OpenBLAS otherwise picks its
-    kernels by the CPU it finds, and their rounding differs: on an AVX-512 machine the
-    colored-noise chapter's CEDS covariance of Marketing (as published: the inverse of a nearly
-    singular matrix) came out with a trace 1.83 times the one the AVX2 kernels give, and every
-    CEDS number of that dataset with it. Pinned, the committed results reproduce on either."""
-    env = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    if (platform.machine().lower() in ("x86_64", "amd64")
-            and {"avx2", "fma"} <= cpu_info()["flags"]):
-        env["OPENBLAS_CORETYPE"] = "Haswell"
-    return env
-
-
-def pin_cell_environment(*, override: bool = False) -> dict[str, str]:
-    """Put :func:`cell_environment` into ``os.environ`` before any cell starts (a variable the
-    user set is kept unless ``override``); returns what the cells will see. The sweep and
-    reproduce commands call it; the library functions leave the environment alone."""
-    wanted = cell_environment()
-    for var, value in wanted.items():
-        if override:
-            os.environ[var] = value
-        else:
-            os.environ.setdefault(var, value)
-    return {var: os.environ[var] for var in wanted}
 
 
 # --- CLI: python -m dpkmeans sweep FILE [--smoke] [--jobs N] -------------------------------

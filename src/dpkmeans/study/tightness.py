@@ -34,12 +34,13 @@ from dpkmeans.study.committed import committed_file
 from dpkmeans.study.one_run import one_run_lower_bound
 from dpkmeans.study.transcript import (element_log_ratio, exact_statistics,
                                        transcript_log_ratios)
-from dpkmeans.study.uniform import loss_thresholds, trials_needed, uniform_lower_bound
+from dpkmeans.study.uniform import (event_counts, loss_thresholds, trials_needed,
+                                    uniform_lower_bound)
 
 __all__ = ["Scores", "MECHANISMS", "ALGORITHMS", "TARGET_RATIO", "FACTORS", "mechanism_scores",
            "algorithm_scores", "first_release", "tightness_row", "tightness_rows", "power_rows",
            "planted", "targets", "one_run_audit", "strongest_audits", "scored_budget",
-           "largest_planted_loss"]
+           "fit_claim", "largest_planted_loss"]
 
 BASE_SEED = 20261126
 CONFIDENCE = 0.99
@@ -275,6 +276,13 @@ def algorithm_scores(name: str, level: str, trials: int, *, factor: float = 1.0,
                   time.perf_counter() - start)
 
 
+def fit_claim(name: str) -> tuple[float, float]:
+    """The claim (epsilon, delta) that :func:`algorithm_scores` audits the whole fit of
+    algorithm ``name`` against, without a fit: its declared budget, and T times its delta."""
+    config = _config(name)
+    return float(config.epsilon), config.delta * len(config.schedule)
+
+
 def scored_budget(name: str, level: str) -> float:
     """The part of algorithm ``name``'s claim at ``level`` that pays for the releases its
     statistic scores: the noisy statistics (and k-prototypes' modes) of the iterations, not the
@@ -381,11 +389,13 @@ def largest_planted_loss(name: str, factor: float) -> float:
 
 def _event_rates(s0: np.ndarray, s1: np.ndarray,
                  thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each grid event's frequency under the dataset it favours and under the other."""
-    favoured = np.r_[(s0[:, None] >= thresholds).mean(axis=0),
-                     (s1[:, None] <= -thresholds).mean(axis=0)]
-    other = np.r_[(s1[:, None] >= thresholds).mean(axis=0),
-                  (s0[:, None] <= -thresholds).mean(axis=0)]
+    """Each grid event's frequency under the dataset it favours and under the other: its
+    count (one sort of each sample, :func:`dpkmeans.study.uniform.event_counts`) over the
+    trials, the same float64 as the mean of the event's indicator (NaN-free scores)."""
+    above0, below0 = event_counts(s0, thresholds)
+    above1, below1 = event_counts(s1, thresholds)
+    favoured = np.r_[above0 / s0.size, below1 / s1.size]
+    other = np.r_[above1 / s1.size, below0 / s0.size]
     return favoured, other
 
 
@@ -413,24 +423,26 @@ def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.2
     """The power study of corrected algorithm ``name``: for each planted overspend of ``factors``,
     the trials a side that the whole-fit audit needs to expose it (bound > claim) with
     probability :data:`POWER`, estimated from ``simulate`` fits a side of the planted
-    configuration (:func:`_split_estimate`; ``inf`` when the planted loss cannot exceed the
-    claim, :func:`largest_planted_loss`); then, for ``detect_factor``, the audit itself at that
-    many trials, with fresh seeds, when it takes at most :data:`DETECT_SECONDS`."""
+    configuration (:func:`_split_estimate`; ``inf``, with nothing simulated, when the planted
+    loss cannot exceed the claim, :func:`largest_planted_loss`); then, for ``detect_factor``,
+    the audit itself at that many trials, with fresh seeds, when it takes at most
+    :data:`DETECT_SECONDS`. Book: chapter "Auditing privacy", section "Audits with power"."""
     if name not in loop_choices():
         raise ValueError(f"unknown algorithm {name!r}; the corrected DP-Lloyd ones are "
                          f"{list(loop_choices())}")
     rows = []
+    claimed, delta = fit_claim(name)
+    thresholds = loss_thresholds(claimed)
     for f in factors:
-        fit = algorithm_scores(name, "fit", simulate, factor=f, purpose="power")
-        thresholds = loss_thresholds(fit.claimed_epsilon)
         largest = largest_planted_loss(name, f)
-        need = float("inf")
-        if largest > fit.claimed_epsilon:
+        need = seconds = float("inf")
+        if largest > claimed:  # else no audit can expose it: the fits are not simulated
+            fit = algorithm_scores(name, "fit", simulate, factor=f, purpose="power")
             need = _split_estimate(fit, thresholds)
-        seconds = need * fit.seconds / simulate  # the audit's time at the simulation's speed
-        row = {"algorithm": name, "factor": f, "claimed_epsilon": fit.claimed_epsilon,
-               "true_epsilon": f * fit.claimed_epsilon, "largest_loss": largest,
-               "delta": fit.delta, "simulated": simulate, "trials_needed": need,
+            seconds = need * fit.seconds / simulate  # the audit's time at the simulation's speed
+        row = {"algorithm": name, "factor": f, "claimed_epsilon": claimed,
+               "true_epsilon": f * claimed, "largest_loss": largest,
+               "delta": delta, "simulated": simulate, "trials_needed": need,
                "audit_minutes": seconds / 60, "confidence": CONFIDENCE, "power": POWER,
                "detect_trials": 0, "detect_bound": float("nan"), "detected": False}
         if f == detect_factor and np.isfinite(need) and seconds <= DETECT_SECONDS:
@@ -438,8 +450,7 @@ def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.2
             audit = algorithm_scores(name, "fit", n, factor=f, purpose="detect")
             bound = uniform_lower_bound(audit.scores0, audit.scores1, thresholds,
                                         delta=audit.delta, confidence=CONFIDENCE).lower_bound
-            row.update(detect_trials=n, detect_bound=bound,
-                       detected=bool(bound > fit.claimed_epsilon))
+            row.update(detect_trials=n, detect_bound=bound, detected=bool(bound > claimed))
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from dpkmeans.compute.backends import get_backend
+from dpkmeans.compute.lloyd import block_stats
 from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
 from dpkmeans.engine.prototypes import mode_scores
 from dpkmeans.privacy.sensitivity import box_midpoint
@@ -31,10 +32,19 @@ __all__ = ["exact_statistics", "element_log_ratio", "mode_log_ratio", "transcrip
 def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray) -> np.ndarray:
     """The exact statistics one iteration noises: the centred (S_j - n_j m, n_j) of every
     cluster, (R, k, d + 1), for the centroids (R, k, d) entering it (the engine's own
-    assignment, :meth:`dpkmeans.compute.backends.base.Backend.stats`)."""
+    assignment and sums, :func:`dpkmeans.compute.lloyd.block_stats`).
+
+    Every replica is computed alone, the same bits as grouped (docs/design.md, "Exact
+    assignment and a fixed order of additions"): no search for equal centroid sets, which
+    after the first iteration are all distinct. Only a start shared by every replica (the
+    first iteration's) is computed once."""
     engine = get_backend("memory")
     data, _, _ = engine.prepare(X, config.bounds)
-    sums, counts = engine.stats(data, centroids, scores=config.scores)
+    C = np.ascontiguousarray(centroids, dtype=np.float64)
+    shared = C.shape[0] > 1 and bool(np.all(C == C[:1]))
+    sums, counts = engine.map_reduce(data, block_stats, C[:1] if shared else C, config.scores)
+    if shared:
+        sums, counts = (np.repeat(a, C.shape[0], axis=0) for a in (sums, counts))
     d = config.bounds[0].size
     centre = box_midpoint(config.bounds) if config.centred else np.zeros(d)
     centre[:config.numeric_offset] = 0.0

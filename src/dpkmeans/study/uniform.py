@@ -23,8 +23,8 @@ from scipy import stats
 from dpkmeans.study.audit import log_ratio_bound
 from dpkmeans.validation import check_delta, check_epsilon
 
-__all__ = ["UniformBound", "loss_thresholds", "uniform_lower_bound", "uniform_bound_at",
-           "trials_needed", "LOSS_FRACTIONS"]
+__all__ = ["UniformBound", "loss_thresholds", "event_counts", "uniform_lower_bound",
+           "uniform_bound_at", "trials_needed", "LOSS_FRACTIONS"]
 
 #: Thresholds of a privacy-loss statistic, as fractions of the claimed epsilon: fine up to the
 #: claim (where a pure-DP loss has its atom), then a few beyond it (an overspend, or the
@@ -51,8 +51,8 @@ class UniformBound:
     events: int  # the number of events the confidence is shared over
 
 
-def _counts(scores: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each tau: #(s >= tau) and #(s <= -tau)."""
+def event_counts(scores: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each tau: #(s >= tau) and #(s <= -tau), from one sort of the (NaN-free) scores."""
     s = np.sort(scores)
     above = s.size - np.searchsorted(s, thresholds, side="left")
     below = np.searchsorted(s, -thresholds, side="right")
@@ -86,8 +86,8 @@ def uniform_lower_bound(scores0: ArrayLike, scores1: ArrayLike, thresholds: Arra
         raise ValueError(f"confidence must lie in [0.5, 1), got {confidence}")
     events = 2 * tau.size
     alpha = (1.0 - confidence) / events  # log_ratio_bound halves it between its two bounds
-    above0, below0 = _counts(s0, tau)
-    above1, below1 = _counts(s1, tau)
+    above0, below0 = event_counts(s0, tau)
+    above1, below1 = event_counts(s1, tau)
     favour_d = log_ratio_bound(above0, s0.size, above1, s1.size, delta, alpha)
     favour_d_prime = log_ratio_bound(below1, s1.size, below0, s0.size, delta, alpha)
     i, j = int(np.argmax(favour_d)), int(np.argmax(favour_d_prime))

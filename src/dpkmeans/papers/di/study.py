@@ -280,9 +280,10 @@ def _nonprivate(X: np.ndarray, layout: MixedLayout | None, starts: np.ndarray,
 
 
 def _f_measures(X: np.ndarray, centroids: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Each replica's F-measure (eq. 17: predicted weights, Hungarian) against ``labels``."""
-    predicted = assign(X, centroids)
-    return np.array([metrics.f_measure(labels, p, weights="predicted") for p in predicted])
+    """Each replica's F-measure (eq. 17: predicted weights, Hungarian) against ``labels``
+    (:func:`dpkmeans.compute.metrics.f_measures`: :func:`~dpkmeans.compute.metrics.f_measure`
+    of every replica, batched)."""
+    return metrics.f_measures(labels, assign(X, centroids), weights="predicted")
 
 
 def run_point(case: Case, point: Point, *, base_seed: int, runs: int) -> dict[str, object]:

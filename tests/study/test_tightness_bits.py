@@ -1,0 +1,121 @@
+"""The audits with power compute their statistic faster without moving a bit (book chapter
+"Auditing privacy", section "Audits with power"; docs/design.md, "Exact assignment and a fixed
+order of additions"): the transcript's exact statistics are the engine's query for every
+replica, and the event rates of the trials estimates are the means of the events' indicators.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpkmeans.compute.backends import get_backend
+from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.privacy.sensitivity import box_midpoint
+from dpkmeans.study import tightness
+from dpkmeans.study.sweep import FLOAT_FORMAT
+from dpkmeans.study.transcript import exact_statistics
+from dpkmeans.study.uniform import event_counts, loss_thresholds
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _engine_query(X: np.ndarray, config: DPLloydConfig, centroids: np.ndarray) -> np.ndarray:
+    """The exact statistics through the backend's own query (its search for equal centroid
+    sets included), centred as the loop centres them: the reference."""
+    engine = get_backend("memory")
+    data, _, _ = engine.prepare(X, config.bounds)
+    sums, counts = engine.stats(data, centroids, scores=config.scores)
+    centre = box_midpoint(config.bounds) if config.centred else np.zeros(config.bounds[0].size)
+    centre[:config.numeric_offset] = 0.0
+    if config.centred:
+        sums = sums - counts[..., None] * centre
+    return np.concatenate([sums, counts[..., None]], axis=2)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("name", ["dplloyd", "dp-kccm", "di", "colored", "DPKPrototypes"])
+def test_exact_statistics_are_the_engines_query_at_every_iteration(name):
+    config = tightness._config(name)
+    X0, X1, _ = tightness._pair(config.neighbour, config.categorical is not None)
+    R = 200
+    result = run(X1, config, 11, replicas=R, record_history=True,
+                 initial_centroids=tightness._start(config, R))
+    for t in range(len(result.release_history)):
+        entering = result.initial_centroids if t == 0 else result.history[t - 1]
+        for X in (X0, X1):
+            assert _same_bits(exact_statistics(X, config, entering),
+                              _engine_query(X, config, entering)), (name, t)
+
+
+def test_exact_statistics_on_ties_shared_and_partly_shared_centroids():
+    """Centroids on top of each other, records half-way between two centroids, replicas that
+    share their centroids with some others (the engine computes those once) or with all."""
+    config = tightness._config("dp-kccm")  # k = 6 on [-1, 1]
+    X0, X1, _ = tightness._pair(config.neighbour, False)
+    X = np.r_[X1, [[0.0], [0.5], [-0.25]]]
+    rng = np.random.default_rng(3)
+    grid = np.linspace(-1.0, 1.0, 9)  # records sit on it and half-way between its points
+    C = rng.choice(grid, size=(300, config.n_clusters, 1))
+    C[::3] = C[0]  # a third of the replicas share one set
+    C[1::7, 1] = C[1::7, 0]  # a centroid equal to one of lower index
+    for centroids in (C, np.broadcast_to(C[:1], C.shape).copy(), C[:1], C[5:6]):
+        for data in (X0, X, X1):
+            assert _same_bits(exact_statistics(data, config, centroids),
+                              _engine_query(data, config, centroids))
+
+
+def test_event_rates_are_the_means_of_the_indicators():
+    """Counts from one sort, over the trials: the float64 the indicator means give, bit for bit,
+    scores on the thresholds included."""
+    thresholds = loss_thresholds(1.0)
+    rng = np.random.default_rng(4)
+    s0 = np.r_[rng.choice(thresholds, 500), -rng.choice(thresholds, 300),
+               rng.laplace(0.0, 1.0, 2001)]
+    s1 = np.r_[-rng.choice(thresholds, 400), rng.laplace(0.0, 1.0, 1777)]
+    favoured, other = tightness._event_rates(s0, s1, thresholds)
+    want_favoured = np.r_[(s0[:, None] >= thresholds).mean(axis=0),
+                          (s1[:, None] <= -thresholds).mean(axis=0)]
+    want_other = np.r_[(s1[:, None] >= thresholds).mean(axis=0),
+                       (s0[:, None] <= -thresholds).mean(axis=0)]
+    assert _same_bits(favoured, want_favoured) and _same_bits(other, want_other)
+    above, below = event_counts(s0, thresholds)
+    assert above.tolist() == (s0[:, None] >= thresholds).sum(axis=0).tolist()
+    assert below.tolist() == (s0[:, None] <= -thresholds).sum(axis=0).tolist()
+
+
+@pytest.mark.parametrize("name", tightness.ALGORITHMS[:-1])  # the DP-Lloyd ones
+def test_fit_claim_is_the_claim_the_fit_is_audited_against(name):
+    fit = tightness.algorithm_scores(name, "fit", 4)
+    claimed, delta = tightness.fit_claim(name)
+    assert (claimed, delta) == (fit.claimed_epsilon, fit.delta)
+    assert type(claimed) is float and type(delta) is type(fit.delta)
+
+
+def test_the_power_study_simulates_nothing_it_cannot_use(monkeypatch):
+    """A planted overspend whose loss cannot exceed the claim needs infinitely many trials
+    whatever the fits show: its row comes without a fit (colored noise's every factor,
+    silhouette's 1.1, whose noisy silhouettes are not scored), as the committed rows say."""
+    committed = pd.read_csv(ROOT / "data" / "results" / "audit_power.csv")
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a fit was simulated")
+
+    monkeypatch.setattr(tightness, "algorithm_scores", no_fit)
+    for name, factors in (("colored", tightness.FACTORS), ("silhouette", (1.1,))):
+        rows = tightness.power_rows(name, factors=factors)
+        for _, row in rows.iterrows():
+            want = committed[(committed["algorithm"] == name)
+                             & (committed["factor"] == row["factor"])].iloc[0]
+            for column in rows.columns:
+                got = FLOAT_FORMAT % row[column] if isinstance(row[column], float) \
+                    else str(row[column])
+                stored = want[column]
+                stored = FLOAT_FORMAT % stored if isinstance(stored, float) else str(stored)
+                assert got == stored, (name, row["factor"], column)
