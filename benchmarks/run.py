@@ -717,8 +717,10 @@ def main(argv: list[str] | None = None) -> int:
     report["table"] = markdown_table(report["results"])
     if args.only is None:  # a full run: the standalone benchmarks' latest figures beside
         report["standalone"] = standalone_records()
-        report["table"] += "\n\n" + standalone_table(report["standalone"])
+        report["standalone_table"] = standalone_table(report["standalone"])
     print(report["table"])
+    if "standalone_table" in report:
+        print("\n" + report["standalone_table"])
     print(f"\n{mode} run, {report['wall_s']:.0f} s; load average (1, 5, 15 min) at start "
           f"{report['load_average_start']}, at end {report['load_average_end']}")
     if out is not None:
@@ -729,13 +731,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def refresh_standalone(path: Path) -> int:
-    """Put the latest records of benchmarks 6-8 (:func:`standalone_records`) into the full run
-    report at ``path``, and its table, leaving benchmarks 1-5 as they were measured."""
+    """Put the latest records of benchmarks 6-8 (:func:`standalone_records`) and their table
+    (``standalone_table``; ``table`` keeps benchmarks 1-5) into the full run report at
+    ``path``, leaving benchmarks 1-5 as they were measured."""
     report = json.loads(path.read_text())
+    report["table"] = markdown_table(report["results"])
     report["standalone"] = standalone_records(path.parent)
-    report["table"] = (markdown_table(report["results"]) + "\n\n"
-                       + standalone_table(report["standalone"]))
-    print(report["table"])
+    report["standalone_table"] = standalone_table(report["standalone"])
+    print(report["table"] + "\n\n" + report["standalone_table"])
     write_report(report, path)
     return 0
 
@@ -773,7 +776,9 @@ def update_readme(report: dict, path: Path) -> None:
     _, tail = rest.split(README_END, 1)
     mach = report["machine"]
     versions = ", ".join(f"{k} {v}" for k, v in mach["versions"].items())
-    body = (f"{report['table']}\n\n"
+    tables = report["table"] + (f"\n\n{report['standalone_table']}"
+                                if "standalone_table" in report else "")
+    body = (f"{tables}\n\n"
             f"{report['mode'].capitalize()} run of {report['started_utc']}, "
             f"{report['wall_s']:.0f} s, on {mach['cpu']} ({mach['cpu_count']} cores, "
             f"{mach['ram_GB']:.0f} GB); {versions}. Load average (1, 5, 15 min) at start "
