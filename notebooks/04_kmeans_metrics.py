@@ -373,13 +373,18 @@ table(pd.DataFrame(rel_rows), name="ch4-relative-nicv")
 #
 # Both give $F = 1$ exactly when the two partitions coincide up to relabelling. They differ
 # when clusters are split or merged, which is what noise does. The library implements both,
-# with both weightings (`dpkmeans.compute.metrics.f_measure`; its docstring and argument checks are
-# left out here):
+# with both weightings (`dpkmeans.compute.metrics.f_measure`, its docstring left out here). It
+# checks its arguments and counts the contingency table, then computes $F$ from that table:
 #
 # ```{literalinclude} ../src/dpkmeans/compute/metrics.py
 # :language: python
 # :pyobject: f_measure
-# :lines: 1-7,40-63
+# :lines: 1-7,36-39
+# ```
+#
+# ```{literalinclude} ../src/dpkmeans/compute/metrics.py
+# :language: python
+# :pyobject: _f_from_overlap
 # ```
 #
 # Take $N = 10$ records and a reference $U_1 = \{0, 1, 2, 3\}$, $U_2 = \{4, 5, 6\}$,
