@@ -734,6 +734,9 @@ def refresh_standalone(path: Path) -> int:
     """Put the latest records of benchmarks 6-8 (:func:`standalone_records`) and their table
     (``standalone_table``; ``table`` keeps benchmarks 1-5) into the full run report at
     ``path``, leaving benchmarks 1-5 as they were measured."""
+    if not path.is_file():
+        raise SystemExit(f"error: {path}: no full run to add benchmarks 6-8 to; run "
+                         "python -m benchmarks.run first")
     report = json.loads(path.read_text())
     report["table"] = markdown_table(report["results"])
     report["standalone"] = standalone_records(path.parent)
