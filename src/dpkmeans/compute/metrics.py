@@ -232,8 +232,8 @@ def f_measure(
     """
     _check_options(matching, weights)
     codes_true, codes_pred = _check_labels(labels_true, labels_pred)
-    return _f_from_overlap(_contingency(codes_true, codes_pred), codes_true.shape[0], matching,
-                           weights)
+    overlap = _contingency(codes_true, codes_pred)
+    return _f_from_overlap(overlap, codes_true.shape[0], matching, weights)
 
 
 def _check_options(matching: str, weights: str) -> None:
@@ -244,7 +244,7 @@ def _check_options(matching: str, weights: str) -> None:
 
 
 def _f_from_overlap(overlap: np.ndarray, n: int, matching: str, weights: str) -> float:
-    """:func:`f_measure` from the contingency table of the codes (:func:`_contingency`)."""
+    """:func:`f_measure` from the codes' contingency table (:func:`_contingency`)."""
     if weights == "predicted":
         overlap = overlap.T  # rows are now the weighted side
     row_sizes = overlap.sum(axis=1)
