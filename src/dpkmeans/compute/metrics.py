@@ -268,6 +268,30 @@ def _f_from_overlap(overlap: np.ndarray, n: int, matching: str, weights: str) ->
     return float(min(total / n, 1.0))
 
 
+def _batch_shapes(labels_true: ArrayLike, labels_pred: ArrayLike) -> tuple[np.ndarray,
+                                                                         np.ndarray]:
+    """The batched metrics' inputs as arrays: ``labels_pred`` (replicas, n), ``labels_true``
+    one (n,) for every replica or one row each; a clear ValueError for other shapes."""
+    pred = np.asarray(labels_pred)
+    if pred.ndim != 2 or pred.shape[1] == 0:
+        raise ValueError(f"labels_pred must have shape (replicas, n), got {pred.shape}")
+    true = np.asarray(labels_true)
+    if true.shape not in ((pred.shape[1],), pred.shape):
+        raise ValueError(f"labels_true must have shape ({pred.shape[1]},) or {pred.shape}, "
+                         f"got {true.shape}")
+    return true, pred
+
+
+def _replica_tables(codes_true: np.ndarray, codes_pred: np.ndarray, n_true: int,
+                    n_pred: int) -> np.ndarray:
+    """Each replica's contingency table (replicas, n_true, n_pred) of integer codes (replicas,
+    n) below ``n_true`` and ``n_pred``, counted in one pass (:func:`_contingency` per row)."""
+    reps = codes_pred.shape[0]
+    flat = (np.arange(reps)[:, None] * n_true + codes_true) * n_pred + codes_pred
+    return np.bincount(flat.ravel(), minlength=reps * n_true * n_pred).reshape(
+        reps, n_true, n_pred)
+
+
 def f_measures(
     labels_true: ArrayLike,
     labels_pred: ArrayLike,
@@ -282,18 +306,10 @@ def f_measures(
     are coded here (by first appearance, as :func:`f_measure`'s ``pd.factorize``); any other
     labels go through :func:`f_measure` one row at a time. Shape (replicas,)."""
     _check_options(matching, weights)
-    pred = np.asarray(labels_pred)
-    if pred.ndim != 2 or pred.shape[1] == 0:
-        raise ValueError(f"labels_pred must have shape (replicas, n), got {pred.shape}")
-    true = np.asarray(labels_true)
-    if true.ndim == 1 and true.shape[0] == pred.shape[1]:
+    true, pred = _batch_shapes(labels_true, labels_pred)
+    shared = true.ndim == 1
+    if shared:
         codes_true, _ = _check_labels(true, pred[0]) if pred.shape[0] else (None, None)
-        shared = True
-    elif true.shape == pred.shape:
-        shared = False
-    else:
-        raise ValueError(f"labels_true must have shape ({pred.shape[1]},) or {pred.shape}, "
-                         f"got {true.shape}")
     coded = _small_codes(pred) if shared else _small_codes(true, pred)
     if coded is None:  # labels of another kind: one row at a time
         rows = [true if shared else true[r] for r in range(pred.shape[0])]
@@ -309,10 +325,7 @@ def f_measures(
     else:
         (ct, kt), (cp, kp) = coded
         n_true = int(kt.max())
-    width = int(kp.max())
-    reps = np.arange(pred.shape[0])[:, None]
-    tables = np.bincount(((reps * n_true + ct) * width + cp).ravel(),
-                         minlength=pred.shape[0] * n_true * width).reshape(-1, n_true, width)
+    tables = _replica_tables(ct, cp, n_true, int(kp.max()))
     for r in range(pred.shape[0]):
         overlap = np.ascontiguousarray(tables[r, :kt[r], :kp[r]])  # as _contingency's
         out[r] = _f_from_overlap(overlap, n, matching, weights)
@@ -363,23 +376,13 @@ def adjusted_rand_indices(labels_true: ArrayLike, labels_pred: ArrayLike) -> np.
     reference ``labels_true``, one (n,) for all rows or one row each (replicas, n):
     :func:`adjusted_rand_index` for a batch, from the replicas' contingency tables at once
     (integer labels 0..k-1 only, as :func:`dpkmeans.compute.lloyd.assign` returns). Shape (replicas,)."""
-    pred = np.asarray(labels_pred)
-    if pred.ndim != 2 or pred.shape[1] == 0:
-        raise ValueError(f"labels_pred must have shape (replicas, n), got {pred.shape}")
-    true = np.asarray(labels_true)
-    if true.ndim == 1:
-        true = np.broadcast_to(true, pred.shape)
-    if true.shape != pred.shape:
-        raise ValueError(f"labels_true must have shape ({pred.shape[1]},) or {pred.shape}, "
-                         f"got {true.shape}")
+    true, pred = _batch_shapes(labels_true, labels_pred)
+    true = np.broadcast_to(true, pred.shape)
     for name, arr in (("labels_true", true), ("labels_pred", pred)):
         if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0:
             raise TypeError(f"{name} must hold non-negative integer labels")
-    n_true, n_pred = int(true.max()) + 1, int(pred.max()) + 1
-    reps, n = pred.shape
-    codes = (np.arange(reps)[:, None] * n_true + true) * n_pred + pred
-    table = np.bincount(codes.ravel(), minlength=reps * n_true * n_pred).reshape(
-        reps, n_true, n_pred).astype(float)
+    n = pred.shape[1]
+    table = _replica_tables(true, pred, int(true.max()) + 1, int(pred.max()) + 1).astype(float)
 
     def pairs(x: np.ndarray) -> np.ndarray:
         return x * (x - 1.0) / 2.0
