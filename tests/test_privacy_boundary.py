@@ -132,6 +132,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("data/synthetic.py", "make_mixture"): "synthetic data: the mixture's centres and weights",
     # assignment and exercise generators
     ("assignments/spec.py", "student_parameters"): "assignment generator: a student's parameters",
+    ("assignments/spec.py", "student_questions"): ("assignment generator: a student's "
+                                                   "seeded subset of the questions"),
     ("assignments/chapter02.py", "_simulated_tail"): ("exercise: the Gaussian mechanism's "
                                                       "outputs on a toy count (ledger=None, a "
                                                       "demonstration)"),

@@ -273,8 +273,9 @@ def test_the_vandal_changes_nothing(strong):
 
 
 def test_a_notebook_that_never_ends_is_stopped_by_the_time_limit(attacked):
+    # cell 4: the attack's, after the parameters, the injected parameters and the setup
     assert attacked["grades"].loc["looper", "status"] == (
-        "stopped: the notebook ran longer than 40 s")
+        "stopped: the notebook ran longer than 40 s in cell 4")
 
 
 def test_a_memory_hog_gets_a_memory_error(attacked):
@@ -336,7 +337,7 @@ def test_the_limits_level_stops_runaway_notebooks(tmp_path, data_available):
     grades = grade_submissions(assignment, inbox, limits=limits, level="limits",
                                jobs=2).set_index("student_id")
     assert set(grades["sandbox"]) == {"limits"}
-    assert grades.loc["looper", "status"] == "stopped: the notebook ran longer than 30 s"
+    assert grades.loc["looper", "status"] == "stopped: the notebook ran longer than 30 s in cell 4"
     assert "MemoryError" in grades.loc["hog", "status"]
     assert (grades.loc["honest", "status"], grades.loc["honest", "score"]) == ("graded", FULL)
     time.sleep(10)

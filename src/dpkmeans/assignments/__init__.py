@@ -24,8 +24,16 @@ from dpkmeans.assignments.key import KeyFileError, read_key
 from dpkmeans.assignments.registry import ASSIGNMENTS, get_assignment
 from dpkmeans.assignments.roster import RosterError, Student, read_roster
 from dpkmeans.assignments.sandbox import LEVELS, Limits, detect_level
-from dpkmeans.assignments.spec import Assignment, Mark, Question, mark_answer, student_parameters
+from dpkmeans.assignments.spec import (
+    Assignment,
+    Mark,
+    Question,
+    mark_answer,
+    student_parameters,
+    student_questions,
+)
 
 __all__ = ["ASSIGNMENTS", "LEVELS", "Assignment", "KeyFileError", "Limits", "Mark", "Question",
            "RosterError", "Student", "detect_level", "get_assignment", "grade_submissions",
-           "make_assignments", "mark_answer", "read_key", "read_roster", "student_parameters"]
+           "make_assignments", "mark_answer", "read_key", "read_roster", "student_parameters",
+           "student_questions"]

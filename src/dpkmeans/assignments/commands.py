@@ -30,6 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     make.add_argument("--course-seed", type=int, default=DEFAULT_COURSE_SEED,
                       help=f"seed of every student's parameters (default {DEFAULT_COURSE_SEED})")
     make.add_argument("--overwrite", action="store_true", help="replace an existing directory")
+    make.add_argument("--questions", type=int, metavar="N",
+                      help="ask each student their own N of the chapter's questions, drawn "
+                           "from the course seed and their id (default: all questions)")
     make.set_defaults(func=_cmd_make)
 
     grade = commands.add_parser(
@@ -56,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def _cmd_make(args: argparse.Namespace) -> int:
     out = args.out or f"assignments-ch{args.chapter:02d}"
     table = make_assignments(args.roster, args.chapter, out, course_seed=args.course_seed,
-                             overwrite=args.overwrite)
+                             overwrite=args.overwrite, questions=args.questions)
     print(f"chapter {args.chapter}: {len(table)} notebooks in {out}/students/; "
           f"the key (keep it hidden) is {out}/instructor/key.json")
     return 0

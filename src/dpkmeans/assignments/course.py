@@ -6,7 +6,8 @@
     students/<id>.ipynb       one notebook per student, their parameters injected (hand out)
     instructor/key.json       parameters and reference answers of every student (keep hidden:
                               the folder is mode 0700 and the key 0600)
-    instructor/parameters.csv the same parameters as a table
+    instructor/parameters.csv the same parameters as a table (and, with ``--questions N``,
+                              which questions each student was asked)
 
 ``grade`` (:mod:`~dpkmeans.assignments.grading`) runs each submission in a sandbox and writes
 the grades, the exports and the feedback.
@@ -14,9 +15,11 @@ the grades, the exports and the feedback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +30,28 @@ from dpkmeans.assignments.exports import write_csv
 from dpkmeans.assignments.key import KEY_FORMAT, key_path, write_private
 from dpkmeans.assignments.registry import get_assignment
 from dpkmeans.assignments.roster import read_roster
-from dpkmeans.assignments.spec import Assignment, student_parameters
+from dpkmeans.assignments.spec import Assignment, student_parameters, student_questions
 from dpkmeans.errors import DPKMeansError
 
 __all__ = ["make_assignments"]
 
 
 def make_assignments(roster: str | Path, chapter: int, out: str | Path, *, course_seed: int,
-                     overwrite: bool = False) -> pd.DataFrame:
+                     overwrite: bool = False, questions: int | None = None) -> pd.DataFrame:
     """Write every student's notebook and the hidden key (module docstring); returns the
     parameters table. Everything is built in a temporary folder beside ``out`` and renamed
-    into place at the end, so a failure leaves no half-written assignment."""
+    into place at the end, so a failure leaves no half-written assignment.
+
+    With ``questions`` (``--questions N``), each student is asked their own ``N`` of the
+    chapter's questions (:func:`~dpkmeans.assignments.spec.student_questions`); the key
+    records which, and grading marks those only. A folder that cannot be written is a
+    :class:`~dpkmeans.errors.DPKMeansError` naming it."""
     assignment = get_assignment(chapter)
+    if questions is not None:
+        try:  # the count is checked before anything is written
+            student_questions(assignment, course_seed, "check", questions)
+        except ValueError as exc:
+            raise DPKMeansError(f"--questions: {exc}") from exc
     students = read_roster(roster)
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -50,22 +63,37 @@ def make_assignments(roster: str | Path, chapter: int, out: str | Path, *, cours
         if not key_path(out).is_file():
             raise DPKMeansError(f"{out} was not written by `assignments make` (no "
                                 "instructor/key.json): not deleting it")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    with _writing(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
     try:
-        table = _write_assignment(assignment, students, staging, course_seed)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.chmod(0o755)
-        staging.rename(out)
+        table = _write_assignment(assignment, students, staging, course_seed, questions)
+        with _writing(out):
+            if out.exists():
+                shutil.rmtree(out)
+            staging.chmod(0o755)
+            staging.rename(out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return table
 
 
+@contextlib.contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """An OSError while creating or replacing ``out`` as one :class:`DPKMeansError`."""
+    try:
+        yield
+    except OSError as exc:
+        why = ("a part of that path is a file, not a folder"
+               if isinstance(exc, FileExistsError | NotADirectoryError)
+               else exc.strerror or type(exc).__name__)
+        raise DPKMeansError(f"cannot write the assignment to {out} ({why}): give --out a "
+                            "folder you can write") from exc
+
+
 def _write_assignment(assignment: Assignment, students: list, folder: Path,
-                      course_seed: int) -> pd.DataFrame:
+                      course_seed: int, questions: int | None = None) -> pd.DataFrame:
     (folder / "students").mkdir()
     (folder / "instructor").mkdir(mode=0o700)
     example = {"STUDENT": "example", "SEED": 0, **dict(assignment.fixed),
@@ -77,13 +105,22 @@ def _write_assignment(assignment: Assignment, students: list, folder: Path,
     rows = []
     for student in students:
         parameters = student_parameters(assignment, course_seed, student.student_id)
-        notebook.parametrize(template, folder / "students" / f"{student.student_id}.ipynb",
-                             parameters)
-        key["students"][student.student_id] = {
-            "name": student.name, "email": student.email, "sis_id": student.sis_id,
-            "section": student.section, "parameters": parameters,
-            "answers": assignment.references(parameters)}
-        rows.append({"student_id": student.student_id, "name": student.name, **parameters})
+        handout = folder / "students" / f"{student.student_id}.ipynb"
+        entry = {"name": student.name, "email": student.email, "sis_id": student.sis_id,
+                 "section": student.section, "parameters": parameters,
+                 "answers": assignment.references(parameters)}
+        if questions is None:
+            notebook.parametrize(template, handout, parameters)
+        else:
+            asked = student_questions(assignment, course_seed, student.student_id, questions)
+            entry["questions"] = [q.variable for q in asked]
+            own = folder / f"template-{student.student_id}.ipynb"
+            notebook.write(notebook.build_notebook(assignment, example, asked), own)
+            notebook.parametrize(own, handout, parameters)
+            own.unlink()
+        key["students"][student.student_id] = entry
+        rows.append({"student_id": student.student_id, "name": student.name, **parameters,
+                     **({"questions": " ".join(entry["questions"])} if questions else {})})
     write_private(key_path(folder), json.dumps(key, indent=1))
     table = pd.DataFrame(rows)
     write_csv(table, folder / "instructor" / "parameters.csv")

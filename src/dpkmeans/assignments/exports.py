@@ -7,7 +7,8 @@ and one feedback file per student, all safe to open in a spreadsheet.
   ``SIS Login ID``, ``Section``, then one column named after the assignment; Canvas matches a
   row by ``SIS User ID`` or ``ID``, and a new column name creates the assignment);
 - ``moodle.csv``: Moodle's "Import grades from CSV" (``ID number``, ``Email address``, the
-  grade and a feedback column, each mapped to the grade item on import);
+  grade and a feedback column with the status and each question's points and feedback, each
+  mapped to the grade item on import);
 - ``feedback/<student_id>.md``: each question's points and feedback.
 
 Every text cell of every CSV is neutralised against formula injection: a cell that starts
@@ -62,16 +63,28 @@ def canvas_table(grades: pd.DataFrame, students: Mapping[str, Mapping[str, Any]]
 
 
 def moodle_table(grades: pd.DataFrame, students: Mapping[str, Mapping[str, Any]],
-                 column: str) -> pd.DataFrame:
-    """Moodle's CSV grade import: identifier columns, the grade and its feedback."""
+                 column: str, questions: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+    """Moodle's CSV grade import: identifier columns, the grade and its feedback, which holds
+    the status, the score and each of the student's ``questions`` with its points and
+    feedback line (HTML-escaped: Moodle shows feedback as HTML)."""
     rows = []
     for _, row in grades.iterrows():
-        entry = students[row["student_id"]]
-        rows.append({"ID number": entry.get("sis_id") or row["student_id"],
+        sid = row["student_id"]
+        entry = students[sid]
+        marks = [f"{number} ({question.variable}): {row[question.variable]:g} of "
+                 f"{question.points:g}, {_plain(row[f'{question.variable}_feedback'])}"
+                 for number, question in enumerate(questions[sid], start=1)]
+        rows.append({"ID number": entry.get("sis_id") or sid,
                      "Email address": entry.get("email", ""), column: row["score"],
-                     "Feedback": f"{row['status']}; score {row['score']:g} of "
-                                 f"{row['max_score']:g}; details in the feedback file"})
+                     "Feedback": "; ".join([f"{_plain(row['status'])}, score "
+                                            f"{row['score']:g} of {row['max_score']:g}",
+                                            *marks])})
     return pd.DataFrame(rows, columns=["ID number", "Email address", column, "Feedback"])
+
+
+def _plain(text: Any) -> str:
+    """Text of the student's notebook (values, error messages) on one line, HTML-escaped."""
+    return html.escape(" ".join(str(text).split()), quote=False)
 
 
 def feedback_markdown(title: str, row: Mapping[str, Any], questions: Sequence[Any]) -> str:
@@ -80,7 +93,7 @@ def feedback_markdown(title: str, row: Mapping[str, Any], questions: Sequence[An
     Text that came from the student's notebook (values, error messages) is HTML-escaped and
     kept on one line, so the file renders as the grader wrote it."""
     def plain(text: Any) -> str:
-        return html.escape(" ".join(str(text).split()), quote=False).replace("|", "\\|")
+        return _plain(text).replace("|", "\\|")
 
     lines = [f"# Feedback: {title}", "",
              f"- Student: {plain(row['student_id'])}",

@@ -104,3 +104,16 @@ def _check_student(path: Path, assignment: Assignment, sid: str, entry: Any) -> 
     for field in ("name", "email", "sis_id", "section"):
         if not isinstance(entry.get(field, ""), str):
             raise KeyFileError(f"{where}: {field!r} must be text")
+    _check_questions(where, assignment, entry.get("questions"))
+
+
+def _check_questions(where: str, assignment: Assignment, chosen: Any) -> None:
+    """``questions`` (``assignments make --questions N``): absent, or some of the
+    assignment's answer variables, each once."""
+    if chosen is None:
+        return
+    names = [q.variable for q in assignment.questions]
+    if (not isinstance(chosen, list) or not chosen or not all(isinstance(c, str) for c in chosen)
+            or len(set(chosen)) != len(chosen) or not set(chosen) <= set(names)):
+        raise KeyFileError(f"{where}: 'questions' must list some of {names}, each once; got "
+                           f"{chosen!r}")

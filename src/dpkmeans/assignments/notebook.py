@@ -12,11 +12,11 @@ answers' values to a JSON file (:func:`collect_answers`), and runs the notebook 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dpkmeans.assignments.spec import Assignment
+from dpkmeans.assignments.spec import Assignment, Question
 from dpkmeans.errors import DPKMeansError
 
 __all__ = ["COLLECTOR_TAG", "MAX_NOTEBOOK_BYTES", "build_notebook", "collect_answers",
@@ -39,8 +39,10 @@ def _papermill():
     return nbformat, papermill
 
 
-def build_notebook(assignment: Assignment, defaults: Mapping[str, Any]):
-    """The assignment's notebook (nbformat v4) with ``defaults`` in its parameters cell."""
+def build_notebook(assignment: Assignment, defaults: Mapping[str, Any],
+                   questions: Sequence[Question] | None = None):
+    """The assignment's notebook (nbformat v4) with ``defaults`` in its parameters cell, asking
+    ``questions`` (default: all of the assignment's), numbered from 1 in the order given."""
     nbformat, _ = _papermill()
     v4 = nbformat.v4
     parameters = "\n".join(f"{name} = {value!r}" for name, value in defaults.items())
@@ -52,7 +54,7 @@ def build_notebook(assignment: Assignment, defaults: Mapping[str, Any]):
         v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
         v4.new_code_cell(assignment.setup),
     ]
-    for number, question in enumerate(assignment.questions, start=1):
+    for number, question in enumerate(questions or assignment.questions, start=1):
         cells.append(v4.new_markdown_cell(
             f"## Question {number} ({question.points:g} point{'s' if question.points != 1 else ''})"
             f"\n\n{question.prompt_text()}"))
@@ -172,4 +174,6 @@ def collect_answers(namespace: Mapping[str, Any], variables: Iterable[str], path
             "type": str(type(value).__name__)[:40],
             "repr": shown,
         }
-    Path(path).write_text(json.dumps(answers, allow_nan=True))
+    # whole or not at all: the grader may stop the notebook while this runs
+    Path(f"{path}.part").write_text(json.dumps(answers, allow_nan=True))
+    Path(f"{path}.part").replace(path)

@@ -35,6 +35,7 @@ import site
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -110,12 +111,14 @@ _LAUNCHER = (
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a sandboxed run ended: its exit code, and whether the grader stopped it."""
+    """How a sandboxed run ended: its exit code, whether the grader stopped it at the time
+    limit (``timed_out``) or because grading was called off (``cancelled``, Ctrl-C)."""
 
     returncode: int | None
     timed_out: bool
     seconds: float
     stderr_tail: str = ""
+    cancelled: bool = False
 
 
 def _bwrap() -> str | None:
@@ -308,15 +311,18 @@ class Sandbox:
             parent = Path(f"{INSIDE_DATA}/{relative}").parent.as_posix()
             bwrap += ["--perms", "0755", "--dir", parent,
                       "--ro-bind", str(source), f"{INSIDE_DATA}/{relative}"]
-        bwrap += ["--chdir", INSIDE_WORK, "--"]
+        # The sandbox's own root (a tmpfs holding /sandbox and the mount points) read-only:
+        # without root, the kernel owns it inside its user namespace and could write there.
+        bwrap += ["--remount-ro", "/", "--chdir", INSIDE_WORK, "--"]
         if os.geteuid() == 0:
             bwrap += [_setpriv() or "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
                       "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                       "--no-new-privs"]
         return bwrap + list(argv)
 
-    def run(self, argv: Sequence[str]) -> Outcome:
-        """Run ``argv`` in the sandbox under the limits; kill everything it started."""
+    def run(self, argv: Sequence[str], stop: threading.Event | None = None) -> Outcome:
+        """Run ``argv`` in the sandbox under the limits; kill everything it started, at the
+        end, at the time limit, or as soon as ``stop`` is set (then ``cancelled``)."""
         started = time.monotonic()
         log = self.root / "stderr.log"  # outside the student's directory
         with open(log, "wb") as stderr:
@@ -324,17 +330,15 @@ class Sandbox:
                 self.command(argv), cwd=self.work if self.level == "limits" else "/",
                 env=self.environment(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=stderr, start_new_session=True, close_fds=True)
-            timed_out = False
             try:
-                process.wait(timeout=self.limits.wall_seconds)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+                timed_out, cancelled = _wait(process, started + self.limits.wall_seconds, stop)
             finally:
                 self._kill_everything(process)
         with open(log, "rb") as fh:
             fh.seek(max(0, log.stat().st_size - 2000))
             tail = fh.read().decode("utf-8", "replace")
-        return Outcome(process.returncode, timed_out, time.monotonic() - started, tail)
+        return Outcome(process.returncode, timed_out, time.monotonic() - started, tail,
+                       cancelled)
 
     def _kill_everything(self, process: subprocess.Popen) -> None:  # type: ignore[type-arg]
         """The session's process group, then (``limits``) any process carrying the token."""
@@ -367,6 +371,23 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _wait(process: subprocess.Popen, deadline: float,  # type: ignore[type-arg]
+          stop: threading.Event | None) -> tuple[bool, bool]:
+    """Wait for ``process`` until it ends, the ``deadline`` (``time.monotonic``) passes or
+    ``stop`` is set: ``(timed_out, cancelled)``."""
+    while True:
+        if stop is not None and stop.is_set():
+            return False, True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return True, False
+        try:
+            process.wait(timeout=min(left, 0.1 if stop is not None else left))
+            return False, False
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _processes_with(variable: str, value: str) -> list[int]:

@@ -20,7 +20,8 @@ import numpy as np
 
 from dpkmeans.study.sweep import cell_seed
 
-__all__ = ["Assignment", "Mark", "Question", "mark_answer", "run_setup", "student_parameters"]
+__all__ = ["Assignment", "Mark", "Question", "mark_answer", "run_setup", "student_parameters",
+           "student_questions"]
 
 #: How the submitted value of a question arrives from the executed notebook (see
 #: :func:`dpkmeans.assignments.notebook.collect_answers`): present, the value if it is a real
@@ -153,6 +154,28 @@ def student_parameters(assignment: Assignment, course_seed: int, student_id: str
     drawn = {name: _plain(choices[int(rng.integers(len(choices)))])
              for name, choices in assignment.pools.items()}
     return {"STUDENT": student_id, "SEED": int(seed % 2**31), **dict(assignment.fixed), **drawn}
+
+
+def student_questions(assignment: Assignment, course_seed: int, student_id: str,
+                      count: int) -> tuple[Question, ...]:
+    """``count`` of the assignment's questions for one student, in the assignment's order,
+    drawn by a seed hashed from the course seed, the chapter and the student id (as
+    :func:`student_parameters`): the same roster and course seed give the same subsets, and
+    no student can choose theirs.
+
+    Raises
+    ------
+    ValueError
+        ``count`` is not a whole number from 1 to the number of questions.
+    """
+    total = len(assignment.questions)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= total:
+        raise ValueError(f"chapter {assignment.chapter} has {total} questions: ask 1 to "
+                         f"{total} of them, not {count!r}")
+    seed = cell_seed(course_seed, {"chapter": assignment.chapter, "student": student_id,
+                                   "questions": count})
+    chosen = np.random.default_rng(seed).choice(total, size=count, replace=False)
+    return tuple(assignment.questions[i] for i in sorted(int(i) for i in chosen))
 
 
 def _plain(value: Any) -> Any:
