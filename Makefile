@@ -69,6 +69,9 @@ STORED_CONFIG := _build/stored_outputs_config.yml
 # The jupyter-book flags of a build that must show what the HTML book shows (the PDF).
 JB_OUTPUTS    := $(if $(filter stored,$(BOOK_OUTPUTS)),--config $(STORED_CONFIG),)
 
+# An executed build first checks the data files the chapters read (chapters 10 and 11: the
+# papers' datasets, `python -m dpkmeans datasets check --for-book`), fetching what it may: a
+# missing file stops it there, in one line saying how to get it, not inside chapter 11.
 # The execution cache (_build/.jupyter_cache, keyed by each notebook's cells) is cleared when
 # anything a notebook reads changes: the library, the committed results, the book's sources.
 CACHE       := _build/.jupyter_cache
@@ -83,6 +86,7 @@ ifeq ($(BOOK_OUTPUTS),stored)
 	$(BIN)/jupyter-book build . $(JB_FLAGS) --config $(STORED_CONFIG)
 	@echo "Book built from the notebooks' stored outputs: _build/html/index.html"
 else
+	@$(BIN)/python -m dpkmeans datasets check --for-book  # one line, before any chapter runs
 	@key=$$( (find $(CACHE_INPUT) -type f -not -path '*/__pycache__/*' -print0 | sort -z \
 	  | xargs -0 sha256sum; echo "DPKMEANS_DATA=$(DPKMEANS_DATA)") | sha256sum | cut -d' ' -f1); \
 	if [ "$$(cat $(CACHE_KEY) 2>/dev/null)" != "$$key" ]; then \

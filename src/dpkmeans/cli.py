@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from dpkmeans import __version__, reproduce
-from dpkmeans.study import sweep
+from dpkmeans.study import rerun, sweep
 from dpkmeans.assignments import commands as assignment_commands
 from dpkmeans.data import commands as data_commands
 from dpkmeans.errors import DPKMeansError
@@ -26,6 +26,7 @@ COMMAND_GROUPS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # 
     sweep.add_parser,
     assignment_commands.add_parser,
     reproduce.add_parser,
+    rerun.add_parser,
 )
 
 

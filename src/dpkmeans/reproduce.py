@@ -7,7 +7,9 @@ sweep does); when an experiment's last cell is in, its rows, in the grid's order
 ``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them.
 ``_build/reproduce/state.json`` records each finished experiment and its times, so an
 interrupted reproduction continues where it stopped; ``--restart`` starts again from nothing.
-Ctrl-C stops the run within seconds and keeps the rows of every cell that finished.
+Ctrl-C stops the run within seconds and keeps the rows of every cell that finished. Before
+anything starts, the data files of every sweep to run are checked (downloaded where allowed):
+a missing one stops the command in one line that says how to get it.
 """
 
 from __future__ import annotations
@@ -30,10 +32,15 @@ from dpkmeans.papers.registry import records
 from dpkmeans.study.sweep import (FLOAT_FORMAT, SweepError, SweepSpec, allow_cell_kernels,
                                   append_rows, cell_id, check_spec, close_warm_kernels,
                                   completed_cells, expand, load_spec, pin_cell_environment,
-                                  run_cell, settle_cells, versions_string)
+                                  require_sweep_data, run_cell, settle_cells, versions_string)
 
-__all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "add_parser", "all_experiments",
-           "data_notebooks", "run_reproduce"]
+__all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "ReproduceInterrupted", "add_parser",
+           "all_experiments", "data_notebooks", "run_reproduce"]
+
+
+class ReproduceInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run_reproduce`, which has said what it kept and how to continue
+    (the command line then says nothing more)."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,14 @@ def _state(path: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {"experiments": {}}
 
 
+def _cell_seconds(rows: pd.DataFrame) -> float:
+    """The time an experiment's cells took, from its rows (each cell's ``cell_runtime_s``, once
+    per cell): the cells of an earlier, interrupted run count too."""
+    if not len(rows):
+        return 0.0
+    return float(rows.groupby("cell")["cell_runtime_s"].first().sum())
+
+
 @dataclass
 class _Pending:
     """An experiment under way: its spec, its partial results file, its cells left."""
@@ -165,10 +180,15 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         raise DPKMeansError(f"unknown experiments {unknown}; the book's are {names}")
     chosen = [e for e in experiments if not only or e.name in only]
     work = root / "_build" / "reproduce"
+    state_path = work / "state.json"
+    if runner is None:  # every data file first: a missing one stops the run before it starts
+        done_before = {} if restart else _state(state_path)["experiments"]
+        command = "`reproduce" + (f" --only {','.join(only)}`" if only else "`")
+        require_sweep_data([load_spec(e.sweep(root)) for e in chosen
+                            if e.name not in done_before], command)
     if restart and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    state_path = work / "state.json"
     state = _state(state_path)
     pending: dict[str, _Pending] = {}
     tasks: list[tuple[float, int, str, dict]] = []
@@ -205,6 +225,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
         target = _results(root, f"{p.spec.experiment}.csv")
         write_csv(rows[_column_order(target, rows)], target, float_format=FLOAT_FORMAT)
+        p.cell_seconds = _cell_seconds(rows)
         same_paper = [q for q in pending.values()
                       if p.experiment.paper and q.experiment.paper == p.experiment.paper]
         if p.experiment.finish is not None and not same_paper:  # after the paper's last sweep
@@ -222,7 +243,6 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     def record(name: str, rows: pd.DataFrame) -> None:
         p = pending[name]
         append_rows(p.partial, rows)
-        p.cell_seconds += float(rows["cell_runtime_s"].iloc[0])
         p.left -= 1
 
     for name in [n for n, p in pending.items() if p.left == 0]:  # resumed, nothing left
@@ -251,6 +271,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         if interrupted:
             say(f"interrupted: the rows of the {len(finished)} cells finished in this run are "
                 f"kept ({work.relative_to(root)}); run the command again to continue")
+            raise ReproduceInterrupted from exc
         raise
     finally:
         pool.shutdown(wait=False)
@@ -303,5 +324,8 @@ def _cmd(args: argparse.Namespace) -> int:
             raise DPKMeansError(f"--only {args.only!r} has an empty name; give comma-separated "
                                 f"experiments from {[e.name for e in all_experiments()]}")
     pin_cell_environment()  # the cells' kernels inherit it (cell_environment)
-    run_reproduce(args.root, jobs=args.jobs, only=only, restart=args.restart)
+    try:
+        run_reproduce(args.root, jobs=args.jobs, only=only, restart=args.restart)
+    except ReproduceInterrupted:  # it has said what it kept and how to continue
+        return 130
     return 0

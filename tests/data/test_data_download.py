@@ -316,3 +316,30 @@ def test_full_file_replaces_a_sample_when_present(home: Path) -> None:
     assert not ds.provenance.sample and ds.metadata["variant"] == "full"
     np.testing.assert_allclose(ds.X[:, 0], [0.25, 0.75, 0.5])
     assert load("toy", registry=reg, data_home=home, variant="sample").n_samples == 1
+
+
+def test_fetch_honours_offline_and_the_pre_run_check_downloads_when_allowed(
+    server: tuple[str, Path, list[str]],
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`datasets fetch` with $DPKMEANS_OFFLINE=1 asks the server nothing and says downloads are
+    off (it used to download regardless); the check run before a sweep fetches a missing file
+    when downloads are allowed, and names the fetch command when they are not."""
+    from dpkmeans.cli import main
+    from dpkmeans.data import commands
+    from dpkmeans.data.needs import require_datasets
+
+    base, _, hits = server
+    reg = _registry(f"{base}/good.csv")
+    monkeypatch.setattr(commands, "get_registry", lambda: reg)
+    monkeypatch.setenv("DPKMEANS_OFFLINE", "1")
+    assert main(["datasets", "fetch", "toy", "--data-home", str(home)]) == 2
+    assert "downloads are off" in capsys.readouterr().err
+    with pytest.raises(DataFileMissingError, match="datasets fetch toy`"):
+        require_datasets(["toy"], "this run", data_home=home, registry=reg)
+    assert hits == [] and _leftovers(home) == []
+    monkeypatch.delenv("DPKMEANS_OFFLINE")
+    require_datasets(["toy"], "this run", data_home=home, registry=reg)
+    assert hits == ["/good.csv"] and (home / "toy" / "toy.csv").read_bytes() == GOOD

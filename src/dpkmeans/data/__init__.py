@@ -9,7 +9,8 @@ Modules, one job each: :mod:`~dpkmeans.data.registry` (data/datasets.toml),
 :mod:`~dpkmeans.data.loader` (``load``), :mod:`~dpkmeans.data.dataset` (the dataset object),
 :mod:`~dpkmeans.data.scaling` (bounds and clipping), :mod:`~dpkmeans.data.synthetic` (Gaussian
 mixtures), :mod:`~dpkmeans.data.bundled` (scikit-learn's iris and wine),
-:mod:`~dpkmeans.data.report` (tables) and :mod:`~dpkmeans.data.commands` (the CLI group).
+:mod:`~dpkmeans.data.report` (tables), :mod:`~dpkmeans.data.needs` (the files a command needs,
+checked before it starts) and :mod:`~dpkmeans.data.commands` (the CLI group).
 """
 
 from dpkmeans.data.dataset import Dataset, DroppedRows, Provenance

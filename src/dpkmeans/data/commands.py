@@ -1,11 +1,25 @@
-"""``python -m dpkmeans datasets list|info NAME|verify|fetch NAME...`` (the data command group)."""
+"""``python -m dpkmeans datasets list|info NAME|verify|fetch NAME...|check`` (the data command
+group)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import textwrap
 
-from dpkmeans.data.fetch import DATA_ENV, check_file, dataset_files, default_data_home, ensure_file
+from dpkmeans.data.errors import DataError
+from dpkmeans.data.fetch import (
+    DATA_ENV,
+    OFFLINE_ENV,
+    check_file,
+    data_env_problem,
+    dataset_files,
+    default_data_home,
+    downloads_allowed,
+    ensure_file,
+    put_it_here,
+)
+from dpkmeans.data.needs import book_datasets, missing_datasets, missing_message, require_datasets
 from dpkmeans.data.registry import DatasetSpec, get_registry
 from dpkmeans.data.report import (
     availability_frame,
@@ -49,8 +63,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p = sub.add_parser("fetch", help="download datasets into --data-home or the default folder")
     p.add_argument("names", nargs="+", metavar="NAME")
     p.add_argument("--data-home", help="download here instead of the default folder")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds, > 0 (default 60)")
     p.set_defaults(func=_cmd_fetch)
+
+    p = sub.add_parser(
+        "check",
+        help="make sure datasets are on disk before a long run (fetching what may be fetched)",
+        description="Check that the named datasets (or, with --for-book, those the book's "
+        "chapters read as they execute) have a verified file; the missing ones that have a "
+        f"download address are fetched unless ${OFFLINE_ENV} is set. Anything still missing: "
+        "one line saying how to get it, exit 2 (make book runs this first).",
+    )
+    p.add_argument("names", nargs="*", metavar="NAME")
+    p.add_argument("--for-book", action="store_true", help="the datasets the book's chapters read")
+    p.add_argument("--data-home", help=home)
+    p.set_defaults(func=_cmd_check)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -59,6 +86,27 @@ def _cmd_list(args: argparse.Namespace) -> int:
     frame.insert(3, "papers", [", ".join(reg.datasets[n].papers) or "-" for n in frame["dataset"]])
     print(format_text(frame))
     print(f"bundled with scikit-learn (no files needed): {', '.join(reg.bundled)}")
+    missing = missing_datasets(reg.names, data_home=args.data_home, registry=reg)
+    if missing:
+        print(missing_message("", missing, data_home=args.data_home, registry=reg))
+    elif data_env_problem():
+        print(data_env_problem())
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    if not args.names and not args.for_book:
+        raise DataError("datasets check needs dataset names or --for-book")
+    reg = get_registry()
+    chapters = book_datasets() if args.for_book else {}
+    names = [*args.names, *(n for needed in chapters.values() for n in needed)]
+    bundled = [n for n in names if n in reg.bundled]
+    names = [n for n in names if n not in reg.bundled]
+    purpose = ("the book (chapters " + ", ".join(c.split("_")[0] for c in chapters) + ")"
+               if args.for_book else "`datasets check`")
+    require_datasets(names, purpose, data_home=args.data_home, registry=reg)
+    extra = f"; bundled, no file needed: {', '.join(bundled)}" if bundled else ""
+    print(f"{len(dict.fromkeys(names))} datasets present and verified{extra}")
     return 0
 
 
@@ -150,12 +198,23 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise DataError(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
     reg = get_registry()
-    specs = [reg.dataset(n) for n in args.names]
+    for name in [n for n in args.names if n in reg.bundled]:
+        print(f"{name}: bundled with scikit-learn, nothing to fetch (load({name!r}) works as is)")
+    specs = [reg.dataset(n) for n in args.names if n not in reg.bundled]
+    offline = not downloads_allowed(None)
     for spec in specs:
         files = [spec.full_file] if spec.full_file is not None else [spec.file]
         for f in files:
             before = check_file(spec.name, f, args.data_home)
+            if offline and before.status != "ok" and f.url:
+                raise DataError(
+                    f"{spec.name}: {f.name} is not here and downloads are off (${OFFLINE_ENV} is "
+                    f"set): unset ${OFFLINE_ENV} to download it, or copy it (sha256 {f.sha256}) "
+                    f"into {put_it_here(spec.name, args.data_home)} by hand"
+                )
             loc, _ = ensure_file(
                 spec, f, data_home=args.data_home, download=True, timeout=args.timeout
             )

@@ -43,12 +43,14 @@ __all__ = [
     "Location",
     "check_file",
     "checkout_data_home",
+    "data_env_problem",
     "dataset_files",
     "default_data_home",
     "download_file",
     "downloads_allowed",
     "ensure_file",
     "find_file",
+    "put_it_here",
     "search_locations",
     "sha256_file",
     "stream_url",
@@ -154,6 +156,26 @@ def dataset_files(spec: DatasetSpec) -> tuple[FileSpec, ...]:
     return (spec.file,) if spec.full_file is None else (spec.file, spec.full_file)
 
 
+def data_env_problem() -> str | None:
+    """One sentence when ``$DPKMEANS_DATA`` is set to something that is not a folder (a typo, or
+    a data folder that moved), else ``None``: nothing is found there, and the messages say so."""
+    env = os.environ.get(DATA_ENV)
+    if env and not Path(env).expanduser().is_dir():
+        return (f"${DATA_ENV} is {env}, which is not a folder: point it at a folder holding "
+                "<name>/<file> (e.g. ../shared/data) or unset it.")
+    return None
+
+
+def put_it_here(name: str, data_home: str | os.PathLike[str] | None = None) -> str:
+    """Where to copy a file of dataset ``name`` by hand, as a label: ``data_home``, else
+    ``$DPKMEANS_DATA`` when it is a folder, else the user's cache."""
+    if data_home is not None:
+        return f"{data_home}/{name}/"
+    if os.environ.get(DATA_ENV) and data_env_problem() is None:
+        return f"${DATA_ENV}/{name}/"
+    return f"{default_data_home().label}/{name}/"
+
+
 def downloads_allowed(download: bool | None) -> bool:
     """``download`` if given, else True unless ``$DPKMEANS_OFFLINE`` is set to a true value."""
     if download is not None:
@@ -190,18 +212,19 @@ def ensure_file(
     searched = ", ".join(
         str(loc.directory / file.name) for loc in search_locations(spec.name, data_home)
     )
-    if not downloads_allowed(download):
-        raise DataFileMissingError(
-            f"dataset {spec.name!r}: file {file.name!r} not found (searched {searched}) and "
-            f"downloads are off (download=False or ${OFFLINE_ENV}). Fix: set ${DATA_ENV} to a "
-            "folder "
-            f"holding {spec.name}/{file.name} (e.g. ../shared/data), or run "
-            f"`python -m dpkmeans datasets fetch {spec.name}` with network access."
-        )
+    missing = f"dataset {spec.name!r}: file {file.name!r} not found (searched {searched})"
+    note = f" {data_env_problem()}" if data_env_problem() else ""
     if not file.url:
         raise DataFileMissingError(
-            f"dataset {spec.name!r}: file {file.name!r} not found (searched {searched}) and it has "
-            f"no download address. {file.no_url_reason}"
+            f"{missing} and it has no download address: put it in "
+            f"{put_it_here(spec.name, data_home)} with sha256 {file.sha256}. "
+            f"{file.no_url_reason}{note}"
+        )
+    if not downloads_allowed(download):
+        raise DataFileMissingError(
+            f"{missing} and downloads are off (download=False or ${OFFLINE_ENV}). Fix: set "
+            f"${DATA_ENV} to a folder holding {spec.name}/{file.name} (e.g. ../shared/data), or "
+            f"run `python -m dpkmeans datasets fetch {spec.name}` with network access.{note}"
         )
     target_root = (
         Location("data_home", Path(data_home)) if data_home is not None else default_data_home()

@@ -106,7 +106,10 @@ class Sweep:
     ``target_s``: the time the whole sweep should take on two cores (the reproduction
     benchmark). ``cell_keys`` identify a cell in the results; ``cell_label`` names one in the
     benchmark's timings, ``str.format``-ed with the cell's values, each first replaced by its
-    name in ``label_values`` where that has one.
+    name in ``label_values`` where that has one. ``data_aliases``: a cell reads the dataset its
+    ``dataset`` (else ``case``) parameter names; where that value is not a registry name, the
+    registry datasets the cell reads (``()``: none), so that a sweep checks its files before it
+    starts (:func:`dpkmeans.study.sweep.sweep_datasets`).
     """
 
     name: str
@@ -115,6 +118,7 @@ class Sweep:
     cell_keys: tuple[str, ...] = ("case",)
     cell_label: str = "case {case}"
     label_values: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    data_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def label(self, cell: Mapping[str, Any]) -> str:
         """The benchmark's name of one cell (its ``cell_keys`` values)."""

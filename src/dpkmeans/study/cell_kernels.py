@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["KERNEL_ARGUMENTS", "CELLS_PER_KERNEL", "WARM_ENGINE", "execute_cell_notebook",
-           "close_warm_kernels", "stop_cell_kernels", "allow_cell_kernels"]
+           "close_warm_kernels", "stop_cell_kernels", "allow_cell_kernels", "kernels_stopped"]
 
 #: Extra arguments of every cell kernel: ipykernel's warning that its local TCP sockets are not
 #: encrypted would otherwise print into the progress bar at each kernel start.
@@ -56,6 +56,9 @@ _STOPPING = threading.Event()  # set by stop_cell_kernels: a kernel starting now
 _WARM: dict[int, _WarmKernel] = {}  # the warm kernel of each thread, by thread id
 _WARM_LOCK = threading.Lock()
 _log = logging.getLogger("papermill")
+# After Ctrl-C the killed kernels' clients log "Kernel died while waiting for execute reply."
+# (nbclient), once per running cell: the stop is meant, the command says it stopped.
+_log.addFilter(lambda record: not _STOPPING.is_set())
 
 
 def _kill_kernel(km: Any) -> None:
@@ -101,6 +104,12 @@ def stop_cell_kernels() -> None:
 def allow_cell_kernels() -> None:
     """Let kernels start again (a new sweep begins after a stopped one)."""
     _STOPPING.clear()
+
+
+def kernels_stopped() -> bool:
+    """Whether :func:`stop_cell_kernels` has killed the cell kernels (a cell failing now was
+    stopped, it did not fail)."""
+    return _STOPPING.is_set()
 
 
 class _WarmKernel:

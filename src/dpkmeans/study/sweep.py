@@ -25,6 +25,8 @@ otherwise the folder of the sweep file itself.
 
 Ctrl-C stops a sweep within seconds: the cells not started are cancelled, the running cells'
 kernels are killed, and the rows of every cell that finished are kept (the next run resumes).
+A cell that fails stops the sweep the same way, with one line naming the cell and its error;
+the whole traceback goes to ``_build/sweep-logs/`` under the sweep's base.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ import itertools
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -48,16 +52,20 @@ from typing import Any
 
 import pandas as pd
 
+from dpkmeans.data import get_registry
+from dpkmeans.data.needs import require_datasets
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
+from dpkmeans.papers.registry import records
 # the cell kernels (warm between cells, killed on Ctrl-C), re-exported under their old home
 from dpkmeans.study.environment import (cell_environment, cpu_info,  # noqa: F401
                                        pin_cell_environment)
 from dpkmeans.study.cell_kernels import (KERNEL_ARGUMENTS, allow_cell_kernels,
                                          close_warm_kernels, execute_cell_notebook,
-                                         stop_cell_kernels)
+                                         kernels_stopped, stop_cell_kernels)
 
-__all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "load_spec", "check_spec",
+__all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "SweepCellError", "load_spec",
+           "check_spec", "check_results_path", "sweep_datasets", "require_sweep_data",
            "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
            "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
            "versions_string", "settle_cells", "stop_cell_kernels", "KERNEL_ARGUMENTS",
@@ -78,7 +86,13 @@ BOOKKEEPING = frozenset({"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", 
 #: Seconds a stopped sweep waits for its killed cells' threads to end.
 STOP_GRACE_S = 5.0
 
+#: The largest sweep file read, and the most values it may hold once its YAML aliases are
+#: expanded (the book's largest holds a few hundred): a billion-laughs file is refused at once.
+MAX_SPEC_BYTES = 1 << 20
+MAX_SPEC_VALUES = 100_000
+
 _EXPERIMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 class SweepError(DPKMeansError, ValueError):
@@ -87,6 +101,10 @@ class SweepError(DPKMeansError, ValueError):
 
 class SweepFileNotFoundError(SweepError, FileNotFoundError):
     """No sweep file at the path given."""
+
+
+class SweepCellError(SweepError):
+    """A cell's notebook failed: the message names the cell, its error and the full log."""
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -124,6 +142,52 @@ def _mapping(value: Any, where: str) -> dict:
     return value
 
 
+def _expanded_values(node: Any, name: str, sizes: dict[int, int], open_: set[int]) -> int:
+    """How many YAML nodes ``node`` holds once every alias in it is expanded (each shared node
+    counted once per use, computed once); refuses a node that contains itself."""
+    import yaml
+
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in open_:
+        raise SweepError(f"{name}: a YAML alias refers to a value that contains it; a sweep "
+                         "file holds finite lists and mappings")
+    open_.add(key)
+    children = ([item for pair in node.value for item in pair]
+                if isinstance(node, yaml.MappingNode)
+                else node.value if isinstance(node, yaml.SequenceNode) else [])
+    total = 1
+    for child in children:
+        total += _expanded_values(child, name, sizes, open_)
+        if total > MAX_SPEC_VALUES:
+            raise SweepError(f"{name}: more than {MAX_SPEC_VALUES} values once its YAML aliases "
+                             "are expanded; a sweep file lists its grid plainly")
+    open_.discard(key)
+    sizes[key] = total
+    return total
+
+
+def _read_yaml(path: Path) -> Any:
+    """The file's YAML, read with PyYAML's safe loader, refused (``SweepError``) when larger than
+    :data:`MAX_SPEC_BYTES` or when its aliases expand to more than :data:`MAX_SPEC_VALUES`
+    values (checked on the composed nodes, before any value is built)."""
+    import yaml
+
+    if path.stat().st_size > MAX_SPEC_BYTES:
+        raise SweepError(f"{path.name}: larger than {MAX_SPEC_BYTES} bytes; a sweep file lists "
+                         "a grid of parameters")
+    loader = yaml.SafeLoader(path.read_text(encoding="utf-8"))
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_values(node, path.name, {}, set())
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def load_spec(path: str | os.PathLike[str], *, smoke: bool = False) -> SweepSpec:
     """Read a sweep YAML file; with ``smoke`` apply its ``smoke`` overrides. A file that cannot
     be used raises :class:`SweepError` naming the problem."""
@@ -133,7 +197,9 @@ def load_spec(path: str | os.PathLike[str], *, smoke: bool = False) -> SweepSpec
     if not path.is_file():
         raise SweepFileNotFoundError(f"no sweep file at {path}")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = _read_yaml(path)
+    except RecursionError:
+        raise SweepError(f"{path.name}: nested too deeply to be a sweep file") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -246,13 +312,60 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
     return cells
 
 
+def cell_log_dir(notebook: Path) -> Path:
+    """Where a failed cell's full log goes: ``_build/sweep-logs/`` under the notebook's base
+    (:func:`sweep_base`: the book's root for a cell notebook in ``notebooks/sweeps/``)."""
+    return sweep_base(notebook) / "_build" / "sweep-logs"
+
+
+def _write_cell_log(notebook: Path, params: dict[str, Any], exc: BaseException,
+                    executed: Path) -> Path:
+    """Write the failed cell's parameters, traceback and executed notebook; returns the log's
+    path (in the system's temporary folder when the base is not writable)."""
+    text = (f"notebook: {notebook}\nparameters: {cell_key(params)}\n\n"
+            + _ANSI.sub("", "".join(traceback.format_exception(exc))))
+    stem = f"{notebook.stem}-{cell_id(params)}"
+    for folder in (cell_log_dir(notebook), Path(tempfile.gettempdir()) / "dpkmeans-sweep-logs"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            log = folder / f"{stem}.log"
+            write_text(log, text)
+        except OSError:
+            continue
+        if executed.is_file():
+            shutil.copyfile(executed, folder / f"{stem}.ipynb")
+        return log
+    raise SweepError(f"cannot write the log of the failed cell {stem} anywhere") from exc
+
+
+def _cell_failure(notebook: Path, params: dict[str, Any], exc: Exception,
+                  executed: Path) -> SweepCellError:
+    """One line for a failed cell: which cell, its error's last line, and where the log is."""
+    log = _write_cell_log(notebook, params, exc, executed)
+    ename = getattr(exc, "ename", None) or type(exc).__name__
+    evalue = getattr(exc, "evalue", None)
+    evalue = " ".join(_ANSI.sub("", str(exc if evalue is None else evalue)).split())
+    evalue = evalue if len(evalue) <= 200 else evalue[:197] + "..."
+    shown = ", ".join(f"{k}={v}" for k, v in params.items() if k not in SWEEP_PARAMETERS)
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    return SweepCellError(f"cell {cell_id(params)} of {notebook.name} ({shown}) failed: "
+                          f"{ename}: {evalue}; the full log is {log}")
+
+
 def run_cell_notebook(notebook: Path, params: dict[str, Any], workdir: Path) -> pd.DataFrame:
     """Execute the cell notebook with papermill, on this thread's warm kernel
-    (:mod:`dpkmeans.study.cell_kernels`), and return the rows it wrote."""
+    (:mod:`dpkmeans.study.cell_kernels`), and return the rows it wrote. A failure raises
+    :class:`SweepCellError` (one line; the traceback goes to :func:`cell_log_dir`), except
+    when the cell was stopped (Ctrl-C killed its kernel)."""
     out_csv = workdir / "rows.csv"
-    execute_cell_notebook(notebook, workdir / "executed.ipynb",
-                          {**params, "output_csv": str(out_csv)})
-    return pd.read_csv(out_csv)
+    executed = workdir / "executed.ipynb"
+    try:
+        execute_cell_notebook(notebook, executed, {**params, "output_csv": str(out_csv)})
+        return pd.read_csv(out_csv)
+    except Exception as exc:
+        if kernels_stopped():
+            raise
+        raise _cell_failure(notebook, params, exc, executed) from exc
 
 
 def settle_cells(pool: ThreadPoolExecutor, futures: Iterable[Future], *, interrupted: bool,
@@ -302,6 +415,65 @@ def run_cell(spec: SweepSpec, params: dict[str, Any],
     return rows[first + [c for c in rows.columns if c not in first]]
 
 
+def sweep_datasets(spec: SweepSpec) -> tuple[str, ...]:
+    """The registry datasets the sweep's cells read, in grid order: each cell's ``dataset``
+    (else ``case``) value, where it is a registry name, or what its paper's sweep record maps
+    it to (:attr:`dpkmeans.papers.registry.Sweep.data_aliases`); other values (a synthetic
+    mixture, a sweep of one's own) read no registered file."""
+    aliases: dict[str, tuple[str, ...]] = {}
+    for record in records():
+        for sweep in record.sweeps:
+            if sweep.name == spec.experiment:
+                aliases.update(sweep.data_aliases)
+    known = get_registry().datasets
+    out: dict[str, None] = {}
+    for params in expand(spec):
+        value = params.get("dataset", params.get("case"))
+        if isinstance(value, str):
+            names = aliases.get(value, (value,) if value in known else ())
+            out.update(dict.fromkeys(names))
+    return tuple(out)
+
+
+def require_sweep_data(specs: Iterable[SweepSpec], command: str) -> None:
+    """Stop ``command`` before any cell runs when a data file its sweeps read is missing (one
+    line naming the files and how to get them: :func:`dpkmeans.data.needs.require_datasets`)."""
+    names = [name for spec in specs for name in sweep_datasets(spec)]
+    if names:
+        require_datasets(names, command)
+
+
+def check_results_path(path: Path, experiment: str) -> None:
+    """Refuse, before any cell runs, a results path the sweep cannot use: a folder, a place
+    where no file can be written, or a file that is not this experiment's results (its rows
+    would be mixed with the new ones or lost). The file, if any, is left as it is."""
+    again = "; give another --results"
+    if path.is_dir():
+        raise SweepError(f"{path} is a folder, not a results file{again} (a .csv path)")
+    if path.exists():
+        try:
+            head = pd.read_csv(path, usecols=lambda c: c in ("experiment", "cell"), dtype=str)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise SweepError(f"{path} cannot be read as a sweep's results ({reason})"
+                             f"{again}") from None
+        if set(head.columns) != {"experiment", "cell"}:
+            raise SweepError(f"{path} is not a sweep's results file (it has no experiment and "
+                             f"cell columns){again}")
+        others = sorted(set(head["experiment"].dropna()) - {experiment})
+        if others:
+            raise SweepError(f"{path} holds the results of {others}, not of {experiment!r}"
+                             f"{again}")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise SweepError(f"cannot write {path}: its folder {folder} cannot be made or written "
+                         f"({exc.strerror or exc}){again}") from None
+
+
 def completed_cells(path: Path) -> set[str]:
     """The ids of the cells whose rows a results file already holds."""
     if not path.exists():
@@ -328,6 +500,7 @@ def run_sweep(
     # absolute: papermill changes the process's working directory while a cell runs, and the
     # other worker thread appends its rows meanwhile
     path = Path(results_path or spec.results_path).resolve()
+    check_results_path(path, spec.experiment)
     done = completed_cells(path)
     todo = [c for c in expand(spec) if cell_id(c) not in done]
     versions = versions_string()
@@ -399,6 +572,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise SweepError(f"--jobs must be at least 1, got {args.jobs}")
     spec = load_spec(args.file, smoke=args.smoke)
     check_spec(spec)
+    require_sweep_data([spec], f"`sweep {Path(args.file).name}`")
     pin_cell_environment()  # the cells run as in `make reproduce`: the committed results' BLAS
     results = Path(args.results) if args.results else None
     new = run_sweep(spec, jobs=args.jobs, results_path=results)

@@ -23,7 +23,8 @@ RECORD = PaperRecord(
         "APDPk-means, corrected: budgets in a decreasing arithmetic progression floored at "
         "Su's minimum.", needs_n_records=True),),
     sweeps=(Sweep("apdp", target_s=10 * 60, cell_keys=("case",),
-                  cell_label="all algorithms x epsilons: {case}"),),
+                  cell_label="all algorithms x epsilons: {case}",
+                  data_aliases={"blood_k2": ("blood",)}),),
     finisher=Ref(f"{__name__}.entries:finish"),
     published=Ref(f"{__name__}.entries:as_published"),
     theorem="thm-ap-schedule",

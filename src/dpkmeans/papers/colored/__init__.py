@@ -23,7 +23,10 @@ RECORD = PaperRecord(
         needs_delta=True, uses_max_iter=True),),
     # its cell's default data set is a Gaussian mixture: no data file
     sweeps=(Sweep("colored", needs_data=False, target_s=5 * 60, cell_keys=("dataset",),
-                  cell_label="all algorithms x (epsilon, delta): {dataset}"),),
+                  cell_label="all algorithms x (epsilon, delta): {dataset}",
+                  data_aliases={"marketing": ("marketing_campaign",),
+                                "marketing_units": ("marketing_campaign",),
+                                "mixture_d2": (), "mixture_d8": ()}),),
     finisher=Ref(f"{__name__}.entries:finish"),
     published=Ref(f"{__name__}.entries:as_published"),
     theorem="thm-colored-dplloyd",

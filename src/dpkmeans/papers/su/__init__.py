@@ -24,5 +24,5 @@ RECORD = PaperRecord(
                        "and T chosen from N epsilon / k and d.", needs_n_records=True),
     ),
     # its cell's default data set is a Gaussian mixture: no data file
-    sweeps=(Sweep("dplloyd_baselines", needs_data=False),),
+    sweeps=(Sweep("dplloyd_baselines", needs_data=False, data_aliases={"synthetic": ()}),),
 )
