@@ -638,8 +638,9 @@ glue("ch5_where_impr", "; ".join(f"{c} at ε = {wins[c]}" for c in order if c in
 #   for with `n_records_share` of the budget (above);
 # - with `random_state=None` the fresh seed is *not* stored on the model: a seed regenerates
 #   every noise draw, so the seed behind a published release must stay secret;
-# - the number of clipped values appears in the `ClippingWarning` only, and `labels_` (the
-#   training records' clusters) is documented as the data holder's, not a release;
+# - the `ClippingWarning` says only that values were clipped, never how many or where, and
+#   `labels_` (the training records' clusters) is documented as the data holder's, not a
+#   release (`drop_labels()` removes it before a model is saved or shared);
 # - `bounds=None` reads the bounds off the data: it warns `PrivacyLeakWarning` and the ledger
 #   records the leak, so `ledger_.is_private` is False.
 

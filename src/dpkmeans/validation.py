@@ -11,6 +11,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from dpkmeans.errors import InvalidParameterError
+
 __all__ = [
     "check_real",
     "check_epsilon",
@@ -24,9 +26,10 @@ __all__ = [
 
 
 def check_real(value: object, name: str) -> float:
-    """Return ``value`` as a float; booleans, strings and containers are a TypeError."""
+    """Return ``value`` as a float; booleans, strings and containers are an
+    :class:`~dpkmeans.errors.InvalidParameterError` (a ``TypeError`` and a ``ValueError``)."""
     if isinstance(value, bool) or not isinstance(value, Real | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+        raise InvalidParameterError(f"{name} must be a real number, got {type(value).__name__}")
     return float(value)
 
 
@@ -63,9 +66,10 @@ def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
 
 
 def check_positive_int(value: object, name: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an int >= ``minimum``."""
+    """Return ``value`` as an int >= ``minimum``; a non-integer (``2.5``, ``"3"``, ``True``) is
+    an :class:`~dpkmeans.errors.InvalidParameterError` (a ``TypeError`` and a ``ValueError``)."""
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        raise InvalidParameterError(f"{name} must be an integer, got {type(value).__name__}")
     v = int(value)
     if v < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {v}")

@@ -2,12 +2,14 @@
 
 Under add/remove adjacency the number of records N is private, and so is every value of X. The
 records here number 37 and hold the sentinel 0.123456789, so a message that prints either is
-caught. The clipping count is the one exception: it is for the data holder only, and the
-estimators' documentation and the warning itself say so.
+caught. The clipping warning says only that values were clipped, not how many. The limits on
+absurd parameters (k above the records, a budget below what the exact samplers draw) are errors
+that say the limit in the caller's parameters, before any noise is drawn.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -15,7 +17,7 @@ import pandas as pd
 import pytest
 
 from dpkmeans import DPKPrototypes
-from dpkmeans.errors import ClippingWarning
+from dpkmeans.errors import BudgetTooSmallError, ClippingWarning
 from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.engine.prototypes import MixedLayout, encode
 
@@ -99,11 +101,70 @@ def test_encode_messages():
     _assert_private_free(_messages(lambda: encode(X[:, 0], codes, layout)))
 
 
-def test_clipping_count_is_for_the_data_holder_only():
+def test_clipping_warning_gives_no_count_and_points_at_the_callers_line():
     X = np.full((N, 2), 0.5)
-    X[:3] = 2.0
-    with pytest.warns(ClippingWarning, match="data holder only"):
-        DPKMeans(n_clusters=2, epsilon=1.0, bounds=(0.0, 1.0), random_state=0).fit(X)
+    X[:3] = 2.0  # 6 values clipped, in both columns
+    for fit in (lambda: DPKMeans(n_clusters=2, epsilon=1.0, bounds=(0.0, 1.0),
+                                 random_state=0).fit(X),
+                lambda: DPKPrototypes(n_clusters=2, epsilon=1.0, bounds=(0.0, 1.0),
+                                      random_state=0).fit(pd.DataFrame(X, columns=["x", "y"]))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit()
+        clipped = [w for w in caught if issubclass(w.category, ClippingWarning)]
+        assert len(clipped) == 1
+        text = str(clipped[0].message)
+        assert "clipped" in text and not any(ch.isdigit() for ch in text), text
+        assert clipped[0].filename == __file__
     for estimator in (DPKMeans, DPKPrototypes):
         doc = " ".join(estimator.__doc__.split())
-        assert "ClippingWarning" in doc and "data holder only" in doc
+        assert "ClippingWarning" in doc and "clip count" not in doc and "not shown" in doc
+
+
+def test_more_clusters_than_records_is_an_error_before_any_noise():
+    X = np.full((N, 2), 0.5)
+    for fit in (lambda: DPKMeans(n_clusters=10**6, bounds=(0.0, 1.0), random_state=0).fit(X),
+                lambda: DPKPrototypes(n_clusters=10**6, bounds=(0.0, 1.0), random_state=0).fit(
+                    pd.DataFrame(X, columns=["x", "y"]))):
+        with pytest.raises(ValueError, match="exceeds the number of records in X") as err:
+            fit()
+        _assert_private_free([str(err.value)])
+    with pytest.raises(ValueError, match="n_clusters = 40 exceeds n_records = 30"):
+        _kmeans(n_records=30).fit(np.full((50, 2), 0.5))
+
+
+def _one_sentence(text: str) -> None:
+    assert len(text) < 200 and text.count(": ") <= 1 and "continuous" not in text, text
+    assert not re.search(r"\d{16}", text), text  # no 300-digit integer
+
+
+@pytest.mark.parametrize("algorithm", ["dplloyd-impr", "dplloyd", "apdp", "di", "dp-kccm"])
+def test_too_small_epsilon_names_the_smallest_that_runs(algorithm):
+    X = np.random.default_rng(0).uniform(0.0, 1.0, (237, 2))
+
+    def fit(epsilon):
+        return DPKMeans(n_clusters=3, epsilon=epsilon, bounds=(0.0, 1.0), algorithm=algorithm,
+                        random_state=0).fit(X)
+
+    with pytest.raises(BudgetTooSmallError, match=r"epsilon = 1e-300 .* needs? epsilon >= ") \
+            as err:
+        fit(1e-300)
+    _one_sentence(str(err.value))
+    assert f"{err.value.minimum:g}" in str(err.value)
+    assert fit(err.value.minimum).epsilon_ == err.value.minimum
+    with pytest.raises(BudgetTooSmallError):
+        fit(err.value.minimum / 1.02)
+
+
+@pytest.mark.parametrize("max_iter", [10**4, 10**12])
+def test_iterations_past_the_samplers_floor_are_refused_with_the_limit(max_iter):
+    X = np.random.default_rng(0).uniform(0.0, 1.0, (237, 2))
+    model = DPKMeans(n_clusters=3, epsilon=1e-6, bounds=(0.0, 1.0), algorithm="dplloyd",
+                     max_iter=max_iter, random_state=0)
+    with pytest.raises(BudgetTooSmallError, match=f"max_iter = {max_iter} gives each "
+                                                  r"iteration .*: at most \d+ iterations") as err:
+        model.fit(X)  # refused before the schedule is built: 10^12 shares would not fit
+    _one_sentence(str(err.value))
+    limit = int(str(err.value).split("at most ")[1].split()[0])
+    model.set_params(max_iter=limit).fit(X)
+    assert model.n_iter_ == limit

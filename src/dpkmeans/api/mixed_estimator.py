@@ -26,15 +26,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dpkmeans.compute import metrics
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.compute.backends import BACKENDS, get_backend
+from dpkmeans.engine.checks import check_clusters
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.api.estimators import (_is_dask_array, budget_form, charge_accountant,
-                                     check_accountant, public_bounds, seed_sequence,
-                                     squared_distances, validate_numeric, without_data)
+from dpkmeans.errors import InvalidParameterError, PrivacyLeakWarning
+from dpkmeans.api.estimators import (LabelsMixin, _is_dask_array, budget_form, by_column,
+                                     charge_accountant, check_accountant, check_numeric_part,
+                                     column_names, public_bounds, reject_sparse, seed_sequence,
+                                     squared_distances, validate_numeric)
 from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.compute.lloyd import assign
 from dpkmeans.papers.di.variants import kmeans_corrected, kprototypes_corrected
+from dpkmeans.papers.di.iterations import IterationPlan, prototypes_iterations
 from dpkmeans.engine.prototypes import MixedLayout, decode, encode
 from dpkmeans.validation import check_epsilon, check_positive_int, check_real
 
@@ -44,10 +47,22 @@ __all__ = ["DPKPrototypes"]
 HANDLE_UNKNOWN = ("error", "other")
 OTHER = "other"
 
-#: What the ledger records when the category lists are read off the data (``categories=None``).
-CATEGORIES_LEAK = ("the category lists were read off the data (categories=None): which "
+#: The value of ``categories`` that reads the category lists off the data (as-published, not
+#: private: a ``PrivacyLeakWarning`` and a leak in the ledger).
+CATEGORIES_FROM_DATA = "from-data"
+
+#: What the ledger records when the category lists are read off the data
+#: (``categories="from-data"``).
+CATEGORIES_LEAK = ("the category lists were read off the data (categories='from-data'): which "
                    "categories occur is data-dependent, so a neighbour can change the one-hot "
                    "layout and no epsilon describes the release")
+
+
+#: What the ledger records about the number of iterations and the split (no cost: they read
+#: public inputs only, N included, which replace adjacency does not protect).
+PLAN_NOTE = ("T = {T} iterations and the numeric/categorical split by the rule of book "
+             "chapter 11, from public inputs: k, the bounds, the category lists, the budget "
+             "and N (every replace-neighbour has as many records), so they cost nothing")
 
 
 class _Budget(NamedTuple):
@@ -92,7 +107,16 @@ def _is_pair(value: object) -> bool:
     return isinstance(value, tuple | list | np.ndarray)
 
 
-class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
+def _holds_numbers(column: np.ndarray) -> bool:
+    """Whether every value of a categorical column is a number or a string that reads as one
+    (booleans do not count): a numeric column stored as text, probably."""
+    values = pd.Series(column, dtype=object)
+    if values.map(lambda v: isinstance(v, bool | np.bool_)).any():
+        return False
+    return bool(pd.to_numeric(values, errors="coerce").notna().all())
+
+
+class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """Differentially private k-prototypes on mixed numeric and categorical data (corrected).
 
     The k-prototypes distance of Shang et al. (2021), eq. 6 (Huang 1998),
@@ -115,7 +139,9 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
       from the public box's midpoint (book chapter 5), so the numeric sensitivity is
       2 (sum_i (u_i - l_i) / 2 + 1) (d + 2 on [0, 1]^d; the papers' 2 (d + 1) from the origin);
     * the initial prototypes are public (sphere packing in the numeric box, random modes), k is
-      fixed and a run stops once no prototype moves by 1e-3 or more (a test on releases).
+      fixed and a run stops once no prototype moves by 1e-3 or more (a test on releases);
+    * the number of iterations T and the numeric/categorical split come from public inputs by
+      the rule of book chapter 11 (``max_iter`` only bounds T).
 
     The as-published algorithm (parallel composition, full categorical budget per attribute,
     exact counts, Canopy initialisation) is not offered here; it stays in the paper module.
@@ -127,7 +153,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     n_clusters : int
         k, a public choice.
     epsilon : float or None
-        Total DP budget of one fit (replace adjacency), numeric and categorical parts together.
+        Total DP budget of one fit (replace adjacency), numeric and categorical parts together
+        (1.0 when neither ``epsilon`` nor ``rho`` is given, as in ``DPKMeans``).
     rho, m : float and int, or pairs, or None
         A differential-identifiability budget instead of ``epsilon`` (Lee and Clifton 2012): a
         posterior bound ``rho`` in (1/m, 1) over ``m`` possible worlds. One ``rho`` with one
@@ -135,13 +162,16 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         (1-rho)), and spent as ``epsilon``. The pairs ``rho=(rho_r, rho_c)``, ``m=(m_r, m_c)``
         are the paper's: eps_r from (rho_r, m_r) for the numeric part and eps_c from (rho_c, m_c)
         for the categorical part, composed sequentially (the paper's rho_r = 0.05, m_r = 10001,
-        rho_c = 0.7, m_c = 2 give 6.2659 + 0.8473 = 7.1132). Give exactly one of ``epsilon``
+        rho_c = 0.7, m_c = 2 give 6.2659 + 0.8473 = 7.1132). Give at most one of ``epsilon``
         and ``rho`` (with ``m``).
     categorical_share : float in (0, 1) or None
         With a single budget (``epsilon``, or one ``rho`` with one ``m``): the share of it spent
-        on the modes. ``None`` takes the share of the paper's setting, eps_c / (eps_r + eps_c)
-        at rho_r = 0.05, rho_c = 0.7 (about 0.119). Not with the pairs (they fix the split);
-        ignored when there are no categorical columns.
+        on the modes. ``None`` takes the rule's share (book chapter 11,
+        :func:`~dpkmeans.papers.di.iterations.prototypes_iterations`): each part gets its
+        smallest meaningful per-iteration budget's share, eps_c,m / (eps_r,m + eps_c,m), from
+        k, the bounds and the category lists (0.57 with one numeric column on [0, 1] and one
+        two-category column). Not with the pairs (they fix the split); ignored when there
+        are no categorical columns.
     categorical : list of column names or integer positions, or None
         The categorical columns. ``None``: a DataFrame's columns of dtype category, object,
         string or bool; none for an array. Their order (as listed, or X's) is the order of
@@ -149,24 +179,32 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         DataFrame; integers are always positions. All other columns are numeric, and at least
         one must be.
     bounds : (lower, upper), dict or None
-        Public bounds of the **numeric** columns (scalars or arrays of their length), or, with a
+        Public bounds of the **numeric** columns (scalars or arrays of their length; a tuple, a
+        list, or an array of two rows such as ``np.array([-1, 1])``), or, with a
         DataFrame, a dict of one (lower, upper) per numeric column by name
         (``{"age": (0, 100), "income": (0, 2e5)}``; a column missing or extra is an error), in
-        their own units: the data are not rescaled, and values outside are clipped (how many, in a
-        ``ClippingWarning``, is for the data holder only: private, not part of any release,
-        like the warning that k exceeds the number of records). ``None`` reads
+        their own units: the data are not rescaled, and values outside are clipped, with a
+        ``ClippingWarning`` that says only that clipping happened (how many values, and in
+        which columns, is private and not shown). ``None`` reads
         them off the data ("paper mode"): not private, warns ``PrivacyLeakWarning``, and the
         ledger records the leak (``ledger_.is_private`` is then False). The distance weighs the
         numeric columns as given, and the noise grows with the widths u_i - l_i: scale them to a
         common range by their public bounds first (the paper uses [0, 1], where gamma = 0.12).
-    categories : list of lists, dict or None
+    categories : list of lists, dict, "from-data" or None
         The public category list of each categorical column (as scikit-learn's OneHotEncoder),
         or, with a DataFrame, a dict of them by column name (``{"sex": ["f", "m"]}``; it must
-        name every categorical column and nothing else).
-        ``None`` reads them off the data (a category dtype's categories, else the sorted
-        distinct values): which categories occur is data-dependent, so this warns
-        ``PrivacyLeakWarning`` and the ledger records the leak ("the category lists were read
-        off the data", with the engine's ``data-derived-bounds`` flaw).
+        name every categorical column and nothing else). Like ``bounds``, they are public
+        inputs: every categorical column needs its list, and ``None`` (the default) with a
+        categorical column is a ValueError naming the columns without one (and, among them,
+        those holding only numbers, probably numeric columns stored as text: convert them,
+        e.g. with ``pandas.to_numeric``). A category dtype's categories are **not** taken as
+        declared: pandas reads them off the data (``astype("category")``) unless they were
+        set, and the two cannot be told apart; pass the list if it is public.
+        ``"from-data"`` (as-published, not private) reads them off the data (a category
+        dtype's categories, else the sorted distinct values): which categories occur is
+        data-dependent, so this warns ``PrivacyLeakWarning`` and the ledger records the leak
+        ("the category lists were read off the data", with the engine's
+        ``data-derived-bounds`` flaw).
     handle_unknown : {"error", "other"}
         A value outside its column's list: ``"error"`` raises ValueError naming the column (not
         the value, which is private) at fit and later; ``"other"`` maps it to an extra
@@ -175,9 +213,20 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         ``"other"``, which is then used) and can be chosen as a mode like any category.
     gamma : float > 0
         The weight of a categorical mismatch in eq. 6 (the paper uses 0.12 on [0, 1] data).
-    max_iter : int
-        T, the iterations of the halving schedule (fewer run if the prototypes stop moving; the
-        budget of the iterations not run is left unspent).
+    max_iter : int or None
+        An upper bound on T, the iterations of the halving schedule. T itself comes from the
+        rule of book chapter 11 (:func:`~dpkmeans.papers.di.iterations.prototypes_iterations`,
+        Su et al.'s (2016) criterion for DPLloyd-Impr adapted to this algorithm): the most
+        iterations whose last, smallest budget still makes a noisy prototype meaningful, 2 to
+        7, from N, k, the bounds, the category lists and the budget. ``None`` (default) runs
+        the rule's T. Fewer run if the prototypes stop moving (the budget of the iterations
+        not run is left unspent).
+    n_records : int or None
+        N, the number the rule reads. ``None`` (default): the number of records of X. Replace
+        adjacency, the relation of this estimator's guarantee, does not protect N (every
+        neighbour has as many records), so reading it costs nothing and no noisy count is
+        needed (unlike ``DPKMeans``' add/remove algorithms, whose ``n_records_share`` has no
+        counterpart here). State it to fix T before seeing the data.
     accountant : PrivacyLedger or None
         A ledger shared across fits (under replace adjacency, the relation of this
         estimator's guarantee) with a total budget: a fit that would exceed what is left
@@ -199,9 +248,17 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         values of ``categories_``.
     labels_ : (n_samples,) array
         The training records' nearest prototypes. Each label is a function of its own record:
-        for the data holder, **not** a differentially private release.
+        for the data holder, **not** a differentially private release. A pickled fitted model
+        carries it, one label per training record: call :meth:`drop_labels` before saving or
+        sharing the model.
     n_iter_ : int
         Iterations run (public: the stopping rule reads released prototypes only).
+    n_iter_planned_ : int
+        T, the iterations planned: the rule's, at most ``max_iter``.
+    n_records_used_ : int
+        The N the rule read (``n_records``, or the number of records of X).
+    categorical_share_ : float or None
+        The share of the budget spent on the modes (None without categorical columns).
     ledger_ : PrivacyLedger
         Every release with its mechanism, sensitivity, noise and budget (replace adjacency);
         ``privacy_spent_`` is its total.
@@ -245,10 +302,11 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     >>> X = pd.DataFrame({"x": np.r_[rng.normal(0.25, 0.05, 500), rng.normal(0.75, 0.05, 500)],
     ...                   "colour": ["red"] * 500 + ["blue"] * 500})
     >>> model = DPKPrototypes(n_clusters=2, epsilon=4.0, bounds=(0.0, 1.0),
-    ...                       categories={"colour": ["blue", "red"]}, max_iter=5,
-    ...                       random_state=0).fit(X)
+    ...                       categories={"colour": ["blue", "red"]}, random_state=0).fit(X)
     >>> model.cluster_centers_.round(2).ravel(), model.cluster_modes_.ravel()
-    (array([0.18, 0.67]), array(['red', 'blue'], dtype=object))
+    (array([0.22, 0.75]), array(['red', 'blue'], dtype=object))
+    >>> model.n_iter_planned_, model.n_records_used_, round(model.categorical_share_, 2)
+    (2, 1000, 0.57)
     >>> model.ledger_.neighbour, model.epsilon_
     ('replace', 4.0)
     """
@@ -256,8 +314,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_clusters: int = 8, *, epsilon: float | None = None, rho=None, m=None,
                  categorical_share: float | None = None, categorical=None, bounds=None,
                  categories=None, handle_unknown: str = "error", gamma: float = 0.12,
-                 max_iter: int = 10, accountant=None, backend: str = "memory", client=None,
-                 random_state=None):
+                 max_iter: int | None = None, n_records: int | None = None, accountant=None,
+                 backend: str = "memory", client=None, random_state=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.rho = rho
@@ -269,21 +327,22 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         self.handle_unknown = handle_unknown
         self.gamma = gamma
         self.max_iter = max_iter
+        self.n_records = n_records
         self.accountant = accountant
         self.backend = backend
         self.client = client
         self.random_state = random_state
 
     # -- parameters ----------------------------------------------------------------------------
-    def _check_params(self) -> tuple[int, _Budget, float, int]:
-        if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral):
-            raise TypeError(f"n_clusters must be an integer, got {self.n_clusters!r}")
+    def _check_params(self) -> tuple[int, _Budget, float, int | None]:
         k = check_positive_int(self.n_clusters, "n_clusters")
         budget = self._check_budget()
         gamma = check_real(self.gamma, "gamma")
         if not (np.isfinite(gamma) and gamma > 0):
             raise ValueError(f"gamma must be finite and > 0, got {self.gamma!r}")
-        T = check_positive_int(self.max_iter, "max_iter")
+        T = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter")
+        if self.n_records is not None:
+            check_positive_int(self.n_records, "n_records")
         if self.handle_unknown not in HANDLE_UNKNOWN:
             raise ValueError(f"handle_unknown must be one of {HANDLE_UNKNOWN}, got "
                              f"{self.handle_unknown!r}")
@@ -294,7 +353,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     def _check_budget(self) -> _Budget:
         forms = ("give exactly one budget: epsilon, or rho with m (one number each, or the "
                  "pairs rho=(rho_r, rho_c), m=(m_r, m_c))")
-        has_eps = budget_form(self.epsilon, self.rho, self.m, forms,
+        has_eps = budget_form(self.epsilon, self.rho, self.m, forms, default_epsilon=1.0,
                               m_form="an integer >= 2, or the pair m=(m_r, m_c) with "
                                      "rho=(rho_r, rho_c)") == "epsilon"
         share = None
@@ -303,7 +362,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
             if not 0.0 < share < 1.0:
                 raise ValueError(f"categorical_share must lie in (0, 1), got {share}")
         if has_eps:
-            return _Budget("epsilon", check_epsilon(self.epsilon), (), (), share)
+            epsilon = 1.0 if self.epsilon is None else check_epsilon(self.epsilon)
+            return _Budget("epsilon", epsilon, (), (), share)
         if _is_pair(self.rho) != _is_pair(self.m):
             raise ValueError(f"rho and m must both be numbers or both be pairs (rho_r, rho_c) "
                              f"and (m_r, m_c); got rho={self.rho!r}, m={self.m!r}")
@@ -329,11 +389,26 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
     def _seed(self) -> np.random.SeedSequence:
         return seed_sequence(self.random_state)
 
+    def _iteration_plan(self, n: int, k: int, bounds: tuple[np.ndarray, np.ndarray],
+                        categories: list[np.ndarray], budget: _Budget, total: float | None,
+                        max_iter: int | None) -> IterationPlan:
+        """T and the categorical share by the rule of book chapter 11
+        (:func:`~dpkmeans.papers.di.iterations.prototypes_iterations`), from N (``n_records``,
+        else the n rows of X: the same for every replace-neighbour), k, the public box and
+        category lists, and the budget."""
+        n_records = n if self.n_records is None else int(self.n_records)
+        levels = [len(c) for c in categories]
+        if budget.kind == "rho-pair":
+            pair = tuple(epsilon_from_rho(r, mm) for r, mm in zip(budget.rho, budget.m))
+            return prototypes_iterations(n_records, k, bounds, levels, budgets=pair,
+                                         max_iter=max_iter)
+        return prototypes_iterations(n_records, k, bounds, levels, epsilon=total,
+                                     categorical_share=budget.share, max_iter=max_iter)
+
     # -- input ---------------------------------------------------------------------------------
     def _name(self, j: int) -> object:
         """Column j's name for messages (its position without names)."""
-        names = getattr(self, "feature_names_in_", None)
-        return str(names[j]) if names is not None else int(j)
+        return column_names(self, [j])[0]
 
     def _resolve_categorical(self, X: Any) -> list[int]:
         """The positions of the categorical columns (fit only), in their declared order."""
@@ -344,8 +419,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                 return []
             return [j for j, t in enumerate(X.dtypes) if _is_categorical_dtype(t)]
         if isinstance(spec, str | bytes) or not isinstance(spec, list | tuple | np.ndarray | pd.Index):
-            raise TypeError(f"categorical must be a list of column names or integer positions, "
-                            f"got {spec!r}")
+            raise InvalidParameterError(f"categorical must be a list of column names or "
+                                        f"integer positions, got {spec!r}")
         items = list(spec)
         if not items:
             return []
@@ -359,8 +434,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         positions = []
         for item in items:
             if isinstance(item, bool | np.bool_):
-                raise TypeError("categorical must list column names or integer positions; "
-                                "boolean masks are not supported")
+                raise InvalidParameterError("categorical must list column names or integer "
+                                            "positions; boolean masks are not supported")
             if isinstance(item, numbers.Integral):
                 if not 0 <= int(item) < n_cols:
                     raise ValueError(f"categorical: position {item} is outside X's {n_cols} "
@@ -376,8 +451,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                                      f"{[str(c) for c in labels]})")
                 positions.append(found[0])
             else:
-                raise TypeError(f"categorical must list column names or integer positions, got "
-                                f"{item!r}")
+                raise InvalidParameterError(f"categorical must list column names or integer "
+                                            f"positions, got {item!r}")
         if len(set(positions)) != len(positions):
             raise ValueError(f"categorical lists a column more than once: {items}")
         return positions
@@ -388,6 +463,7 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         if _is_dask_array(X):
             raise ValueError("invalid X: DPKPrototypes encodes X in memory (a DataFrame or an "
                              "array); backend='dask' distributes the statistics")
+        reject_sparse(X)
         cat = self._resolve_categorical(X) if reset else list(self.categorical_columns_)
         if not cat:
             numeric = validate_numeric(self, X, reset=reset)
@@ -431,73 +507,72 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                    if not is_numeric_dtype(table.dtypes.iloc[j]) or is_bool_dtype(table.dtypes.iloc[j])]
             if bad:
                 raise ValueError(f"X has non-numeric columns not listed in categorical: {bad}")
-            numeric = table.iloc[:, num].to_numpy(dtype=np.float64, na_value=np.nan)
-        else:
-            try:
-                numeric = np.asarray(table[:, num], dtype=np.float64)
-            except (TypeError, ValueError) as err:
-                raise type(err)(f"X: the numeric columns {[self._name(j) for j in num]} must "
-                                f"hold numbers (list the others in categorical): "
-                                f"{without_data(str(err))}") from err
-        for kind, bad in (("missing values (NaN)", np.isnan(numeric)),
-                          ("infinite values", np.isinf(numeric))):
-            if bad.any():
-                cols = [self._name(num[i]) for i in np.flatnonzero(bad.any(axis=0))]
-                raise ValueError(f"X has {kind} in numeric column(s) {cols}: "
-                                 f"drop or impute them first")
-        return numeric
+        part = table.iloc[:, num] if frame else table[:, num]
+        return check_numeric_part(self, part, self._names(num))
 
     def _resolve_bounds(self, numeric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        bounds = self.bounds
-        if isinstance(bounds, dict):
-            pairs = self._by_column("bounds", bounds, self.numeric_columns_, "numeric")
-            for name, pair in zip(self._names(self.numeric_columns_), pairs):
-                if isinstance(pair, str | bytes) or not isinstance(
-                        pair, tuple | list | np.ndarray) or len(pair) != 2:
-                    raise ValueError(f"bounds[{name!r}] must be a pair (lower, upper), "
-                                     f"got {pair!r}")
-            bounds = ([pair[0] for pair in pairs], [pair[1] for pair in pairs])
-        return public_bounds(bounds, numeric, columns="numeric")
+        return public_bounds(self.bounds, numeric, columns="numeric",
+                             names=self._column_names(self.numeric_columns_))
 
-    def _names(self, columns: np.ndarray) -> list[object]:
-        return [self._name(int(j)) for j in columns]
+    def _names(self, columns: Any) -> list[object]:
+        return column_names(self, columns)
 
-    def _by_column(self, what: str, spec: dict, columns: np.ndarray, kind: str) -> list:
-        """A dict keyed by column name (``bounds``, ``categories``) as a list in the order of
-        ``columns``; it must name each of the ``kind`` columns exactly once, and nothing else."""
+    def _column_names(self, columns: np.ndarray) -> list[object] | None:
+        """The names of ``columns`` for a parameter given by name (None: X had no names)."""
         if getattr(self, "feature_names_in_", None) is None:
-            raise ValueError(f"{what} as a dict is keyed by column name: X must be a DataFrame "
-                             f"with string column names (for an array, give {what} as a list)")
-        names = self._names(columns)
-        missing = [n for n in names if n not in spec]
-        extra = [key for key in spec if key not in names]
-        if missing or extra:
-            wrong = [f"misses {missing}"] if missing else []
-            wrong += [f"has {extra}, not {kind} columns of X"] if extra else []
-            raise ValueError(f"{what} must have one entry for each {kind} column {names}: it "
-                             f"{' and '.join(wrong)}")
-        return [spec[n] for n in names]
+            return None
+        return self._names(columns)
+
+    def _from_data(self) -> bool:
+        """Whether ``categories="from-data"``: the category lists are read off the data."""
+        return isinstance(self.categories, str) and self.categories == CATEGORIES_FROM_DATA
+
+    def _undeclared(self, X: Any, categorical: np.ndarray) -> str:
+        """The error for categorical columns without declared categories: which columns, those
+        that hold only numbers (probably numeric) or have a category dtype, and what to do."""
+        names = self._names(self.categorical_columns_)
+        numbers_only = [name for l, name in enumerate(names) if _holds_numbers(categorical[:, l])]
+        dtype = [name for name, j in zip(names, self.categorical_columns_)
+                 if _is_frame(X) and isinstance(X.dtypes.iloc[int(j)], pd.CategoricalDtype)]
+        text = (f"categorical column(s) {names} have no declared categories: pass each one's "
+                "public list of categories as categories= (a dict by column name, or a list "
+                "of lists in the order of the categorical columns). A list read off the data "
+                f"is not private: categories={CATEGORIES_FROM_DATA!r} reads it, warns "
+                "PrivacyLeakWarning and records the leak in the ledger")
+        if numbers_only:
+            text += (f". Column(s) {numbers_only} hold only numbers, so they are probably "
+                     "numeric: convert them to numbers (e.g. pandas.to_numeric) and leave them "
+                     "out of categorical")
+        if dtype:
+            text += (f". Column(s) {dtype} have a category dtype, whose categories pandas reads "
+                     "off the data unless they were set: if you set them from a public list, "
+                     "pass that list")
+        return text + "."
 
     def _resolve_categories(self, X: Any, categorical: np.ndarray) -> list[np.ndarray]:
         """The category list of each categorical column (fit only), "other" appended if
         handle_unknown="other"."""
         d_c = categorical.shape[1]
         if self.categories is None:
+            raise ValueError(self._undeclared(X, categorical))
+        if self._from_data():
             warnings.warn(
-                "categories=None: the category lists are read off the data. Which categories "
-                "occur is data-dependent, so this voids the privacy guarantee; pass the public "
-                "lists as categories=[[...], ...] instead.",
+                f"categories={CATEGORIES_FROM_DATA!r}: the category lists are read off the "
+                "data. Which categories occur is data-dependent, so this voids the privacy "
+                "guarantee; pass the public lists as categories= instead.",
                 PrivacyLeakWarning, stacklevel=3)
             lists = [self._observed_levels(X, int(j), categorical[:, l])
                      for l, j in enumerate(self.categorical_columns_)]
         else:
             spec = self.categories
             if isinstance(spec, dict):
-                spec = self._by_column("categories", spec, self.categorical_columns_,
-                                       "categorical")
+                spec = by_column("categories", spec, self._column_names(self.categorical_columns_),
+                                 "categorical")
             if isinstance(spec, str | bytes) or not isinstance(spec, list | tuple):
-                raise TypeError(f"categories must be a list with one list of categories per "
-                                f"categorical column, got {spec!r}")
+                raise InvalidParameterError(
+                    f"categories must be a list with one list of categories per categorical "
+                    f"column, a dict of them by column name, or {CATEGORIES_FROM_DATA!r}, got "
+                    f"{spec!r}")
             if len(spec) != d_c:
                 raise ValueError(f"categories has {len(spec)} lists, but X has {d_c} "
                                  f"categorical columns")
@@ -506,8 +581,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                 name = self._name(int(self.categorical_columns_[l]))
                 if isinstance(entry, str | bytes) or not isinstance(
                         entry, list | tuple | np.ndarray | pd.Index):
-                    raise TypeError(f"categories[{l}] (column {name!r}) must be a list of "
-                                    f"categories, got {entry!r}")
+                    raise InvalidParameterError(f"categories[{l}] (column {name!r}) must be a "
+                                                f"list of categories, got {entry!r}")
                 values = list(entry)
                 index = _index(values)
                 if not values or index.hasnans or not index.is_unique:
@@ -573,12 +648,10 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         k, budget, gamma, T = self._check_params()
         numeric, categorical = self._validate_X(X, reset=True)
         n, d_r, d_c = numeric.shape[0], numeric.shape[1], categorical.shape[1]
-        if k > n:
-            warnings.warn(f"n_clusters = {k} exceeds the number of records: some clusters "
-                          "will be empty (they are still noised)", UserWarning, stacklevel=2)
+        check_clusters(k, n)  # the data holder's error: the count is not quoted
         bounds = self._resolve_bounds(numeric)
-        categories_read_off = d_c > 0 and self.categories is None
-        if d_c == 0 and self.categories is not None:
+        categories_read_off = d_c > 0 and self._from_data()
+        if d_c == 0 and self.categories is not None and not self._from_data():
             raise ValueError("categories were given, but X has no categorical column")
         categories = self._resolve_categories(X, categorical) if d_c else []
         codes = self._codes(categorical, categories)
@@ -588,6 +661,8 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
                              "columns; X has none: give one rho with one m")
         total = budget.epsilon if budget.kind == "epsilon" else (
             epsilon_from_rho(budget.rho[0], budget.m[0]) if budget.kind == "rho" else None)
+        plan = self._iteration_plan(n, k, bounds, categories, budget, total, T)
+        T, budget = plan.iterations, budget._replace(share=plan.categorical_share)
         if d_c == 0:
             layout, data = None, numeric
             config = kmeans_corrected(bounds, epsilon=total, n_clusters=k, iterations=T)
@@ -606,9 +681,10 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
             config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
         check_accountant(self.accountant, PrivacyCost(float(config.epsilon)), config.neighbour,
                          "DPKPrototypes")
-        ledger = None
+        ledger = PrivacyLedger(budget=None if config.flaws else config.epsilon,
+                               neighbour=config.neighbour)
+        ledger.post_process(PLAN_NOTE.format(T=T))
         if categories_read_off:
-            ledger = PrivacyLedger(budget=None, neighbour=config.neighbour)
             ledger.leak(CATEGORIES_LEAK)
         with get_backend(self.backend, client=self.client) as engine:
             result = run(data, config, self._seed(), ledger=ledger, backend=engine)
@@ -626,6 +702,10 @@ class DPKPrototypes(ClusterMixin, TransformerMixin, BaseEstimator):
         self.layout_ = layout
         self.labels_ = assign(data, prototypes)
         self.n_iter_ = int(result.iterations_run[0])
+        self.n_iter_planned_ = plan.iterations
+        self.n_records_used_ = plan.n_records
+        self.categorical_share_ = None if layout is None else float(
+            config.categorical.schedule.sum() / config.epsilon)
         self.ledger_ = result.ledger
         self.privacy_spent_: PrivacyCost = result.ledger.total()
         self.epsilon_ = float(config.epsilon)

@@ -21,7 +21,8 @@ dpkmeans does not load numba (about half a second).
 * numba not installed (``importlib.util.find_spec``), or the import of the kernels raising an
   ImportError (a numba that does not support this numpy, say): the numpy path, and one
   :class:`dpkmeans.errors.NumbaMissingNotice` (a UserWarning) the first time it runs in the
-  process, naming the extra. Filter it like any warning::
+  process, naming the extra and pointing at the user's line that called the library
+  (:func:`dpkmeans.errors.caller_stacklevel`). Filter it like any warning::
 
       warnings.filterwarnings("ignore", category=dpkmeans.errors.NumbaMissingNotice)
 
@@ -37,7 +38,7 @@ import threading
 import warnings
 from types import ModuleType
 
-from dpkmeans.errors import NumbaMissingNotice
+from dpkmeans.errors import NumbaMissingNotice, caller_stacklevel
 
 __all__ = ["NO_NUMBA", "FAST_EXTRA", "kernels", "compiled", "releases_gil"]
 
@@ -97,7 +98,7 @@ def kernels() -> ModuleType | None:
             warnings.warn(
                 f"dpkmeans runs its numpy path: {_WHY}. The results are the same, bit for "
                 f"bit, but a Lloyd iteration takes about 30 times as long; for the compiled "
-                f"path: {FAST_EXTRA}", NumbaMissingNotice, stacklevel=2)
+                f"path: {FAST_EXTRA}", NumbaMissingNotice, stacklevel=caller_stacklevel())
     return _KERNELS
 
 

@@ -19,7 +19,6 @@ one ``SeedSequence``, so its numbers do not depend on how many replicas run besi
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,14 +27,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyLedger
-from dpkmeans.errors import ClippingWarning
+from dpkmeans.errors import BudgetTooSmallError
 from dpkmeans.engine.init import Initializer, sphere_packing
 from dpkmeans.compute.backends import Backend, get_backend
 from dpkmeans.compute.lloyd import SCORE_PRECISIONS
 from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.mechanisms import Charges, Entry, Parallel, entry
 from dpkmeans.privacy.noise import (NOISE_KINDS, NoiseCalibration, NoisePlan, calibrate,
-                                    check_sampler)
+                                    check_sampler, min_epsilon, round_up)
 from dpkmeans.engine.schedules import SU_RHO, su_split
 from dpkmeans.privacy.sensitivity import (box_midpoint, check_box, coordinate_bounds,
                                           lloyd_query_sensitivity, sum_sensitivity)
@@ -43,6 +42,7 @@ from dpkmeans.engine.prototypes import CategoricalModes, mode_scores
 from dpkmeans.engine.flaws import Flaw, check_flaws, open_run_ledger
 from dpkmeans.engine.hooks import AllocationRule, HookContext, InitialRelease, OutputRelease
 from dpkmeans.engine.standalone import StandaloneConfig, run_standalone
+from dpkmeans.engine.checks import warn_clipped
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
 
 __all__ = [
@@ -50,6 +50,8 @@ __all__ = [
     "DPLloydResult",
     "Release",
     "iteration_releases",
+    "iteration_floor",
+    "check_iterations",
     "plan_ledger",
     "run",
     "run_prepared",
@@ -92,7 +94,10 @@ class DPLloydConfig:
     the midpoint back (book chapter 5): the sensitivity uses the half-widths of the box instead
     of the largest |coordinate|. ``centred=False`` is the papers' Delta = d r + 1. ``sampler``
     is ``"discrete"`` (exact noise on a public grid, the default) or ``"continuous"`` (numpy
-    float64, as the papers; recorded as a leak) (:mod:`dpkmeans.privacy.noise`).
+    float64, as the papers; recorded as a leak) (:mod:`dpkmeans.privacy.noise`). A schedule
+    that gives an iteration less than :func:`iteration_floor` (what the exact sampler can
+    spend) is refused with :class:`~dpkmeans.errors.BudgetTooSmallError`, naming the smallest
+    total epsilon of the schedule's shape.
     """
 
     n_clusters: int
@@ -185,6 +190,7 @@ class DPLloydConfig:
             thr = check_real(self.stop_threshold, "stop_threshold")
             if not (np.isfinite(thr) and thr >= 0):
                 raise ValueError(f"stop_threshold must be finite and >= 0, got {thr}")
+        _check_floor(self)
 
     def _check_categorical(self) -> None:
         """k-prototypes (:mod:`dpkmeans.engine.prototypes`): the box is the layout's augmented box,
@@ -349,7 +355,7 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
     (S_j, n_j). Calibrations are computed once per distinct (sensitivity, epsilon, elements).
     """
     cache: dict[tuple[float, float, int], NoiseCalibration] = {}
-    touched = 1 if config.neighbour != "replace" else min(2, config.n_clusters)
+    touched = _touched(config)
 
     def cal(sens: float, eps: float, elements: int) -> NoiseCalibration:
         key = (sens, eps, elements)
@@ -371,6 +377,125 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
         return specs(None, eps_t)
     shares = np.ones(config.n_clusters) if config.allocation is None else config.allocation
     return [r for j in range(config.n_clusters) for r in specs(j, eps_t * float(shares[j]))]
+
+
+def _touched(config: DPLloydConfig) -> int:
+    """The clusters one record can change in an iteration: one under add/remove, two under
+    replace (it leaves one cluster and joins another)."""
+    return 1 if config.neighbour != "replace" else min(2, config.n_clusters)
+
+
+#: Head room of :func:`iteration_floor` over the exact limit: a release's share of eps_t is
+#: computed in float64 (Su's split, say), so at eps_t = floor it may round a hair below.
+_FLOOR_MARGIN = 1e-9
+
+
+def iteration_floor(config: DPLloydConfig) -> float:
+    """The smallest budget one iteration of ``config`` may get: below it, some release of the
+    iteration would need a noise scale the exact sampler cannot draw
+    (:func:`dpkmeans.privacy.noise.min_epsilon`).
+
+    Public: it reads the configuration only (the schedule aside), so it is known before any
+    data. An allocation rule's weights depend on released values and are not foreseen; their
+    releases are checked when they are calibrated.
+
+    Parameters
+    ----------
+    config : DPLloydConfig
+        The configuration.
+
+    Returns
+    -------
+    float
+        The floor on eps_t; 0.0 when there is none (Gaussian or colored noise, the continuous
+        sampler, no noised iteration).
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.loop import DPLloydConfig, iteration_floor
+    >>> config = DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.5])
+    >>> f"{iteration_floor(config):.3g}"  # (S_j, n_j): sensitivity 2, three coordinates
+    '1.49e-08'
+    """
+    if "exact-iterations" in config.effects:
+        return 0.0
+    share = 1.0 if config.allocation is None else float(config.allocation.min())
+    floor = 0.0
+    for _, columns, sensitivity, epsilon in _release_specs(config, 1.0):
+        need = min_epsilon(config.sampler_noise, sensitivity, sampler=config.sampler,
+                           coordinates=_touched(config) * (columns.stop - columns.start))
+        floor = max(floor, need / (epsilon * share))
+    return floor * (1.0 + _FLOOR_MARGIN)
+
+
+def _check_floor(config: DPLloydConfig) -> None:
+    """Refuse a schedule with an iteration below :func:`iteration_floor` (BudgetTooSmallError
+    naming the smallest total epsilon the schedule's shape supports)."""
+    floor = iteration_floor(config)
+    worst = int(np.argmin(config.schedule))
+    eps_t = float(config.schedule[worst])
+    if eps_t >= floor:
+        return
+    minimum = round_up(config.epsilon * floor / eps_t)
+    raise BudgetTooSmallError(
+        f"{config.name}: iteration {worst + 1} gets epsilon {eps_t:.3g}, below "
+        f"{round_up(floor):g}, the smallest one iteration supports with the exact sampler; "
+        f"give epsilon >= {minimum:g} in total, or fewer iterations", minimum)
+
+
+def check_iterations(config: DPLloydConfig, iterations: int, epsilon: float | None = None, *,
+                     name: str = "iterations") -> None:
+    """Refuse splitting ``epsilon`` equally over ``iterations`` when a share would fall below
+    the :func:`iteration_floor` of ``config``; checked before a uniform schedule of that length
+    is built (at 10^9 iterations it would not fit in memory).
+
+    Parameters
+    ----------
+    config : DPLloydConfig
+        The configuration (a one-iteration build of it will do: the floor does not depend on
+        the schedule).
+    iterations : int
+        The number of equal shares asked for.
+    epsilon : float or None, default None
+        The budget to split (``config.epsilon`` when None).
+    name : str, default "iterations"
+        The caller's name for it, in the message.
+
+    Raises
+    ------
+    dpkmeans.errors.BudgetTooSmallError
+        If a share would be below the floor; the message gives the most iterations this
+        epsilon allows (its ``minimum``: the epsilon ``iterations`` shares need).
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.loop import DPLloydConfig, check_iterations
+    >>> config = DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [1e-6])
+    >>> check_iterations(config, 10**4, name="max_iter")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpkmeans.errors.BudgetTooSmallError: max_iter = 10000 gives each iteration epsilon 1e-10, ...
+    """
+    floor = iteration_floor(config)
+    if floor == 0.0:
+        return
+    eps = config.epsilon if epsilon is None else check_epsilon(epsilon)
+    limit = int(eps / floor)
+    while limit > 0 and eps / limit < floor:
+        limit -= 1
+    if iterations <= limit:
+        return
+    if limit == 0:
+        raise BudgetTooSmallError(
+            f"epsilon = {eps:g} is too small for one iteration with the exact sampler: "
+            f"{iterations} iterations need epsilon >= {round_up(iterations * floor):g}; raise "
+            f"epsilon",
+            round_up(iterations * floor))
+    raise BudgetTooSmallError(
+        f"{name} = {iterations} gives each iteration epsilon {eps / iterations:.3g}, below "
+        f"{round_up(floor):g}, the smallest the exact sampler supports: at most {limit} "
+        f"iterations at epsilon {eps:g}; lower {name} or raise epsilon",
+        round_up(iterations * floor))
 
 
 def _charge_iteration(ledger: PrivacyLedger, releases: list[Release], replicas: int) -> None:
@@ -516,9 +641,10 @@ def run(
 ) -> DPLloydResult:
     """Run ``replicas`` independent DP-Lloyd runs of ``config`` on X in one pass.
 
-    X is clipped to the public bounds first (with a :class:`ClippingWarning` giving the
-    count, for the data holder only). Each replica's ledger total equals ``config.epsilon``;
-    the returned ledger is that of one replica.
+    X is clipped to the public bounds first (with a :class:`~dpkmeans.errors.ClippingWarning`
+    that says only that clipping happened; ``result.n_clipped`` is the count, for the data
+    holder only). Each replica's ledger total equals ``config.epsilon``; the returned ledger
+    is that of one replica.
 
     ``initial_centroids`` (R, k, d) replaces the configuration's initializer: replica r
     starts from row r. They must not depend on the data (e.g. sphere-packing draws shared by
@@ -567,10 +693,7 @@ def _run(engine: Backend, X: Any, config: DPLloydConfig, seed: int | np.random.S
          ledger: PrivacyLedger | None) -> DPLloydResult:
     """:func:`run` on a backend."""
     data, n_rows, n_clipped = engine.prepare(X, config.bounds)
-    if n_clipped:
-        warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them "
-                      "(a count for the data holder only: private, not part of the release)",
-                      ClippingWarning, stacklevel=3)
+    warn_clipped(n_clipped)
     return run_prepared(engine, data, n_rows, config, seed, replicas=R,
                         initial_centroids=initial_centroids, record_history=record_history,
                         ledger=ledger, n_clipped=n_clipped)

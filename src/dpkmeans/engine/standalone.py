@@ -19,7 +19,6 @@ post-processing on released values) through :attr:`Replica.public_rng`, each use
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +28,7 @@ from numpy.typing import ArrayLike
 
 from dpkmeans.compute.backends import Backend
 from dpkmeans.engine.flaws import Flaw, open_run_ledger
-from dpkmeans.errors import ClippingWarning
+from dpkmeans.engine.checks import warn_clipped
 from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.noise import CovarianceNoise, NoiseCalibration
@@ -182,15 +181,13 @@ def run_standalone(engine: Backend, X: Any, config: StandaloneConfig,
                    seed: int | np.random.SeedSequence, R: int,
                    ledger: PrivacyLedger | None = None) -> StandaloneRun:
     """Run ``R`` independent replicas of ``config`` on X (clipped to its public bounds first,
-    with a :class:`~dpkmeans.errors.ClippingWarning` for the data holder); replica r draws from
+    with a :class:`~dpkmeans.errors.ClippingWarning` that does not say how many values,
+    :mod:`dpkmeans.engine.checks`); replica r draws from
     the r-th child of ``seed`` only. ``ledger`` (a caller's, e.g. after a noisy record count)
     becomes replica 0's; the others open their own with the run's budget. Each replica's
     spend is checked against the budget."""
     data, n_rows, n_clipped = engine.prepare(X, config.bounds)
-    if n_clipped:
-        warnings.warn(f"{n_clipped} values outside the public bounds were clipped to them "
-                      "(a count for the data holder only: private, not part of the release)",
-                      ClippingWarning, stacklevel=4)
+    warn_clipped(n_clipped)
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
     first = _open(config, ledger)

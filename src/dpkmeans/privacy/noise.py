@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -46,9 +47,12 @@ __all__ = [
     "NOISE_KINDS",
     "FLOAT_LEAK",
     "LAPLACE_GRID_BITS",
+    "LAPLACE_MAX_SCALE",
     "GAUSSIAN_GRID_BITS",
     "NoiseCalibration",
     "calibrate",
+    "min_epsilon",
+    "round_up",
     "check_sampler",
     "zcdp_delta",
     "zcdp_rho_for",
@@ -80,6 +84,11 @@ LAPLACE_GRID_BITS = 30
 #: 2^21 steps and sigma^2 stays within the exact sampler's integer range
 #: (:func:`dpkmeans.privacy.discrete.discrete_gaussian`).
 GAUSSIAN_GRID_BITS = 20
+#: Largest Laplace scale t (in grid steps) :func:`calibrate` gives the exact sampler: a sample
+#: then overflows int64 with probability about exp(-2^63 / t) = exp(-128) per draw
+#: (:func:`dpkmeans.privacy.discrete.discrete_laplace`), never in practice; at the sampler's own
+#: bound, 2^62, it would be about one draw in seven.
+LAPLACE_MAX_SCALE = 2**56
 #: Largest |value| / g that fits the integer arithmetic (int64 with head room for the noise):
 #: :func:`to_grid` clamps to it.
 _MAX_STEPS = 2.0**61
@@ -274,22 +283,118 @@ def calibrate(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0,
     raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
 
 
+def _laplace_grid(sens: float, coordinates: int, integer_valued: bool) -> tuple[float, int]:
+    """The public grid step g of a discrete Laplace release and its sensitivity in steps."""
+    exponent = _power_of_two_below(sens) - LAPLACE_GRID_BITS
+    if integer_valued:
+        exponent = min(exponent, 0)  # the integers lie on the grid
+    grid = math.ldexp(1.0, exponent)
+    return grid, math.ceil(sens / grid) + (0 if integer_valued else coordinates)
+
+
+def _laplace_floor(steps: int) -> float:
+    """The smallest float64 epsilon whose scale t = ceil(steps / epsilon) is at most
+    :data:`LAPLACE_MAX_SCALE`, checked exactly in rationals."""
+    floor = steps / LAPLACE_MAX_SCALE
+    if Fraction(floor) < Fraction(steps, LAPLACE_MAX_SCALE):
+        floor = math.nextafter(floor, math.inf)
+    return floor
+
+
+def round_up(x: float, digits: int = 3) -> float:
+    """``x`` rounded up to ``digits`` significant digits: a limit that can be quoted in a
+    message and passed back as it reads (``f"{round_up(x):g}"`` is at least x).
+
+    Parameters
+    ----------
+    x : float
+        A positive, finite number.
+    digits : int, default 3
+        Significant digits kept.
+
+    Returns
+    -------
+    float
+        The smallest number of ``digits`` significant digits that is at least ``x``.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import round_up
+    >>> round_up(4.6521e-10), round_up(2.0)
+    (4.66e-10, 2.0)
+    """
+    if not (math.isfinite(x) and x > 0):
+        return x
+    exponent = math.floor(math.log10(x)) - digits + 1
+    candidate = math.ceil(Fraction(x) / Fraction(10) ** exponent)
+    value = float(candidate * Fraction(10) ** exponent)
+    return value if value >= x else math.nextafter(value, math.inf)
+
+
+def min_epsilon(kind: str, sensitivity: float, *, sampler: str = "discrete",
+                coordinates: int = 1, integer_valued: bool = False) -> float:
+    """The smallest epsilon :func:`calibrate` accepts for a release with these inputs.
+
+    The exact discrete Laplace sampler is given integer scales t = ceil(steps / epsilon) of at
+    most :data:`LAPLACE_MAX_SCALE` = 2^56 steps, and a real-valued release has 2^30 to 2^31
+    steps of sensitivity on its grid (:data:`LAPLACE_GRID_BITS`, plus one per coordinate), so
+    it needs epsilon of at least 1.5e-8 to 3e-8. The discrete Gaussian's grid follows its
+    scale, and numpy's float samplers take any epsilon: both give 0.
+
+    Parameters
+    ----------
+    kind : {"laplace", "gaussian"}
+        The noise distribution.
+    sensitivity : float
+        L1 (Laplace) or L2 (Gaussian) sensitivity of the whole vector (>= 0).
+    sampler : {"discrete", "continuous"}, default "discrete"
+        The sampler.
+    coordinates : int, default 1
+        The number of coordinates of the released vector.
+    integer_valued : bool, default False
+        Every coordinate is an integer (a count).
+
+    Returns
+    -------
+    float
+        The smallest epsilon (0.0: every epsilon > 0 is supported).
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range or ``kind`` is unknown.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import calibrate, min_epsilon
+    >>> floor = min_epsilon("laplace", 2.0, coordinates=3)
+    >>> f"{floor:.3g}", calibrate("laplace", 2.0, floor, coordinates=3).noise_steps <= 2**56
+    ('1.49e-08', True)
+    >>> min_epsilon("gaussian", 1.0), min_epsilon("laplace", 1.0, sampler="continuous")
+    (0.0, 0.0)
+    """
+    sampler = check_sampler(sampler)
+    sens = check_sensitivity(sensitivity)
+    coordinates = check_positive_int(coordinates, "coordinates")
+    if kind not in NOISE_KINDS:
+        raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
+    if kind == "gaussian" or sampler == "continuous" or sens == 0:
+        return 0.0
+    return _laplace_floor(_laplace_grid(sens, coordinates, integer_valued)[1])
+
+
 def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
              integer_valued: bool) -> NoiseCalibration:
     b = sens / eps
     if sampler == "continuous" or sens == 0:
         return NoiseCalibration("laplace", sampler, sens, eps, 0.0, b)
-    exponent = _power_of_two_below(sens) - LAPLACE_GRID_BITS
-    if integer_valued:
-        exponent = min(exponent, 0)  # the integers lie on the grid
-    grid = math.ldexp(1.0, exponent)
-    steps = math.ceil(sens / grid) + (0 if integer_valued else coordinates)
+    grid, steps = _laplace_grid(sens, coordinates, integer_valued)
+    floor = _laplace_floor(steps)
+    if eps < floor:
+        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (Laplace noise, "
+                         f"sensitivity {sens:.3g}): give epsilon >= {round_up(floor):g}")
     num, den = eps.as_integer_ratio()  # eps = num / den exactly
     t = -(-steps * den // num)  # ceil(steps / eps), exact in integers: t >= steps/eps
-    if t >= 2**62:
-        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (a "
-                         f"scale of {t} grid steps); use a larger epsilon or "
-                         f"sampler='continuous'")
     return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid,
                             steps, t, b)
 

@@ -23,7 +23,8 @@ class Backend:
 
     def prepare(self, X: Any, bounds: tuple[np.ndarray, np.ndarray]) -> tuple[Any, int, int]:
         """Clip X to the public bounds and hold it: (data handle, rows, values clipped).
-        The clip count is for the data holder's warning only."""
+        The clip count is the data holder's: it decides whether to warn (the warning does not
+        show it) and is kept in the run's result, never in a release."""
         raise NotImplementedError
 
     def map_reduce(self, data: Any, fn: Callable[..., tuple[np.ndarray, ...]],

@@ -14,6 +14,7 @@ from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.engine.loop import DPLloydConfig
 from dpkmeans.engine.init import sphere_packing, uniform_box
 from dpkmeans.privacy.mechanisms import laplace_mechanism
+from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.engine.schedules import SU_RHO
 from dpkmeans.validation import check_epsilon, check_positive_int
 
@@ -59,7 +60,7 @@ def dplloyd_impr(
     """
     k = check_positive_int(n_clusters, "n_clusters")
     eps = check_epsilon(epsilon)
-    lower = DPLloydConfig(n_clusters=k, bounds=bounds, schedule=[eps]).bounds[0]
+    lower = check_box(bounds)[0]
     T = schedules.su_iterations(eps, n_records, k, lower.size, rho)
     return DPLloydConfig(
         n_clusters=k,
