@@ -24,7 +24,7 @@ import pytest
 from dpkmeans.assignments import Limits, detect_level, get_assignment, grade_submissions
 from dpkmeans.assignments import make_assignments
 from dpkmeans.assignments.notebook import model_solution
-from dpkmeans.assignments.sandbox import TOKEN_ENV
+from tests.assignments.helpers import sandbox_processes
 
 pytestmark = pytest.mark.slow
 
@@ -169,18 +169,6 @@ def _printed(graded: Path, sid: str) -> str:
                      if o.get("output_type") == "stream")
 
 
-def _sandbox_processes() -> list[int]:
-    """Processes of this test's sandboxes (their token starts with our PID)."""
-    mine, found = f"{TOKEN_ENV}={os.getpid()}-".encode(), []
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and mine in Path(f"/proc/{entry}/environ").read_bytes():
-                found.append(int(entry))
-        except OSError:
-            continue
-    return found
-
-
 
 def _class(tmp: Path, ids: list[str]) -> tuple[Path, Path]:
     roster = tmp / "roster.csv"
@@ -248,7 +236,7 @@ def test_nothing_outside_the_sandboxes_changed(strong):
 
 
 def test_no_process_outlives_the_grading(attacked):
-    assert _sandbox_processes() == []
+    assert sandbox_processes(os.getpid()) == []
 
 
 @pytest.mark.parametrize("sid", ["keyreader", "vandal", "looper", "hog", "forkbomb", "daemon",
@@ -295,7 +283,7 @@ def test_a_detached_process_is_killed_with_its_sandbox(strong):
     assert strong["grades"].loc["daemon", "status"] == "graded"
     # it would have rewritten the honest submission 8 s after starting: the hashes above
     # say it did not; and no process carrying a sandbox's token is left
-    assert _sandbox_processes() == []
+    assert sandbox_processes(os.getpid()) == []
 
 
 def test_a_replaced_collector_gives_no_answers(attacked):
@@ -341,6 +329,6 @@ def test_the_limits_level_stops_runaway_notebooks(tmp_path, data_available):
     assert "MemoryError" in grades.loc["hog", "status"]
     assert (grades.loc["honest", "status"], grades.loc["honest", "score"]) == ("graded", FULL)
     time.sleep(10)
-    assert _sandbox_processes() == []  # the daemon carried the run's token: killed
+    assert sandbox_processes(os.getpid()) == []  # the daemon carried the run's token: killed
     assert (inbox / "honest.ipynb").read_text() != "late"
     assert json.loads((inbox / "honest.ipynb").read_text())["cells"]

@@ -24,7 +24,7 @@ from dpkmeans.assignments import Limits, get_assignment, grade_submissions, make
 from dpkmeans.assignments import grading
 from dpkmeans.assignments.exports import moodle_table
 from dpkmeans.assignments.notebook import model_solution
-from dpkmeans.assignments.sandbox import TOKEN_ENV
+from tests.assignments.helpers import sandbox_processes
 from tests.test_reproduce_interrupt import AS_FROM_A_TERMINAL
 
 CHAPTER3 = get_assignment(3)
@@ -177,18 +177,6 @@ def test_question_cells_are_found_by_what_they_assign():
 
 
 # --------------------------------------------------------------------------------- Ctrl-C
-def _sandbox_processes(grader: int) -> list[int]:
-    """Processes of the grader's sandboxes (their token starts with its PID)."""
-    mine, found = f"{TOKEN_ENV}={grader}-".encode(), []
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and mine in Path(f"/proc/{entry}/environ").read_bytes():
-                found.append(int(entry))
-        except OSError:
-            continue
-    return found
-
-
 @pytest.mark.slow
 def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_half_done(tmp_path):
     """Ctrl-C while a notebook that ignores interrupts runs: the grader kills its sandbox
@@ -214,7 +202,7 @@ def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_half_done(tmp_pat
             assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
             time.sleep(0.1)
         time.sleep(4)  # the stuck notebook is in its loop
-        assert _sandbox_processes(proc.pid), "the stuck notebook's sandbox is not running"
+        assert sandbox_processes(proc.pid), "the stuck notebook's sandbox is not running"
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
@@ -230,4 +218,4 @@ def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_half_done(tmp_pat
     assert sorted(p.name for p in graded.iterdir()) == ["done.ipynb"]
     assert not (assignment / "instructor" / "grades.csv").exists()
     assert not (assignment / "instructor" / "feedback").exists()
-    assert _sandbox_processes(proc.pid) == []
+    assert sandbox_processes(proc.pid) == []

@@ -391,8 +391,9 @@ def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
     grid, steps = _laplace_grid(sens, coordinates, integer_valued)
     floor = _laplace_floor(steps)
     if eps < floor:
-        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (Laplace noise, "
-                         f"sensitivity {sens:.3g}): give epsilon >= {round_up(floor):g}")
+        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (Laplace "
+                         f"noise, sensitivity {sens:.3g}): give epsilon >= "
+                         f"{round_up(floor):g}")
     num, den = eps.as_integer_ratio()  # eps = num / den exactly
     t = -(-steps * den // num)  # ceil(steps / eps), exact in integers: t >= steps/eps
     return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid,
