@@ -242,3 +242,24 @@ def test_bibliography_has_the_required_works():
     for key in [*papers, "dwork2014algorithmic", "balle2018improving", "su2017differentially",
                 "lee2012differential", "mcsherry2007mechanism"]:
         assert f"{{{key}," in bib, key
+
+
+def _makefile_packages() -> set[str]:
+    """The Debian packages the Makefile installs when they are missing (its ``*_PACKAGES``)."""
+    text = (ROOT / "Makefile").read_text()
+    return {name for line in re.findall(r"^[A-Z_]+_PACKAGES\s*:=\s*(.+)$", text, flags=re.M)
+            for name in line.split()}
+
+
+def test_the_readme_says_what_the_two_commands_need():
+    """The README's first section names everything the two commands install besides Python
+    packages: each Debian package the Makefile installs (with root or sudo), so that a new user
+    is not told that Python and make are all they need."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    packages = _makefile_packages()
+    assert {"bubblewrap", "chromium", "poppler-utils"} <= packages
+    missing = sorted(name for name in packages if f"`{name}`" not in section)
+    assert not missing, f"README's 'The two commands' does not name {missing}"
+    assert "nothing else" not in section
+    assert re.search(r"first run", section), "the first-run times of make book and make test"
