@@ -138,8 +138,10 @@ def _one_sentence(text: str) -> None:
     assert not re.search(r"\d{16}", text), text  # no 300-digit integer
 
 
-@pytest.mark.parametrize("algorithm", ["dplloyd-impr", "dplloyd", "apdp", "di", "dp-kccm"])
+@pytest.mark.parametrize("algorithm", ["dplloyd-impr", "apdp", "di", "dp-kccm"])
 def test_too_small_epsilon_names_the_smallest_that_runs(algorithm):
+    """The algorithms that choose their own T; "dplloyd" runs max_iter iterations and meets
+    the stricter limit of 1/N per iteration first (the next test)."""
     X = np.random.default_rng(0).uniform(0.0, 1.0, (237, 2))
 
     def fit(epsilon):
@@ -156,15 +158,25 @@ def test_too_small_epsilon_names_the_smallest_that_runs(algorithm):
         fit(err.value.minimum / 1.02)
 
 
-@pytest.mark.parametrize("max_iter", [10**4, 10**12])
-def test_iterations_past_the_samplers_floor_are_refused_with_the_limit(max_iter):
-    X = np.random.default_rng(0).uniform(0.0, 1.0, (237, 2))
-    model = DPKMeans(n_clusters=3, epsilon=1e-6, bounds=(0.0, 1.0), algorithm="dplloyd",
-                     max_iter=max_iter, random_state=0)
-    with pytest.raises(BudgetTooSmallError, match=f"max_iter = {max_iter} gives each "
-                                                  r"iteration .*: at most \d+ iterations") as err:
-        model.fit(X)  # refused before the schedule is built: 10^12 shares would not fit
-    _one_sentence(str(err.value))
-    limit = int(str(err.value).split("at most ")[1].split()[0])
-    model.set_params(max_iter=limit).fit(X)
-    assert model.n_iter_ == limit
+@pytest.mark.parametrize("algorithm", ["dplloyd", "colored"])
+@pytest.mark.parametrize("epsilon, max_iter", [(1.0, 10**6), (1e-6, 10**4), (1e-6, 10**12),
+                                               (1e-300, 5)])
+def test_iterations_that_cannot_mean_anything_are_refused_with_the_limit(algorithm, epsilon,
+                                                                         max_iter):
+    """max_iter past epsilon x N on N records gives every release less than 1/N: its noise
+    exceeds what all the records together contribute. Refused at once (no 10^12 schedule is
+    built, no 10^6 iterations run), with the limit as a formula in N, never N itself."""
+    n = 237
+    X = np.random.default_rng(0).uniform(0.0, 1.0, (n, 2))
+    extra = {"delta": 1e-6} if algorithm == "colored" else {}
+    model = DPKMeans(n_clusters=3, epsilon=epsilon, bounds=(0.0, 1.0), algorithm=algorithm,
+                     max_iter=max_iter, random_state=0, **extra)
+    with pytest.raises(ValueError, match=f"max_iter = {max_iter} gives each iteration "
+                                         r"epsilon .* at most 1 x epsilon x N") as err:
+        model.fit(X)
+    assert str(n) not in str(err.value)
+    _assert_private_free([str(err.value)])
+    if epsilon == 1.0:  # the limit, floor(epsilon x N), runs; one more does not
+        assert model.set_params(max_iter=n).fit(X).n_iter_ == n
+        with pytest.raises(ValueError, match="no centre means anything"):
+            model.set_params(max_iter=n + 1).fit(X)

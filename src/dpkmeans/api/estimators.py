@@ -34,7 +34,8 @@ from dpkmeans.compute.backends.dask import lazy_labels
 from dpkmeans.compute.backends.parquet import ParquetRows
 from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, choice
 from dpkmeans.engine.checks import check_clusters
-from dpkmeans.engine.loop import DPLloydConfig, check_iterations, run
+from dpkmeans.engine.loop import (DPLloydConfig, check_iterations,
+                                  check_meaningful_iterations, run)
 from dpkmeans.engine.standalone import StandaloneConfig
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.errors import (BudgetExceededError, BudgetTooSmallError, InvalidParameterError,
@@ -522,7 +523,10 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         Only the corrected algorithms are offered; the as-published ones live in
         ``dpkmeans.papers``.
     max_iter : int
-        Iterations of "dplloyd" and "colored" (the others choose T by their own rule).
+        Iterations of "dplloyd" and "colored" (the others choose T by their own rule). At most
+        epsilon x N on N records: past that, each iteration's releases get less than 1/N and
+        their noise exceeds what all the records together contribute, so the fit is refused
+        before any noise (:func:`~dpkmeans.engine.loop.meaningful_iterations`).
     n_records : int or None
         "dplloyd-impr", "apdp" and "balcan" only: the number of records, **stated by you as public**
         (for example from the documentation of the data). Their rules read it to choose T; one
@@ -654,10 +658,12 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         return seed_sequence(self.random_state)
 
     def _planned(self, k: int, eps: float, algorithm: Choice,
-                 bounds: tuple[np.ndarray, np.ndarray],
-                 delta: float | None) -> DPLloydConfig | StandaloneConfig | None:
+                 bounds: tuple[np.ndarray, np.ndarray], delta: float | None,
+                 n_rows: int) -> DPLloydConfig | StandaloneConfig | None:
         """Check, before any noise, that ``max_iter`` and epsilon are within what the exact
-        samplers support (:func:`dpkmeans.engine.loop.iteration_floor`), and return the
+        samplers support (:func:`dpkmeans.engine.loop.iteration_floor`) and leave every
+        iteration's releases epsilon 1/N or more on the ``n_rows`` records of X
+        (:func:`dpkmeans.engine.loop.meaningful_iterations`), and return the
         configuration when it reads no noisy count (else None: it is built after the count).
 
         With a noisy count the rule's N is not known yet: the check builds the algorithm with
@@ -667,6 +673,9 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         run_eps = eps - self.n_records_share * eps if counted else eps  # as fit spends it
         if algorithm.uses_max_iter:
             probe = algorithm.build(FitInputs(k, 1.0, bounds, max_iter=1, delta=delta))
+            check_meaningful_iterations(probe, int(self.max_iter), run_eps, n_rows,
+                                        name="max_iter")
+            # binding only past 1 / floor (about 6.7e7) records: the samplers' own limit
             check_iterations(probe, int(self.max_iter), run_eps, name="max_iter")
         if algorithm.standalone:  # its releases are checked as they are calibrated
             return None
@@ -771,7 +780,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         name = f"DPKMeans(algorithm={algorithm.name!r})"
         cost = PrivacyCost(eps, delta or 0.0)
         check_accountant(self.accountant, cost, algorithm.neighbour, name)
-        planned = self._planned(k, eps, algorithm, bounds, delta)  # before any noise
+        planned = self._planned(k, eps, algorithm, bounds, delta, X.shape[0])  # before noise
         count_seq, run_seq = self._seed().spawn(2)
         ledger = PrivacyLedger(budget=cost if delta else eps, neighbour=algorithm.neighbour)
         n_used, run_eps = None, eps

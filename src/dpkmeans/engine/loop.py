@@ -19,8 +19,10 @@ one ``SeedSequence``, so its numbers do not depend on how many replicas run besi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -52,6 +54,8 @@ __all__ = [
     "iteration_releases",
     "iteration_floor",
     "check_iterations",
+    "meaningful_iterations",
+    "check_meaningful_iterations",
     "plan_ledger",
     "run",
     "run_prepared",
@@ -496,6 +500,93 @@ def check_iterations(config: DPLloydConfig, iterations: int, epsilon: float | No
         f"{round_up(floor):g}, the smallest the exact sampler supports: at most {limit} "
         f"iterations at epsilon {eps:g}; lower {name} or raise epsilon",
         round_up(iterations * floor))
+
+
+def meaningful_iterations(config: DPLloydConfig, epsilon: float, n_records: int) -> int:
+    """The most equal iterations ``epsilon`` can pay for on ``n_records`` records while every
+    release of an iteration still gets epsilon >= 1 / N.
+
+    Below that, a release's noise scale (its sensitivity over its epsilon, the Gaussian's
+    larger) exceeds N times its sensitivity: more than all N records together can put into any
+    coordinate of it. Every released centre is then noise, wherever the records fall, so such
+    a run cannot mean anything, however long it runs.
+
+    Parameters
+    ----------
+    config : DPLloydConfig
+        The configuration (a one-iteration build of it will do: the shares of an iteration's
+        budget do not depend on the schedule).
+    epsilon : float
+        The budget to split equally over the iterations.
+    n_records : int
+        N: a public count, or the records given (then the result is the data holder's, like
+        the records themselves, and must not be quoted in a release or a message).
+
+    Returns
+    -------
+    int
+        floor(epsilon x s x N), s the smallest share of an iteration's budget that one of its
+        releases gets (0: not even one iteration).
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.loop import DPLloydConfig, meaningful_iterations
+    >>> config = DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [1.0])  # one joint release
+    >>> meaningful_iterations(config, 1.0, 237)
+    237
+    """
+    if "exact-iterations" in config.effects:
+        return 2**62  # no iteration is noised
+    return math.floor(Fraction(epsilon) * Fraction(_smallest_share(config)) * n_records)
+
+
+def _smallest_share(config: DPLloydConfig) -> float:
+    """The smallest share of an iteration's budget that one of its releases gets."""
+    share = 1.0 if config.allocation is None else float(config.allocation.min())
+    return min(eps for *_, eps in _release_specs(config, 1.0)) * share
+
+
+def check_meaningful_iterations(config: DPLloydConfig, iterations: int, epsilon: float,
+                                n_records: int, *, name: str = "iterations") -> None:
+    """Refuse more equal iterations than :func:`meaningful_iterations` allows on the records
+    given: the data holder's error, which quotes the limit as a formula in N, not N.
+
+    Parameters
+    ----------
+    config : DPLloydConfig
+        The configuration (a one-iteration build of it will do).
+    iterations : int
+        The number of equal shares asked for.
+    epsilon : float
+        The budget to split.
+    n_records : int
+        The number of records given (private: not quoted).
+    name : str, default "iterations"
+        The caller's name for ``iterations``, in the message.
+
+    Raises
+    ------
+    ValueError
+        If an iteration's releases would get less than 1/N each.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.loop import DPLloydConfig, check_meaningful_iterations
+    >>> config = DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [1.0])
+    >>> check_meaningful_iterations(config, 10**6, 1.0, 237)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: iterations = 1000000 gives each iteration epsilon 1e-06: ...(N the number of records)...
+    """
+    if iterations <= meaningful_iterations(config, epsilon, n_records):
+        return
+    share = f"{_smallest_share(config):.3g}"
+    raise ValueError(
+        f"{name} = {iterations} gives each iteration epsilon {epsilon / iterations:.3g}: with "
+        "so little, every release's noise exceeds what all the records of X together "
+        f"contribute, and no centre means anything. {name} may be at most {share} x epsilon "
+        f"x N (N the number of records): lower {name}, or raise epsilon to {name} / "
+        f"({share} x N) or more")
 
 
 def _charge_iteration(ledger: PrivacyLedger, releases: list[Release], replicas: int) -> None:
