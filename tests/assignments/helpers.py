@@ -5,7 +5,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from dpkmeans.assignments import make_assignments
 from dpkmeans.assignments.sandbox import TOKEN_ENV
+
+
+def make_class(tmp: Path, ids: list[str], chapter: int, course_seed: int,
+               folder: str = "hw") -> tuple[Path, Path]:
+    """A class of ``ids`` (named after their ids) given ``chapter``'s assignment in
+    ``tmp/folder``, and an empty inbox ``tmp/inbox`` for their submissions."""
+    roster = tmp / "roster.csv"
+    roster.write_text("student_id,name\n" + "".join(f"{i},{i.title()}\n" for i in ids))
+    assignment, inbox = tmp / folder, tmp / "inbox"
+    make_assignments(roster, chapter, assignment, course_seed=course_seed)
+    inbox.mkdir()
+    return assignment, inbox
 
 
 def sandbox_processes(grader: int) -> list[int]:

@@ -22,9 +22,8 @@ import pandas as pd
 import pytest
 
 from dpkmeans.assignments import Limits, detect_level, get_assignment, grade_submissions
-from dpkmeans.assignments import make_assignments
 from dpkmeans.assignments.notebook import model_solution
-from tests.assignments.helpers import sandbox_processes
+from tests.assignments.helpers import make_class, sandbox_processes
 
 pytestmark = pytest.mark.slow
 
@@ -171,12 +170,7 @@ def _printed(graded: Path, sid: str) -> str:
 
 
 def _class(tmp: Path, ids: list[str]) -> tuple[Path, Path]:
-    roster = tmp / "roster.csv"
-    roster.write_text("student_id,name\n" + "".join(f"{i},{i.title()}\n" for i in ids))
-    assignment, inbox = tmp / "hw5", tmp / "inbox"
-    make_assignments(roster, 5, assignment, course_seed=3)
-    inbox.mkdir()
-    return assignment, inbox
+    return make_class(tmp, ids, 5, course_seed=3, folder="hw5")
 
 
 @pytest.fixture(scope="module")

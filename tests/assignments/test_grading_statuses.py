@@ -20,11 +20,11 @@ import pandas as pd
 import pytest
 
 import dpkmeans
-from dpkmeans.assignments import Limits, get_assignment, grade_submissions, make_assignments
+from dpkmeans.assignments import Limits, get_assignment, grade_submissions
 from dpkmeans.assignments import grading
 from dpkmeans.assignments.exports import moodle_table
 from dpkmeans.assignments.notebook import model_solution
-from tests.assignments.helpers import sandbox_processes
+from tests.assignments.helpers import make_class, sandbox_processes
 from tests.test_reproduce_interrupt import AS_FROM_A_TERMINAL
 
 CHAPTER3 = get_assignment(3)
@@ -37,12 +37,7 @@ STUBBORN_LOOP = ("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 
 
 def _class(tmp: Path, ids: list[str]) -> tuple[Path, Path]:
-    roster = tmp / "roster.csv"
-    roster.write_text("student_id\n" + "".join(f"{i}\n" for i in ids))
-    assignment, inbox = tmp / "hw", tmp / "inbox"
-    make_assignments(roster, 3, assignment, course_seed=7)
-    inbox.mkdir()
-    return assignment, inbox
+    return make_class(tmp, ids, 3, course_seed=7)
 
 
 def _submit(assignment: Path, inbox: Path, sid: str, *, into_first: str = "",
