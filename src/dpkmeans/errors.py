@@ -18,11 +18,14 @@ class BudgetTooSmallError(DPKMeansError, ValueError):
 
     ``minimum`` is the smallest total epsilon that would be supported with the same
     configuration (rounded up to three significant digits), so a caller that spends part of
-    its budget elsewhere can restate it in its own parameters."""
+    its budget elsewhere can restate it in its own parameters. When the error is about one
+    release, ``requested`` is the epsilon that release was given (``minimum`` is then the
+    release's), so a caller whose releases get fixed shares of its budget can scale it."""
 
-    def __init__(self, message: str, minimum: float) -> None:
+    def __init__(self, message: str, minimum: float, requested: float | None = None) -> None:
         super().__init__(message)
         self.minimum = minimum
+        self.requested = requested
 
 
 class InvalidParameterError(DPKMeansError, ValueError, TypeError):

@@ -138,15 +138,18 @@ def _one_sentence(text: str) -> None:
     assert not re.search(r"\d{16}", text), text  # no 300-digit integer
 
 
-@pytest.mark.parametrize("algorithm", ["dplloyd-impr", "apdp", "di", "dp-kccm"])
-def test_too_small_epsilon_names_the_smallest_that_runs(algorithm):
-    """The algorithms that choose their own T; "dplloyd" runs max_iter iterations and meets
-    the stricter limit of 1/N per iteration first (the next test)."""
+@pytest.mark.parametrize("algorithm, extra", [
+    ("dplloyd-impr", {}), ("apdp", {}), ("di", {}), ("dp-kccm", {}),
+    ("lsh", {"delta": 1e-6}), ("balcan", {"n_records": 237})])
+def test_too_small_epsilon_names_the_smallest_that_runs(algorithm, extra):
+    """The algorithms that choose their own T ("dplloyd" runs max_iter iterations and meets
+    the stricter limit of 1/N per iteration first: the next test), and the two that run
+    themselves, whose releases get fixed shares of epsilon."""
     X = np.random.default_rng(0).uniform(0.0, 1.0, (237, 2))
 
     def fit(epsilon):
         return DPKMeans(n_clusters=3, epsilon=epsilon, bounds=(0.0, 1.0), algorithm=algorithm,
-                        random_state=0).fit(X)
+                        random_state=0, **extra).fit(X)
 
     with pytest.raises(BudgetTooSmallError, match=r"epsilon = 1e-300 .* needs? epsilon >= ") \
             as err:

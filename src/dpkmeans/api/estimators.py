@@ -424,6 +424,15 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
             "nothing was drawn")
 
 
+def _fit_minimum(err: BudgetTooSmallError, run_eps: float, eps: float) -> float:
+    """The smallest epsilon of a whole fit from the error of its run at ``run_eps`` (the part
+    of ``eps`` left after a noisy count): ``err.minimum`` is the run's, or, with
+    ``err.requested``, that of one release which gets a fixed share of the run's budget."""
+    run_minimum = err.minimum if err.requested is None else (
+        err.minimum * run_eps / err.requested)
+    return run_minimum * eps / run_eps
+
+
 class LabelsMixin:
     """What both estimators offer about ``labels_``, the training records' clusters: one label
     per record, for the data holder only, and not a private release.
@@ -677,14 +686,14 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                                         name="max_iter")
             # binding only past 1 / floor (about 6.7e7) records: the samplers' own limit
             check_iterations(probe, int(self.max_iter), run_eps, name="max_iter")
-        if algorithm.standalone:  # its releases are checked as they are calibrated
+        if counted and eps * self.n_records_share < min_epsilon("laplace", 1.0,
+                                                                 integer_valued=True):
+            self._too_small(eps, algorithm, 0.0)
+        if algorithm.standalone:  # its releases are checked as they are calibrated (fit)
             return None
         n_records = k if counted else self.n_records
         config = self._config(FitInputs(k, run_eps, bounds, max_iter=int(self.max_iter),
                                         n_records=n_records, delta=delta), eps, algorithm)
-        if counted and eps * self.n_records_share < min_epsilon("laplace", 1.0,
-                                                                 integer_valued=True):
-            self._too_small(eps, algorithm, 0.0)
         return None if counted else config
 
     def _config(self, inputs: FitInputs, eps: float,
@@ -694,7 +703,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         try:
             return algorithm.build(inputs)
         except BudgetTooSmallError as err:
-            self._too_small(eps, algorithm, err.minimum * eps / inputs.epsilon)
+            self._too_small(eps, algorithm, _fit_minimum(err, inputs.epsilon, eps))
 
     def _too_small(self, eps: float, algorithm: Choice, run_minimum: float) -> NoReturn:
         """Raise BudgetTooSmallError: epsilon must be at least ``run_minimum`` (the run's) and,
@@ -798,7 +807,12 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         if self.bounds is None:
             config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
         with get_backend(self.backend, client=self.client) as engine:
-            result = run(X, config, run_seq, ledger=ledger, backend=engine)
+            try:
+                result = run(X, config, run_seq, ledger=ledger, backend=engine)
+            except BudgetTooSmallError as err:  # a standalone algorithm's fixed-share release
+                if not algorithm.standalone or err.requested is None:
+                    raise
+                self._too_small(eps, algorithm, _fit_minimum(err, run_eps, eps))
             self.labels_ = engine.labels(X, result.centroids[0])
         charge_accountant(self.accountant, result.ledger, name)
         self.cluster_centers_ = result.centroids[0]

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpkmeans.errors import BudgetTooSmallError
 from dpkmeans.privacy.discrete import discrete_gaussian, discrete_laplace
 from dpkmeans.privacy.gaussian import gaussian_sigma_analytic
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
@@ -391,9 +392,9 @@ def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
     grid, steps = _laplace_grid(sens, coordinates, integer_valued)
     floor = _laplace_floor(steps)
     if eps < floor:
-        raise ValueError(f"epsilon = {eps:g} is too small for the exact sampler (Laplace "
-                         f"noise, sensitivity {sens:.3g}): give epsilon >= "
-                         f"{round_up(floor):g}")
+        raise BudgetTooSmallError(f"epsilon = {eps:g} is too small for the exact sampler "
+                                  f"(Laplace noise, sensitivity {sens:.3g}): give epsilon >= "
+                                  f"{round_up(floor):g}", round_up(floor), requested=eps)
     num, den = eps.as_integer_ratio()  # eps = num / den exactly
     t = -(-steps * den // num)  # ceil(steps / eps), exact in integers: t >= steps/eps
     return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid,
