@@ -392,9 +392,11 @@ def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
     grid, steps = _laplace_grid(sens, coordinates, integer_valued)
     floor = _laplace_floor(steps)
     if eps < floor:
-        raise BudgetTooSmallError(f"epsilon = {eps:g} is too small for the exact sampler "
-                                  f"(Laplace noise, sensitivity {sens:.3g}): give epsilon >= "
-                                  f"{round_up(floor):g}", round_up(floor), requested=eps)
+        minimum = round_up(floor)
+        raise BudgetTooSmallError(
+            f"epsilon = {eps:g} is too small for the exact sampler (Laplace noise, "
+            f"sensitivity {sens:.3g}): give epsilon >= {minimum:g}",
+            minimum, requested=eps)
     num, den = eps.as_integer_ratio()  # eps = num / den exactly
     t = -(-steps * den // num)  # ceil(steps / eps), exact in integers: t >= steps/eps
     return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid,
