@@ -389,6 +389,11 @@ def _touched(config: DPLloydConfig) -> int:
     return 1 if config.neighbour != "replace" else min(2, config.n_clusters)
 
 
+def _least_allocation(config: DPLloydConfig) -> float:
+    """The smallest share of an iteration's budget a cluster gets (1 without an allocation)."""
+    return 1.0 if config.allocation is None else float(config.allocation.min())
+
+
 #: Head room of :func:`iteration_floor` over the exact limit: a release's share of eps_t is
 #: computed in float64 (Su's split, say), so at eps_t = floor it may round a hair below.
 _FLOOR_MARGIN = 1e-9
@@ -423,7 +428,7 @@ def iteration_floor(config: DPLloydConfig) -> float:
     """
     if "exact-iterations" in config.effects:
         return 0.0
-    share = 1.0 if config.allocation is None else float(config.allocation.min())
+    share = _least_allocation(config)
     floor = 0.0
     for _, columns, sensitivity, epsilon in _release_specs(config, 1.0):
         need = min_epsilon(config.sampler_noise, sensitivity, sampler=config.sampler,
@@ -542,8 +547,7 @@ def meaningful_iterations(config: DPLloydConfig, epsilon: float, n_records: int)
 
 def _smallest_share(config: DPLloydConfig) -> float:
     """The smallest share of an iteration's budget that one of its releases gets."""
-    share = 1.0 if config.allocation is None else float(config.allocation.min())
-    return min(eps for *_, eps in _release_specs(config, 1.0)) * share
+    return min(eps for *_, eps in _release_specs(config, 1.0)) * _least_allocation(config)
 
 
 def check_meaningful_iterations(config: DPLloydConfig, iterations: int, epsilon: float,
