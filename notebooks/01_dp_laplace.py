@@ -53,6 +53,8 @@ from dpkmeans.compute.lloyd import lloyd_query
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import number, table
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.synthesis.ledger import join_names, papers, papers_with_flaw
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -311,6 +313,13 @@ for z in range(utility.size):  # raise candidate z by 1, lower every other one b
     worst = max(worst, float(np.max(np.abs(np.log(ratio)))))
 print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {number(EPSILON)}")
 
+# %% tags=["remove-cell"]
+# the papers whose published method reads its box off the data (the book-wide privacy ledger)
+scaled_by_data = [p.title for p in papers_with_flaw(DATA_DERIVED_BOUNDS.name)]
+glue("ch1_scaling_count", f"{len(scaled_by_data)} of the {len(papers())}",
+     display=False)
+glue("ch1_scaling_papers", join_names(scaled_by_data), display=False)
+
 # %% [markdown]
 # ## The sensitivity of the DP-Lloyd query
 #
@@ -322,9 +331,10 @@ print(f"largest |log probability ratio| = {worst:.3f} <= epsilon = {number(EPSIL
 #
 # with noise, and set each new centroid to $S'_j / n'_j$. For the noise to be finite the
 # records must lie in a **public** box $[\ell, u] \subset \R^d$, given by the user (data
-# outside it is clipped). Bounds computed from the data themselves would leak; this is the
-# normalisation flaw shared by all five papers that the book reproduces, which later chapters
-# fix.
+# outside it is clipped). Bounds computed from the data themselves would leak. This
+# normalisation flaw is in {glue:text}`ch1_scaling_count` papers that the book reproduces
+# ({glue:text}`ch1_scaling_papers`: each min-max scales its data with the data's own minimum
+# and maximum), and their chapters fix it.
 #
 # ```{prf:algorithm} One DP-Lloyd iteration
 # :label: alg-dp-lloyd-iteration

@@ -111,7 +111,9 @@ def _table(ap_mean, uniform_mean, se=0.001, eps=(0.5, 1.0), branch="su-ap"):
 def test_a_significant_advantage_holds_and_its_reverse_is_refuted():
     ledger = claims.claims_ledger(_table(0.030, 0.040))
     corrected = ledger[ledger["method"] == "corrected"].set_index(["claim", "comparator"])
-    assert corrected.loc[("2", "all three"), "verdict"] == "holds"
+    summary = claims.claims_summary(ledger).set_index(["claim", "method"])
+    assert summary.loc[("2", "corrected"), "verdict"] == "holds"
+    assert summary.loc[("2", "corrected"), "evidence"] == "holds in 3 of 3 tests"
     assert corrected.loc[("1", "uniform"), "verdict"] == "holds"
     reverse = claims.claims_ledger(_table(0.040, 0.030))
     rev = reverse[reverse["method"] == "corrected"].set_index(["claim", "comparator"])

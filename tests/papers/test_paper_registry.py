@@ -20,7 +20,7 @@ import pytest
 from benchmarks import reproduction as benchmark
 from dpkmeans import DPKMeans
 from dpkmeans.api.catalogue import CATALOGUE, FitInputs, choice
-from dpkmeans.study.claims import VERDICTS
+from dpkmeans.study.claims import CLAIM_VERDICTS
 from dpkmeans.data import PaperColumnError, get_registry, load
 from dpkmeans.papers import registry
 from dpkmeans.papers.registry import (
@@ -382,7 +382,7 @@ def test_a_new_paper_in_one_folder_runs_through_the_catalogue_reproduce_and_the_
     headline = ledger.headline_claims(results).set_index("claim")
     assert headline.loc[f"{key}-1", "verdict"] == "holds"
     assert headline.loc[f"{key}-1", "title"] == "halving DP-Lloyd (Toy et al., 2030)"
-    assert set(headline["verdict"]) <= set(VERDICTS) | {"not tested"}
+    assert set(headline["verdict"]) <= set(CLAIM_VERDICTS) | {"not tested"}
     privacy = ledger.privacy_claims(results).set_index("paper")
     assert list(privacy.index) == ["dpkccm", "silhouette", "colored", "apdp", "di", key]
     assert privacy.loc[key, "published"] == "proven here"

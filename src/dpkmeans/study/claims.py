@@ -11,26 +11,39 @@ checked in this order:
 - **inconclusive**: z > n / 2, no significant difference at most points;
 - **mixed**: anything else: the points disagree (some support, some oppose or show nothing).
 
-"No significant difference" is never read as "the opposite". Across datasets (or settings) a
-claim gets one verdict if all of them agree, and "mixed" otherwise (:func:`combine`). The rule
-is fixed before looking at any result, and the evidence always says how many points went each
-way, so a reader can apply another rule.
+"No significant difference" is never read as "the opposite". Each of these is the verdict of
+one test (a row of a claims ledger: one dataset, metric or reading). A claim judged by several
+tests gets one of the four claim verdicts of :data:`CLAIM_VERDICTS` (:func:`combine`):
+
+- **holds**: every test holds;
+- **holds in part**: at least one test holds and at least one does not;
+- **not supported**: no test holds and at least one is refuted;
+- **inconclusive**: no test holds and none is refuted.
+
+A test that is "mixed" counts as one that neither holds nor is refuted: its points disagree,
+so it supports the claim no more than an inconclusive test does. A claim that no test
+supports is therefore never "holds" nor "holds in part", whatever the other tests say. The
+rule is fixed before looking at any result, and the counts stand beside every verdict
+(:func:`tally`), so a reader can apply another rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-__all__ = ["Comparison", "compare_means", "agreement", "verdict", "combine", "VERDICTS",
-           "LEVEL", "AGREEMENTS"]
+__all__ = ["Comparison", "compare_means", "agreement", "verdict", "combine", "tally",
+           "verdict_with_counts", "VERDICTS", "CLAIM_VERDICTS", "LEVEL", "AGREEMENTS"]
 
 #: Two-sided significance level of every comparison.
 LEVEL = 0.05
-#: The four verdicts (module docstring).
+#: The four verdicts of one test (module docstring).
 VERDICTS = ("holds", "refuted", "inconclusive", "mixed")
+#: The four verdicts of a claim over its tests (module docstring, :func:`combine`).
+CLAIM_VERDICTS = ("holds", "holds in part", "not supported", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -108,9 +121,64 @@ def verdict(supported: int, opposite: int, total: int, required: float = 1.0) ->
     return mixed
 
 
-def combine(verdicts) -> str:
-    """One verdict over datasets or settings: theirs if they all agree, else "mixed"."""
+def combine(verdicts: Iterable[str]) -> str:
+    """A claim's verdict over its tests, one of :data:`CLAIM_VERDICTS` (module docstring).
+
+    Parameters
+    ----------
+    verdicts : iterable of str
+        The tests' verdicts, each one of :data:`VERDICTS`; at least one.
+
+    Returns
+    -------
+    str
+        "holds" if every test holds; "holds in part" if at least one holds and at least one
+        does not; "not supported" if none holds and at least one is refuted; "inconclusive"
+        if none holds and none is refuted (a "mixed" test counts as neither).
+
+    Examples
+    --------
+    >>> combine(["refuted"] * 8 + ["inconclusive"] * 4)
+    'not supported'
+    >>> combine(["holds", "mixed"])
+    'holds in part'
+    """
     values = list(verdicts)
     if not values or any(v not in VERDICTS for v in values):
         raise ValueError(f"verdicts must be a non-empty list drawn from {VERDICTS}, got {values}")
-    return values[0] if len(set(values)) == 1 else "mixed"
+    holds, refuted, _, _ = VERDICTS
+    held = sum(v == holds for v in values)
+    all_hold, in_part, not_supported, inconclusive = CLAIM_VERDICTS
+    if held == len(values):
+        return all_hold
+    if held:
+        return in_part
+    return not_supported if refuted in values else inconclusive
+
+
+def tally(verdicts: Iterable[str], unit: str = "test") -> str:
+    """The tests' verdicts counted in words, in the order of :data:`VERDICTS` (any other
+    value, such as "not tested", after them): ``"refuted in 8 and inconclusive in 4 of 12
+    tests"``, ``"holds in 1 of 1 test"``.
+
+    Parameters
+    ----------
+    verdicts : iterable of str
+        One verdict per test; at least one.
+    unit : str
+        What a test is called in the sentence ("test", "dataset", ...); an "s" makes it plural.
+    """
+    values = list(verdicts)
+    if not values:
+        raise ValueError("a tally needs at least one verdict")
+    order = list(VERDICTS) + sorted(set(values) - set(VERDICTS))
+    parts = [f"{v} in {values.count(v)}" for v in order if v in values]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{listed} of {len(values)} {unit}{'s' if len(values) != 1 else ''}"
+
+
+def verdict_with_counts(verdicts: Iterable[str], unit: str = "test") -> str:
+    """A claim's verdict (:func:`combine`) with its tests' counts (:func:`tally`) beside it:
+    ``"not supported (refuted in 8 and inconclusive in 4 of 12 tests)"``."""
+    values = list(verdicts)
+    return f"{combine(values)} ({tally(values, unit)})"

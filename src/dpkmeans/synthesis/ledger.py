@@ -3,31 +3,38 @@
 * **Headline claims**: every claim of the papers (:func:`papers`: those of the registry with an
   as-published configuration), read from ``data/results/<paper>_claims.csv`` (each paper's own
   ledger, written by its finisher). A claim's rows (datasets, metrics, readings: each one test)
-  combine into one verdict (:func:`dpkmeans.study.claims.combine`: theirs if they all agree, else
-  "mixed"). Where a paper's rows also test the corrected method
+  combine into one of the claim verdicts :data:`~dpkmeans.study.claims.CLAIM_VERDICTS`
+  (:func:`dpkmeans.study.claims.combine`: "holds", "holds in part", "not supported" or
+  "inconclusive"). Where a paper's rows also test the corrected method
   (a ``method`` or ``setting`` that says "corrected"), the claim gets two verdicts, one for the
   published method (every other row) and one for the corrected. The evidence is the tally of
   the rows' verdicts, in words.
 * **Privacy claims**: each paper's claim that its algorithm is private. The as-published
   configuration's recorded flaws (the engine's ledger) and, where the book ran one, the audit's
   verdict (``<paper>_audit.csv``) decide "refuted by audit" or "refuted by the ledger"; a
-  configuration without a flaw is "proven here", with the chapter's theorem.
+  configuration without a flaw is "proven here", with the chapter's theorem. This is the one
+  source of every statement of a paper's privacy in the book: the chapters, the synthesis
+  chapter and the papers page read it (:func:`privacy_summary`, :func:`papers_with_flaw`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from dpkmeans.study.claims import combine
+from dpkmeans.study.claims import combine, tally
 from dpkmeans.engine.loop import DPLloydConfig
 from dpkmeans.papers.registry import paper as paper_record
 from dpkmeans.papers.registry import records
 
-__all__ = ["PAPERS", "Paper", "headline_claims", "papers", "privacy_claims"]
+__all__ = ["PAPERS", "PRIVATE", "Paper", "headline_claims", "join_names", "papers",
+           "papers_with_flaw", "privacy_claims", "privacy_summary"]
+
+#: The status of a published algorithm the book proves private (:func:`privacy_claims`).
+PRIVATE = "proven here"
 
 
 @dataclass(frozen=True)
@@ -82,12 +89,9 @@ def _verdict(rows: pd.DataFrame) -> str:
 
 
 def _tally(rows: pd.DataFrame) -> str:
-    """The rows' verdicts in words: ``holds in 8 of 8 tests``, ``refuted in 2 and
-    inconclusive in 1 of 3 tests``."""
-    counts = rows["verdict"].value_counts()
-    parts = [f"{verdict} in {n}" for verdict, n in counts.items()]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{listed} of {len(rows)} test{'s' if len(rows) != 1 else ''}"
+    """The rows' verdicts in words (:func:`dpkmeans.study.claims.tally`): ``holds in 8 of 8
+    tests``, ``refuted in 2 and inconclusive in 1 of 3 tests``."""
+    return tally(rows["verdict"])
 
 
 def headline_claims(results: str | Path) -> pd.DataFrame:
@@ -109,10 +113,25 @@ def headline_claims(results: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _statement(status: str, evidence: str) -> str:
+    """One paper's privacy in one phrase: ``not private as published (refuted by the
+    ledger: 2 flaws recorded in the published configuration's ledger)``."""
+    private = "private" if status == PRIVATE else "not private"
+    return f"{private} as published ({status}: {evidence})"
+
+
 def privacy_claims(results: str | Path) -> pd.DataFrame:
     """One row per paper: is the published algorithm private? From its recorded flaws and the
-    book's audit of it, where there is one. ``leaks`` and ``overspends`` hold the flaws' texts
-    (:class:`dpkmeans.engine.flaws.Flaw`), split as the ledger treats them."""
+    book's audit of it, where there is one.
+
+    Columns: ``paper``, ``title``, ``chapter``; ``published``, the status ("refuted by audit",
+    "refuted by the ledger" or :data:`PRIVATE`, "proven here"); ``evidence``, its reason in
+    words; ``leaks`` and ``overspends``, the flaws' texts
+    (:class:`dpkmeans.engine.flaws.Flaw`), split as the ledger treats them; ``flaws``, the
+    flaws' names; ``statement``, the row in one phrase ("not private as published (refuted
+    by the ledger: ...)"); ``theorem``, the label of the book's theorem for the corrected
+    algorithm.
+    """
     rows = []
     for paper in papers():
         flaws = paper.published().flaws
@@ -131,11 +150,48 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
             evidence = (f"{len(flaws)} flaw{'s' if len(flaws) != 1 else ''} recorded in the "
                         "published configuration's ledger")
         else:
-            status = "proven here"
+            status = PRIVATE
             evidence = "no flaw recorded"
         rows.append({"paper": paper.key, "title": paper.title, "chapter": paper.chapter,
                      "published": status, "evidence": evidence,
                      "leaks": tuple(f.text for f in flaws if not f.overspends),
                      "overspends": tuple(f.text for f in flaws if f.overspends),
+                     "flaws": tuple(f.name for f in flaws),
+                     "statement": _statement(status, evidence),
                      "theorem": paper.theorem})
     return pd.DataFrame(rows)
+
+
+def papers_with_flaw(name: str) -> tuple[Paper, ...]:
+    """The papers whose published configuration carries the flaw called ``name`` (e.g.
+    ``"data-derived-bounds"``, :data:`dpkmeans.engine.flaws.DATA_DERIVED_BOUNDS`), in the
+    book's order."""
+    return tuple(p for p in papers() if name in {f.name for f in p.published().flaws})
+
+
+def join_names(names: Sequence[str]) -> str:
+    """Names as prose lists them: ``"A"``, ``"A and B"``, ``"A, B and C"`` (``""`` for none)."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def privacy_summary(results: str | Path) -> str:
+    """The book-wide privacy verdict in one sentence, from :func:`privacy_claims`: how many of
+    the published algorithms are private as published, and which.
+
+    Examples: "None of the 5 published algorithms is private as published: 2 refuted by
+    audit and 3 refuted by the ledger." or "1 of the 5 published algorithms is private as
+    published: DP-KCCM (Ni et al., 2021)."
+    """
+    claims = privacy_claims(results)
+    n = len(claims)
+    private = list(claims.loc[claims["published"] == PRIVATE, "title"])
+    if private:
+        verb = "is" if len(private) == 1 else "are"
+        return (f"{len(private)} of the {n} published algorithms {verb} private as "
+                f"published: {join_names(private)}.")
+    counts = claims["published"].value_counts()
+    how = [f"{int(counts[status])} {status}" for status in counts.index]
+    return f"None of the {n} published algorithms is private as published: {join_names(how)}."

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study.claims import VERDICTS, combine, compare_means, verdict
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 from dpkmeans.files import write_csv
 
 __all__ = ["CLAIMS", "SETTINGS", "BALCAN_SETTINGS", "PDP_CHECKS", "NOT_TESTED",
@@ -175,7 +175,9 @@ def claims_ledger(results: pd.DataFrame, audit: pd.DataFrame | None = None) -> p
 
 
 def claims_summary(ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per (claim, setting, metric): the verdict over the datasets and their counts."""
+    """One row per (claim, setting, metric): the verdict over the datasets
+    (:func:`dpkmeans.study.claims.combine`), their verdicts in words (``evidence``) and their
+    counts."""
     rows = []
     for (claim, setting, metric), group in ledger.groupby(["claim", "setting", "metric"],
                                                           sort=False):
@@ -183,6 +185,7 @@ def claims_summary(ledger: pd.DataFrame) -> pd.DataFrame:
         counts = group["verdict"].value_counts()
         rows.append({"claim": int(claim), "setting": setting, "metric": metric,
                      "verdict": combine(group["verdict"]) if tested.all() else NOT_TESTED,
+                     "evidence": tally(group["verdict"]),
                      **{v: int(counts.get(v, 0)) for v in VERDICTS}})
     return pd.DataFrame(rows)
 

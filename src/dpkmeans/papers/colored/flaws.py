@@ -9,7 +9,7 @@ from __future__ import annotations
 from dpkmeans.engine.flaws import Flaw
 
 __all__ = ["FLAWS", "EXACT_ITERATIONS", "DATA_INITIALISATION", "LOCAL_SENSITIVITY",
-           "EPSILON_TIMES_KD"]
+           "EPSILON_TIMES_KD", "ELBOW_K"]
 
 EXACT_ITERATIONS = Flaw(
     name="exact-iterations",
@@ -46,5 +46,14 @@ EPSILON_TIMES_KD = Flaw(
           "ε K d, the budget its γ buys"),
 )
 
+ELBOW_K = Flaw(
+    name="elbow-k",
+    kind="leak",
+    chapter="book chapter 9",
+    text=("the number of clusters K was chosen by the elbow method on the private records "
+          "(Ravi, Scaglione and Peisert 2021: \"four clusters ... using the elbow method\"): "
+          "K is a function of the data, released without budget"),
+)
+
 #: Every flaw of the paper, in the order the book lists them.
-FLAWS = (EXACT_ITERATIONS, DATA_INITIALISATION, LOCAL_SENSITIVITY, EPSILON_TIMES_KD)
+FLAWS = (EXACT_ITERATIONS, DATA_INITIALISATION, LOCAL_SENSITIVITY, EPSILON_TIMES_KD, ELBOW_K)

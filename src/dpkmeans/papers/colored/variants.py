@@ -127,7 +127,8 @@ def as_published(n_clusters: int, epsilon: float, delta: float,
                  bounds: tuple[ArrayLike, ArrayLike], *, max_iter: int = MAX_ITER) -> DPLloydConfig:
     """CEDSKMeans: exact Lloyd from k-means++ on the data, then one colored draw on the
     centroids (CEDS's own defaults: ``CEDS_EPSILON``, ``CEDS_DELTA``). Not private; the
-    ledger says why (four flaws, the check's numbers)."""
+    ledger says why (its flaws, :data:`~dpkmeans.papers.colored.flaws.FLAWS`, and the
+    check's numbers)."""
     check_positive_int(max_iter, "max_iter")
     eps = check_epsilon(epsilon)
     return DPLloydConfig(

@@ -4,6 +4,8 @@
   DP-KCCM);
 - :mod:`.study`: the paper-scale runs (20 starts x 50 runs per point) behind figures 3-14;
 - :mod:`.claims`: the computed claims ledger;
+- :mod:`.flaws`: the published method's flaws as data (its data-derived scaling and its tuning
+  on the evaluation data), carried by the as-published configuration;
 - :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
 """
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study.claims import VERDICTS, combine, compare_means, verdict
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 from dpkmeans.files import write_csv
 from dpkmeans.papers.dpkccm.study import EPSILONS, KS, PAPER_SETTINGS
 from dpkmeans.papers.dpkccm.variants import VARIANTS
@@ -196,13 +196,15 @@ def _dimension_claim(ledger: pd.DataFrame, dims: dict[str, int]) -> list[dict]:
 
 
 def claims_summary(ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: its verdict over the datasets (:func:`dpkmeans.study.claims.combine`) and
+    """One row per claim: its verdict over the datasets (:func:`dpkmeans.study.claims.combine`),
+    the datasets' verdicts in words (``evidence``, :func:`dpkmeans.study.claims.tally`) and
     how many datasets gave each verdict."""
     rows = []
     for claim, group in ledger.groupby("claim", sort=True):
         counts = group["verdict"].value_counts()
         rows.append({"claim": int(claim), "text": CLAIMS[int(claim)],
                      "verdict": combine(group["verdict"]),
+                     "evidence": tally(group["verdict"], "dataset"),
                      **{v: int(counts.get(v, 0)) for v in VERDICTS}})
     return pd.DataFrame(rows)
 

@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpkmeans.study.claims import LEVEL, VERDICTS, Comparison, combine, compare_means, verdict
+from dpkmeans.study.claims import (LEVEL, VERDICTS, Comparison, combine, compare_means,
+                                   tally, verdict)
 from dpkmeans.files import write_csv
 
 __all__ = ["CLAIMS", "METHODS", "BASELINE", "EQUIVALENCE", "SMALL", "claims_ledger",
@@ -163,12 +164,15 @@ def claims_ledger(results: pd.DataFrame, scaling: dict | None = None) -> pd.Data
 
 
 def claims_summary(ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per (claim, method): the verdict over the datasets and the count of each."""
+    """One row per (claim, method): the verdict over the datasets
+    (:func:`dpkmeans.study.claims.combine`), their verdicts in words (``evidence``) and the
+    count of each."""
     rows = []
     for (claim, method), group in ledger.groupby(["claim", "method"], sort=True):
         counts = group["verdict"].value_counts()
         rows.append({"claim": int(claim), "method": method, "text": CLAIMS[int(claim)],
                      "verdict": combine(group["verdict"]),
+                     "evidence": tally(group["verdict"], "dataset"),
                      **{v: int(counts.get(v, 0)) for v in VERDICTS}})
     return pd.DataFrame(rows)
 
