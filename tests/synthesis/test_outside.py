@@ -94,6 +94,16 @@ def test_the_home_ground_cell_on_a_small_mixture(monkeypatch):
     pd.testing.assert_frame_equal(rows.drop(columns="run_s"), again.drop(columns="run_s"))
 
 
+def test_the_home_ground_runs_every_k_of_googles_plots():
+    assert home_ground.GOOGLE_KS == (2, 4, 8, 16, 32, 64)
+    assert sorted(home_ground.KS) == sorted(home_ground.GOOGLE_KS)
+
+
+def test_one_centre_loss_is_the_mean_squared_distance_to_the_mean():
+    X = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 3.0], [1.0, -3.0]])  # mean (1, 0)
+    assert home_ground.one_centre_loss(X) == pytest.approx((1 + 1 + 9 + 9) / 4)
+
+
 def test_the_sweeps_cover_the_studies():
     spec = load_spec(ROOT / "notebooks" / "sweeps" / "home_ground.yaml")
     assert sorted(spec.grid["target"]) == sorted(home_ground.KS)

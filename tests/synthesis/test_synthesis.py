@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from dpkmeans.api.catalogue import CATALOGUE
-from dpkmeans.study.claims import VERDICTS
+from dpkmeans.study.claims import CLAIM_VERDICTS
 from dpkmeans.synthesis import leaderboard, ledger, ranking
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,14 +41,82 @@ def test_regimes_bin_the_signal_and_the_dimension():
     assert list(regimes["d_regime"]) == ["d <= 10", "d > 10", "d <= 10"]
 
 
-def test_recommendations_put_the_most_often_first_on_top():
+def test_standings_order_a_regime_by_mean_rank():
     rows = []
     for eps in (0.5, 1.0, 2.0):
         rows += [_point("good", 0.1, 0.01, epsilon=eps), _point("fair", 0.5, 0.01, epsilon=eps),
                  _point("poor", 3.0, 0.01, epsilon=eps)]
-    advice = ranking.recommendations(pd.DataFrame(rows))
-    assert list(advice["algorithm"]) == ["good", "fair", "poor"]
-    assert list(advice["place"]) == [1, 2, 3] and set(advice["points"]) == {3}
+    standing = ranking.standings(pd.DataFrame(rows))
+    assert list(standing["algorithm"]) == ["good", "fair", "poor"]
+    assert list(standing["place"]) == [1, 2, 3] and set(standing["points"]) == {3}
+    assert list(standing["mean_rank"]) == [1.0, 2.0, 3.0]
+
+
+def _spiky_regime() -> pd.DataFrame:
+    """Seven points of one regime: "spiky" is first alone at three of them (more than any
+    other) and last at the other four, so its mean rank is the worst of the three."""
+    means = [{"spiky": 0.1, "steady": 0.5, "other": 0.5}] * 3 + [
+        {"spiky": 3.0, "steady": 0.1, "other": 0.5}] * 2 + [
+        {"spiky": 3.0, "steady": 0.5, "other": 0.1}] * 2
+    return pd.DataFrame([_point(a, m, 0.01, case=f"c{i}", dataset=f"c{i}")
+                         for i, point in enumerate(means) for a, m in point.items()])
+
+
+def test_a_regime_is_led_by_its_best_mean_rank_not_by_its_most_firsts():
+    results = _spiky_regime()
+    ranked = ranking.point_ranks(results)
+    firsts = ranked[ranked["first"]]["algorithm"].value_counts()
+    assert firsts.idxmax() == "spiky"  # the old rule's choice
+    advice = ranking.recommendations(results)
+    assert len(advice) == 1
+    row = advice.iloc[0]
+    standing = ranking.standings(results).set_index("algorithm")
+    assert row["leader"] == standing["mean_rank"].idxmin() != "spiky"
+    assert standing.loc["spiky", "place"] == 3
+    assert row["winner"] == ""  # seven points, each split: no clear winner
+    assert "spiky" in row["tied"] and row["tied"][0] == row["leader"]
+
+
+def _dominated(points: int, regimes: int = 1) -> pd.DataFrame:
+    """``best`` beats ``next`` and ``last`` at every one of ``points`` points, in each of
+    ``regimes`` regimes (N grows tenfold from one regime to the next)."""
+    rows = []
+    for r in range(regimes):
+        for i in range(points):
+            rows += [_point(a, m, 0.01, case=f"r{r}c{i}", dataset=f"r{r}c{i}", N=1000 * 10**r)
+                     for a, m in (("best", 0.1), ("next", 0.5), ("last", 2.0))]
+    return pd.DataFrame(rows)
+
+
+def test_a_regime_winner_must_beat_its_runner_up_significantly():
+    clear = ranking.recommendations(_dominated(10)).iloc[0]
+    assert clear["winner"] == "best" and clear["tied"] == ("best",)
+    assert (clear["wins"], clear["losses"]) == (10, 0)
+    assert clear["p_value"] == pytest.approx(2 * 0.5**10) and clear["threshold"] == 0.05
+    few = ranking.recommendations(_dominated(3)).iloc[0]  # 3 of 3 won: p = 0.25
+    assert few["winner"] == "" and few["tied"] == ("best", "next", "last")
+    assert few["runner_up"] == "next" and few["p_value"] == pytest.approx(0.25)
+
+
+def test_the_winner_test_is_corrected_for_the_number_of_regimes():
+    one = ranking.recommendations(_dominated(6))  # p = 2 / 64 = 0.031 < 0.05
+    assert list(one["winner"]) == ["best"]
+    two = ranking.recommendations(_dominated(6, regimes=2))  # 0.031 > 0.05 / 2
+    assert len(two) == 2 and set(two["threshold"]) == {0.025}
+    assert list(two["winner"]) == ["", ""]
+
+
+def test_the_sign_test_is_exact_and_two_sided():
+    assert ranking.sign_test(9, 0) == pytest.approx(2 / 512)
+    assert ranking.sign_test(0, 9) == ranking.sign_test(9, 0)
+    assert ranking.sign_test(0, 0) == 1.0 and ranking.sign_test(3, 3) == 1.0
+
+
+def test_head_to_head_counts_only_points_where_the_intervals_are_apart():
+    results = pd.DataFrame([_point("a", 0.1, 0.05, case="x"), _point("b", 0.12, 0.05, case="x"),
+                            _point("a", 0.1, 0.01, case="y"), _point("b", 0.5, 0.01, case="y"),
+                            _point("a", 0.9, 0.01, case="z"), _point("b", 0.5, 0.01, case="z")])
+    assert ranking.head_to_head(results, "a", "b") == (1, 1)
 
 
 # -- the committed leaderboard --------------------------------------------------------------
@@ -91,7 +159,8 @@ def test_a_committed_point_is_recomputed_exactly(results):
 def test_headline_claims_cover_every_paper_with_valid_verdicts():
     claims = ledger.headline_claims(RESULTS)
     assert set(claims["paper"]) == {p.key for p in ledger.PAPERS}
-    assert set(claims["verdict"]) <= set(VERDICTS) | {"not tested"}
+    assert set(claims["verdict"]) <= set(CLAIM_VERDICTS) | {"not tested"}
+    assert set(claims["corrected"]) <= set(CLAIM_VERDICTS) | {"not tested", ""}
     for paper in ledger.PAPERS:
         own = pd.read_csv(RESULTS / f"{paper.key}_claims.csv", dtype={"claim": str})
         assert (claims["paper"] == paper.key).sum() == own["claim"].nunique()
@@ -103,3 +172,16 @@ def test_privacy_claims_follow_the_published_configurations():
         flawed = bool(paper.published().flaws)
         assert (privacy.loc[paper.key, "published"] == "proven here") is (not flawed)
     assert privacy.loc["colored", "published"] == "refuted by audit"
+
+
+def test_fewest_points_is_where_all_won_first_rejects():
+    for threshold in (0.05, 0.05 / 8, 1 / 32):
+        n = ranking.fewest_points(threshold)
+        assert ranking.sign_test(n, 0) < threshold <= ranking.sign_test(n - 1, 0)
+
+
+def test_regime_labels_for_math_and_for_text():
+    assert ranking.regime_label("1000 <= N eps / k < 10000", "d > 10") == (
+        r"$1000 \le N\varepsilon/k < 10^4$, $d > 10$")
+    assert ranking.regime_label("N eps / k >= 10000", "d <= 10", "text") == (
+        "Nε/k ≥ 10,000, d ≤ 10")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpkmeans.synthesis.ranking import recommendations
+from dpkmeans.synthesis.ranking import head_to_head, standings
 
 __all__ = ["BASELINE", "OUTSIDE", "against", "fit_times", "regime_places"]
 
@@ -21,15 +21,13 @@ BASELINE = "dplloyd-impr"
 
 def regime_places(results: pd.DataFrame,
                   algorithms: tuple[str, ...] = OUTSIDE) -> pd.DataFrame:
-    """Per regime (signal bin x d) and algorithm: its place among all the leaderboard's
-    algorithms (the order of :func:`~dpkmeans.synthesis.ranking.recommendations`: share of
-    points ranked first, then mean rank, then median relative NICV), out of how many, its
-    share of points ranked first and its mean rank."""
-    n = results["algorithm"].nunique()
-    every = recommendations(results, top=n)
-    out = every[every["algorithm"].isin(algorithms)].assign(of=n)
-    return out[["signal_regime", "d_regime", "algorithm", "place", "of", "first_share",
-                "mean_rank", "median_rel_nicv", "points", "datasets"]].reset_index(drop=True)
+    """Per regime (signal bin x d) and algorithm: its place by mean rank among all the
+    leaderboard's algorithms, out of how many, its mean rank, and whether it is tied with the
+    regime's leader (the rule of :func:`~dpkmeans.synthesis.ranking.standings`)."""
+    every = standings(results)
+    out = every[every["algorithm"].isin(algorithms)]
+    return out[["signal_regime", "d_regime", "algorithm", "place", "of", "mean_rank", "tied",
+                "median_rel_nicv", "points", "datasets"]].reset_index(drop=True)
 
 
 def against(results: pd.DataFrame, algorithm: str, baseline: str = BASELINE) -> dict[str, float]:
@@ -40,8 +38,7 @@ def against(results: pd.DataFrame, algorithm: str, baseline: str = BASELINE) -> 
     a = results[results["algorithm"] == algorithm].set_index(keys)
     b = results[results["algorithm"] == baseline].set_index(keys).loc[a.index]
     ratio = (1.0 + a["rel_nicv_mean"]) / (1.0 + b["rel_nicv_mean"])
-    better = int((a["rel_nicv_ci_high"] < b["rel_nicv_ci_low"]).sum())
-    worse = int((a["rel_nicv_ci_low"] > b["rel_nicv_ci_high"]).sum())
+    better, worse = head_to_head(results, algorithm, baseline)
     return {"algorithm": algorithm, "baseline": baseline, "points": int(len(a)),
             "mean_rel_nicv": float(a["rel_nicv_mean"].mean()),
             "baseline_mean_rel_nicv": float(b["rel_nicv_mean"].mean()),

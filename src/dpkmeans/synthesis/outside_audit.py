@@ -1,5 +1,5 @@
 """Auditing the outside algorithms (book: synthesis chapter, "Beyond the five papers"), by the
-method of the chapter "Auditing privacy": many fits on two neighbouring datasets, an event
+method of chapter 6, "Auditing an algorithm": many fits on two neighbouring datasets, an event
 chosen on half of them, a Clopper-Pearson lower bound on epsilon from the other half
 (:func:`dpkmeans.study.audit.audit_configuration`).
 
@@ -66,8 +66,8 @@ def _config(name: str, factor: float) -> StandaloneConfig:
     config = c.build(FitInputs(2, EPSILON, BOX, max_iter=5, n_records=2 * GROUP,
                                delta=DELTA if c.needs_delta else None))
     if not isinstance(config, StandaloneConfig):
-        raise ValueError(f"{name!r} is a DP-Lloyd configuration: the transcript audit of the "
-                         "chapter 'Auditing privacy' is stronger for it")
+        raise ValueError(f"{name!r} is a DP-Lloyd configuration: the transcript audit of "
+                         "chapter 6, 'Auditing an algorithm', is stronger for it")
     return config if factor == 1.0 else replace(config, epsilon=config.epsilon * factor)
 
 

@@ -1,31 +1,55 @@
 """From the leaderboard to advice (book: synthesis chapter): ranks with ties, the ranking
-table, and the recommendation per regime of N epsilon / k and d, all computed from the
-committed results (``data/results/leaderboard.csv``), never typed.
+table, and the advice per regime of N epsilon / k and d, all computed from the committed
+results (``data/results/leaderboard.csv``), never typed.
 
-At each point (a dataset at an epsilon), an algorithm's rank is 1 + the number of algorithms
-that are *significantly* better: whose 95% interval of the relative NICV lies entirely below
-its own. Algorithms whose intervals overlap share a rank, so several can be first.
+One rule orders the algorithms, overall and in every regime: the **mean rank**. At each point
+(a dataset at an epsilon), an algorithm's rank is 1 + the number of algorithms that are
+*significantly* better: whose 95% interval of the relative NICV lies entirely below its own.
+Algorithms whose intervals overlap share a rank, so several can be first.
+
+A regime's **leader** has the best mean rank over the regime's points. It is the regime's
+**winner** only if it is significantly better than every other algorithm across those points:
+for each other algorithm, a two-sided exact sign test over the points where the two differ
+(the leader's interval entirely below the other's: a win; entirely above: a loss; overlapping:
+a tie, left out) rejects "as often better as worse" at level ``level / m``, Bonferroni-corrected
+for the ``m`` regimes tested. The closest rival (the largest p-value) is the **runner-up**; the
+leader is the winner when it is significantly better than the runner-up, and otherwise the
+regime has no clear winner and lists the leader with every algorithm it is not significantly
+better than (its *ties*).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 __all__ = [
     "D_SPLIT",
+    "LEVEL",
+    "REGIME_SYMBOLS",
     "SIGNAL_BINS",
     "SIGNAL_REGIMES",
+    "fewest_points",
+    "head_to_head",
     "point_ranks",
+    "ranked_points",
     "ranking_table",
     "recommendations",
+    "regime_label",
     "regime_of",
+    "sign_test",
+    "standings",
 ]
 
 #: Regimes of the signal N epsilon / k (records per cluster times epsilon): the bins' edges.
 SIGNAL_BINS = (100.0, 1_000.0, 10_000.0)
 #: Low or high dimension: d <= D_SPLIT or d > D_SPLIT.
 D_SPLIT = 10
+#: The family-wise level of the regimes' winner tests (Bonferroni over the regimes).
+LEVEL = 0.05
+#: A point of the leaderboard: a dataset (case) at an epsilon.
+POINT = ("case", "epsilon")
 
 
 def point_ranks(results: pd.DataFrame) -> pd.DataFrame:
@@ -58,6 +82,20 @@ SIGNAL_REGIMES = (f"N eps / k < {SIGNAL_BINS[0]:g}",
                   f"N eps / k >= {SIGNAL_BINS[-1]:g}")
 
 
+#: How a regime's label is written: typeset math, or plain text for a glued phrase.
+REGIME_SYMBOLS = {"tex": (r"N\varepsilon/k", r"\le", r"\ge", "10^4"),
+                  "text": ("Nε/k", "≤", "≥", "10,000")}
+
+
+def regime_label(signal_regime: str, d_regime: str, form: str = "tex") -> str:
+    """A regime's label for readers: ('N eps / k < 100', 'd <= 10') -> '$N\\varepsilon/k <
+    100$, $d \\le 10$' (``form="tex"``) or 'Nε/k < 100, d ≤ 10' (``form="text"``)."""
+    signal, le, ge, ten_thousand = REGIME_SYMBOLS[form]
+    parts = [label.replace("N eps / k", signal).replace("<=", le).replace(">=", ge)
+             .replace("10000", ten_thousand) for label in (signal_regime, d_regime)]
+    return ", ".join(f"${part}$" if form == "tex" else part for part in parts)
+
+
 def regime_of(N: np.ndarray, epsilon: np.ndarray, k: np.ndarray, d: np.ndarray) -> pd.DataFrame:
     """The regime of each point: the bin of N epsilon / k and low or high d."""
     signal = np.asarray(N, float) * np.asarray(epsilon, float) / np.asarray(k, float)
@@ -68,28 +106,94 @@ def regime_of(N: np.ndarray, epsilon: np.ndarray, k: np.ndarray, d: np.ndarray) 
                          "d_regime": dim})
 
 
-def recommendations(results: pd.DataFrame, top: int = 3) -> pd.DataFrame:
-    """Per regime (signal bin x d): the ``top`` algorithms by share of points ranked first,
-    then mean rank, then median relative NICV, with the number of points behind each."""
+def ranked_points(results: pd.DataFrame) -> pd.DataFrame:
+    """:func:`point_ranks` with each point's regime (:func:`regime_of`) beside it."""
     ranked = point_ranks(results).reset_index(drop=True)
-    ranked = pd.concat([ranked, regime_of(ranked["N"], ranked["epsilon"], ranked["k"],
-                                          ranked["d"])], axis=1)
-    rows = []
-    for (signal, dim), group in ranked.groupby(["signal_regime", "d_regime"], sort=True):
-        stats = group.groupby("algorithm").agg(
-            first_share=("first", "mean"), mean_rank=("rank", "mean"),
-            median_rel_nicv=("rel_nicv_mean", "median"))
-        stats = stats.sort_values(["first_share", "mean_rank", "median_rel_nicv"],
-                                  ascending=[False, True, True])
-        points = group[["case", "epsilon"]].drop_duplicates().shape[0]
-        datasets = sorted(group["dataset"].unique())
-        for place, (algorithm, s) in enumerate(stats.head(top).iterrows(), start=1):
-            rows.append({"signal_regime": signal, "d_regime": dim, "place": place,
-                         "algorithm": algorithm, "first_share": float(s["first_share"]),
-                         "mean_rank": float(s["mean_rank"]),
-                         "median_rel_nicv": float(s["median_rel_nicv"]), "points": points,
-                         "datasets": ", ".join(datasets)})
-    table = pd.DataFrame(rows)
+    regimes = regime_of(ranked["N"], ranked["epsilon"], ranked["k"], ranked["d"])
+    return pd.concat([ranked, regimes], axis=1)
+
+
+def head_to_head(results: pd.DataFrame, algorithm: str, other: str) -> tuple[int, int]:
+    """Over the points both ran: at how many ``algorithm`` is significantly better than
+    ``other`` (its 95% interval entirely below) and at how many significantly worse."""
+    a = results[results["algorithm"] == algorithm].set_index(list(POINT))
+    b = results[results["algorithm"] == other].set_index(list(POINT)).loc[a.index]
+    wins = int((a["rel_nicv_ci_high"] < b["rel_nicv_ci_low"]).sum())
+    losses = int((a["rel_nicv_ci_low"] > b["rel_nicv_ci_high"]).sum())
+    return wins, losses
+
+
+def fewest_points(threshold: float) -> int:
+    """The fewest decided points at which the sign test can reject at ``threshold``: the
+    smallest n with 2^(1 - n) < threshold (all n points won)."""
+    return int(np.floor(1.0 - np.log2(threshold))) + 1
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """The two-sided exact sign test's p-value for ``wins`` against ``losses`` (ties left
+    out): the probability, were each decided point a fair coin, of a split at least as
+    uneven. 1 when no point is decided."""
+    decided = wins + losses
+    return float(stats.binomtest(wins, decided, 0.5).pvalue) if decided else 1.0
+
+
+def _regime_standing(group: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """One regime's algorithms by mean rank, each with its record against the leader."""
+    table = group.groupby("algorithm").agg(
+        mean_rank=("rank", "mean"), median_rel_nicv=("rel_nicv_mean", "median"))
+    table = table.sort_values(["mean_rank", "median_rel_nicv"]).reset_index()
+    leader = table["algorithm"].iloc[0]
+    record = [head_to_head(group, leader, a) if a != leader else (0, 0)
+              for a in table["algorithm"]]
+    table["wins"] = [w for w, _ in record]  # the leader's wins against this algorithm
+    table["losses"] = [l for _, l in record]
+    table["p_value"] = [sign_test(w, l) if a != leader else np.nan
+                        for a, (w, l) in zip(table["algorithm"], record)]
+    table["tied"] = ~(table["p_value"] < threshold)  # the leader itself: NaN, so True
+    return table.assign(place=np.arange(1, len(table) + 1), of=len(table))
+
+
+def standings(results: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
+    """Per regime (signal bin x d) and algorithm: its mean rank and place by mean rank, the
+    leader's wins and losses against it, their sign test's p-value, and whether it is tied
+    with the leader (not significantly worse at ``level`` / the number of regimes)."""
+    ranked = ranked_points(results)
+    groups = ranked.groupby(["signal_regime", "d_regime"], sort=True)
+    threshold = level / groups.ngroups
+    out = []
+    for (signal, dim), group in groups:
+        points = group[list(POINT)].drop_duplicates().shape[0]
+        out.append(_regime_standing(group, threshold).assign(
+            signal_regime=signal, d_regime=dim, points=points, threshold=threshold,
+            datasets=", ".join(sorted(group["dataset"].unique()))))
+    table = pd.concat(out, ignore_index=True)
     order = table["signal_regime"].map(SIGNAL_REGIMES.index)
     return table.assign(_order=order).sort_values(["_order", "d_regime", "place"]).drop(
         columns="_order").reset_index(drop=True)
+
+
+def recommendations(results: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
+    """One row per regime: its leader (best mean rank) and runner-up (the leader's closest
+    rival: the largest sign-test p-value, then the better mean rank), the leader's wins and
+    losses against the runner-up with the p-value and the threshold it must beat, the
+    ``winner`` (the leader if significantly better than the runner-up, else ""), and the
+    ``tied`` algorithms (the leader and those it is not significantly better than, by mean
+    rank), with the number of points and the datasets behind the row."""
+    rows = []
+    for _, regime in standings(results, level).groupby(["signal_regime", "d_regime"],
+                                                          sort=False):
+        leader = regime.iloc[0]
+        rival = regime.iloc[1:].sort_values(["p_value", "place"],
+                                            ascending=[False, True]).iloc[0]
+        clear = bool(rival["p_value"] < leader["threshold"])
+        rows.append({
+            "signal_regime": leader["signal_regime"], "d_regime": leader["d_regime"],
+            "points": int(leader["points"]), "datasets": leader["datasets"],
+            "leader": leader["algorithm"], "leader_mean_rank": float(leader["mean_rank"]),
+            "runner_up": rival["algorithm"], "runner_up_mean_rank": float(rival["mean_rank"]),
+            "wins": int(rival["wins"]), "losses": int(rival["losses"]),
+            "p_value": float(rival["p_value"]), "threshold": float(leader["threshold"]),
+            "winner": leader["algorithm"] if clear else "",
+            "tied": tuple(regime.loc[regime["tied"], "algorithm"]),
+            "of": int(leader["of"])})
+    return pd.DataFrame(rows)
