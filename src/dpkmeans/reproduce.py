@@ -32,7 +32,8 @@ from dpkmeans.papers.registry import records
 from dpkmeans.study.sweep import (FLOAT_FORMAT, SweepError, SweepSpec, allow_cell_kernels,
                                   append_rows, cell_id, check_spec, close_warm_kernels,
                                   completed_cells, expand, load_spec, pin_cell_environment,
-                                  require_sweep_data, run_cell, settle_cells, versions_string)
+                                  read_results, require_sweep_data, run_cell, settle_cells,
+                                  versions_string)
 
 __all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "ReproduceInterrupted", "add_parser",
            "all_experiments", "data_notebooks", "run_reproduce"]
@@ -220,7 +221,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
 
     def complete(name: str) -> None:
         p = pending.pop(name)
-        rows = pd.read_csv(p.partial) if p.partial.exists() else pd.DataFrame()
+        rows = read_results(p.partial) if p.partial.exists() else pd.DataFrame()
         if len(rows):  # the grid's order, each cell's rows in their own order (stable sort)
             rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
         target = _results(root, f"{p.spec.experiment}.csv")

@@ -39,7 +39,7 @@ def _case_or_skip(case: str) -> study.Case:
 def test_every_di_point_has_its_dp_twin_at_the_mapped_epsilon():
     magic = study.points("magic")
     assert len(magic) == len(set(magic)) == len(study.KMEANS_ALGORITHMS) * len(study.RHOS)
-    twins = {p.epsilon for p in magic if p.algorithm == "dp_published"}
+    twins = {study.point_epsilon(p) for p in magic if p.algorithm == "dp_published"}
     assert twins == {epsilon_from_rho(r, variants.M_NUMERIC) for r in study.RHOS}
     heart = study.points("heart")
     assert len(heart) == 2 * len(study.RHOS_R) * len(study.RHOS_C) + 2 * len(study.EPSILONS_HEART)
@@ -94,15 +94,13 @@ def test_agreement_needs_the_interval_inside_the_margin():
 def test_committed_results_are_complete(committed):
     ran = committed[committed["case"] != "gamma"]
 
-    def point(r) -> Point:
-        return study._rounded(study._row_point(r))
+    def stored(rows: pd.DataFrame) -> set[Point]:
+        return {study.row_point(r) for r in rows.to_dict("records")}
 
     main = ran[ran["case"] != "iterations"]
-    stored = {point(r) for r in main.itertuples()}
-    expected = {study._rounded(p) for case in ("magic", "heart") for p in study.points(case)}
-    assert len(stored) == len(main) == len(expected)
-    assert {point(r) for r in ran[ran["case"] == "iterations"].itertuples()} == {
-        study._rounded(p) for p in study.iteration_points()}
+    expected = {p for case in ("magic", "heart") for p in study.points(case)}
+    assert stored(main) == expected and len(main) == len(expected)
+    assert stored(ran[ran["case"] == "iterations"]) == set(study.iteration_points())
     for dataset in ("magic", "heart"):
         assert (ran.loc[ran["dataset"] == dataset, "replicas"] == study.RUNS[dataset]).all()
         assert (ran.loc[ran["dataset"] == dataset, "replicas"] >= 200).all()

@@ -355,28 +355,28 @@ def test_every_kind_of_row_has_an_affordable_row(name):
 
 
 def test_every_di_row_rebuilds_its_seed_from_its_columns():
-    """The stored point seed of every DI row (not only the sampled ones) is the seed of the point
-    its columns give (:func:`dpkmeans.papers.di.study.row_point`): a DP twin's epsilon, eps(rho),
-    is printed to 12 digits but its seed hashed every digit."""
-    table = pd.read_csv(RESULTS / "di.csv")
+    """The stored point seed of every DI row (not only the sampled ones) is, exactly, the seed
+    of the point its columns give (:func:`dpkmeans.papers.di.study.row_point`): a DP twin
+    records its grid rho, which its seed hashes, and the seed is written as an integer."""
+    table = pd.read_csv(RESULTS / "di.csv", dtype={"point_seed": "Int64"})
     table = table[table["algorithm"] != "kprototypes_nonprivate"]
     wrong = [i for i, row in table.iterrows()
-             if float(FLOAT_FORMAT % di_study.point_seed(int(row["base_seed"]),
-                                                         di_study.row_point(row)))
+             if di_study.point_seed(int(row["base_seed"]), di_study.row_point(row))
              != row["point_seed"]]
     assert not wrong, f"{len(wrong)} of {len(table)} rows: {wrong[:5]}"
 
 
-def test_row_point_gives_the_exact_planned_epsilon_of_a_dp_twin():
+def test_row_point_gives_the_exact_epsilon_of_a_dp_twin():
     exact = epsilon_from_rho(0.05, di_variants.M_NUMERIC)
-    printed = float(FLOAT_FORMAT % exact)
-    assert printed != exact  # the file cannot hold it
-    row = pd.Series({"dataset": "magic", "algorithm": "dp_corrected", "rho": np.nan,
-                     "rho_c": np.nan, "epsilon": printed, "T": 10.0})
-    assert di_study.row_point(row) == di_study.Point("magic", "dp_corrected", epsilon=exact)
+    assert float(FLOAT_FORMAT % exact) != exact  # the file cannot hold it, but it holds rho
+    row = pd.Series({"dataset": "magic", "algorithm": "dp_corrected", "rho": 0.05,
+                     "rho_c": np.nan, "epsilon": float(FLOAT_FORMAT % exact), "T": 10.0})
+    point = di_study.row_point(row)
+    assert point == di_study.Point("magic", "dp_corrected", rho=0.05)
+    assert di_study.point_epsilon(point) == exact
     off_grid = row.copy()
-    off_grid["epsilon"] = 3.5  # no planned point prints so: taken as printed
-    assert di_study.row_point(off_grid).epsilon == 3.5
+    off_grid["rho"], off_grid["epsilon"] = np.nan, 3.5  # a DP point at its own epsilon
+    assert di_study.point_epsilon(di_study.row_point(off_grid)) == 3.5
 
 
 @pytest.mark.slow

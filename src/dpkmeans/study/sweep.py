@@ -50,6 +50,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dpkmeans.data import get_registry
@@ -69,10 +70,12 @@ __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "SweepCellError"
            "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
            "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
            "versions_string", "settle_cells", "stop_cell_kernels", "KERNEL_ARGUMENTS",
+           "read_results", "results_frame", "exact_integers",
            "allow_cell_kernels", "close_warm_kernels", "BOOKKEEPING",
            "cell_environment", "cpu_info", "pin_cell_environment", "add_parser"]
 
-#: Results keep 12 significant digits: enough for the spot checks, and half the file size.
+#: Results keep 12 significant digits of a float: enough for the spot checks, and half the file
+#: size. Integers (seeds) are written whole (:func:`results_frame`, :func:`read_results`).
 FLOAT_FORMAT = "%.12g"
 
 #: Parameters the sweep itself gives every cell.
@@ -92,6 +95,7 @@ MAX_SPEC_BYTES = 1 << 20
 MAX_SPEC_VALUES = 100_000
 
 _EXPERIMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INTEGER_TEXT = re.compile(r"-?[0-9]+")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -361,7 +365,7 @@ def run_cell_notebook(notebook: Path, params: dict[str, Any], workdir: Path) -> 
     executed = workdir / "executed.ipynb"
     try:
         execute_cell_notebook(notebook, executed, {**params, "output_csv": str(out_csv)})
-        return pd.read_csv(out_csv)
+        return read_results(out_csv)
     except Exception as exc:
         if kernels_stopped():
             raise
@@ -474,6 +478,78 @@ def check_results_path(path: Path, experiment: str) -> None:
                          f"({exc.strerror or exc}){again}") from None
 
 
+def exact_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its integer columns as pandas' nullable integers (``Int64``).
+
+    A plain integer column becomes floats as soon as a row lacks it (another kind of row, or
+    another cell's rows joined to it), and a float keeps about 16 significant digits of a
+    63-bit seed; a nullable one keeps every digit and is written as an integer.
+    """
+    ints = [c for c in frame.columns if pd.api.types.is_integer_dtype(frame[c].dtype)]
+    return frame.astype(dict.fromkeys(ints, "Int64")) if ints else frame
+
+
+def results_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """A results frame from one dict a row: a column whose values are all integers is kept as
+    integers (:func:`exact_integers`) even when some rows lack it (e.g. a reference row has no
+    ``point_seed``), so the file written from it records every seed exactly.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One mapping of column names to values a row (a study's summary rows).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, with their integer columns as ``Int64``.
+
+    Examples
+    --------
+    >>> from dpkmeans.study.sweep import results_frame
+    >>> results_frame([{"point_seed": 2**62 + 1}, {"f": 0.5}])["point_seed"].tolist()
+    [4611686018427387905, <NA>]
+    """
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        values = [row.get(column) for row in rows]
+        given = [v for v in values if v is not None and not pd.isna(v)]
+        if (given and frame[column].dtype.kind == "f"
+                and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                        for v in given)):
+            frame[column] = pd.array([None if v is None or pd.isna(v) else int(v)
+                                      for v in values], dtype="Int64")
+    return exact_integers(frame)
+
+
+def read_results(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A results (or cell) file as a frame whose integer columns are exact.
+
+    pandas reads a column of integers with an empty field as floats, which round a 63-bit
+    seed; here a column whose every value is written as an integer is read as ``Int64``
+    (:func:`exact_integers`), and written back as the same text.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A CSV file written by a sweep cell or by :func:`append_rows`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its rows, with every column of integers (and empty fields) as ``Int64``.
+    """
+    frame = pd.read_csv(path)
+    text = pd.read_csv(path, dtype=str)
+    for column in frame.columns:
+        values = text[column].dropna()
+        if (frame[column].dtype.kind == "f" and len(values)
+                and all(_INTEGER_TEXT.fullmatch(v) and str(int(v)) == v for v in values)):
+            frame[column] = pd.array([None if pd.isna(v) else int(v) for v in text[column]],
+                                     dtype="Int64")
+    return exact_integers(frame)
+
+
 def completed_cells(path: Path) -> set[str]:
     """The ids of the cells whose rows a results file already holds."""
     if not path.exists():
@@ -540,8 +616,8 @@ def append_rows(path: Path, rows: pd.DataFrame) -> None:
         existing = pd.read_csv(path, nrows=0).columns.tolist()
         columns = existing + [c for c in rows.columns if c not in existing]
         if columns != existing:  # a new column: rewrite once with the wider header
-            write_csv(pd.concat([pd.read_csv(path), rows], ignore_index=True)[columns], path,
-                      float_format=FLOAT_FORMAT)
+            joined = pd.concat([read_results(path), exact_integers(rows)], ignore_index=True)
+            write_csv(joined[columns], path, float_format=FLOAT_FORMAT)
             return
         text = path.read_text(encoding="utf-8")
         if text and not text.endswith("\n"):

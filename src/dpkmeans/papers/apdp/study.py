@@ -46,6 +46,7 @@ from dpkmeans.engine.init import sphere_packing
 from dpkmeans.compute.lloyd import lloyd_reference
 from dpkmeans.study.shared import (Point, shared_initial_centroids, stable_seed, summarise,
                                    to_public_space, unit_box)
+from dpkmeans.study.sweep import results_frame
 from dpkmeans.validation import check_positive_int
 from dpkmeans.papers.dpkccm.variants import dpkccm_config
 from dpkmeans.papers.silhouette import variants as silhouette
@@ -262,4 +263,4 @@ def evaluate_cell(case: str, *, base_seed: int, inits: int = PAPER_INITS,
     rows = [run_point(data, p, base_seed=base_seed, starts=starts, inits=inits, runs=runs)
             for p in points(case, epsilons, algorithms)]
     rows.append(reference_row(data, case, starts, inits))
-    return pd.DataFrame(rows)
+    return results_frame(rows)  # the reference row has no seed: the others' stay exact

@@ -5,7 +5,9 @@ Four sweep cells (``CELLS``):
 - ``magic`` (19,020 x 10, k = 2): DI k-means at the rho grid ``RHOS`` (m = 10001) and DP
   k-means at eps(rho) of every grid rho, so that each DI point has its DP twin (claim 1): as
   published (the intended reading eps / 2^i, and the printed rule capped at rho: one
-  iteration) and corrected;
+  iteration) and corrected. A twin is given by its grid rho (:class:`Point`): its row records
+  that rho, and its epsilon and seed are derived from it (:func:`point_epsilon`,
+  :func:`point_seed`), so the row alone gives both exactly;
 - ``heart`` (270 rows, 6 numeric + 7 categorical, k = 2): DI k-prototypes at the grid
   ``RHOS_R`` x ``RHOS_C`` (m_r = 10001, m_c = 2) and DP k-prototypes at ``EPSILONS_HEART``, as
   published and corrected (claim 2);
@@ -52,16 +54,15 @@ from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.compute.lloyd import assign, lloyd_reference
 from dpkmeans.engine.prototypes import MixedLayout, encode, kprototypes_reference
 from dpkmeans.study.shared import stable_seed, summarise
-from dpkmeans.study.sweep import FLOAT_FORMAT
+from dpkmeans.study.sweep import results_frame
 from dpkmeans.validation import check_positive_int
 from dpkmeans.papers.di import variants
 
 __all__ = ["CELLS", "RHOS", "RHOS_R", "RHOS_C", "EPSILONS_HEART", "GAMMAS", "GAMMA_STARTS",
            "KMEANS_ALGORITHMS", "KPROTOTYPES_ALGORITHMS", "RUNS", "REFERENCE_ITERATIONS",
            "ITERATION_GRID", "OTHER_RUNS", "K", "Point", "points", "iteration_points",
-           "paper_points", "at_paper_setting", "point_seed", "row_point", "study_config",
-           "load_case", "run_point",
-           "gamma_rows", "evaluate_cell"]
+           "paper_points", "at_paper_setting", "point_epsilon", "point_seed", "row_point",
+           "study_config", "load_case", "run_point", "gamma_rows", "evaluate_cell"]
 
 CELLS = ("magic", "heart", "gamma", "iterations")
 #: T of the ``iterations`` cell.
@@ -90,7 +91,12 @@ REFERENCE_ITERATIONS = 100
 @dataclass(frozen=True)
 class Point:
     """One point: an algorithm on a case at rho (DI: rho, and rho_c for k-prototypes) or at
-    epsilon (DP); the unused parameters are None."""
+    epsilon (DP); the unused parameters are None.
+
+    A DP point given ``rho`` instead of ``epsilon`` is the DP twin of the DI k-means point at
+    that rho: it runs at eps(rho) with m = 10001 worlds (:func:`point_epsilon`), and its seed
+    hashes the rho as given (:func:`point_seed`), not a float computed from it.
+    """
 
     case: str
     algorithm: str
@@ -99,9 +105,35 @@ class Point:
     epsilon: float | None = None
     iterations: int = variants.ITERATIONS
 
+    def __post_init__(self) -> None:
+        if self.algorithm.startswith("dp_"):
+            if (self.rho is None) == (self.epsilon is None) or self.rho_c is not None:
+                raise ValueError(f"a DP point takes exactly one budget: epsilon, or the rho "
+                                 f"of its DI k-means twin: {self}")
+        elif self.epsilon is not None:
+            raise ValueError(f"a DI point takes rho (and rho_c), not epsilon: {self}")
+
+
+def point_epsilon(point: Point) -> float | None:
+    """The epsilon a DP point runs at: its own, or eps(rho) with m = 10001 worlds for the twin
+    of a DI k-means point (Shang et al. 2021, eq. 5); None for a DI point.
+
+    Examples
+    --------
+    >>> from dpkmeans.papers.di.study import Point, point_epsilon
+    >>> round(point_epsilon(Point("magic", "dp_corrected", rho=0.05)), 4)
+    6.2659
+    """
+    if not point.algorithm.startswith("dp_"):
+        return None
+    if point.rho is None:
+        return point.epsilon
+    return epsilon_from_rho(point.rho, variants.M_NUMERIC)
+
 
 def point_seed(base_seed: int, point: Point) -> int:
-    """A 63-bit seed from the study's base seed and the point."""
+    """A 63-bit seed from the study's base seed and the point's parameters as given (a DP
+    twin's rho, never the epsilon derived from it)."""
     return stable_seed(base_seed, {"paper": "di", **asdict(point)})
 
 
@@ -109,11 +141,10 @@ def paper_points(iterations: int) -> list[Point]:
     """Every algorithm at the paper's setting with T = ``iterations``: rho = 0.05 (and DP at
     its eps) on MAGIC, (0.05, 0.7) (and DP at 6.2) on Heart. The printed rule, which runs one
     iteration whatever T, only at the main grids' T."""
-    eps = epsilon_from_rho(0.05, variants.M_NUMERIC)
     printed = ("di_printed",) if iterations == variants.ITERATIONS else ()
     paper = [Point("magic", a, rho=0.05)
              for a in ("di_published", *printed, "di_corrected")]
-    paper += [Point("magic", a, epsilon=eps) for a in ("dp_published", "dp_corrected")]
+    paper += [Point("magic", a, rho=0.05) for a in ("dp_published", "dp_corrected")]
     paper += [Point("heart", a, rho=0.05, rho_c=0.7) for a in ("di_published", "di_corrected")]
     paper += [Point("heart", a, epsilon=6.2) for a in ("dp_published", "dp_corrected")]
     return [replace(p, iterations=iterations) for p in paper]
@@ -129,25 +160,17 @@ def at_paper_setting(results: pd.DataFrame) -> pd.DataFrame:
     """The rows of :func:`paper_points` for every T of ``ITERATION_GRID`` (main grids and the
     ``iterations`` cell), from a results frame."""
     ran = results[results["case"] != "gamma"]
-    wanted = {_rounded(p) for T in ITERATION_GRID for p in paper_points(T)}
-    keep = [_rounded(_row_point(r)) in wanted for r in ran.itertuples()]
+    wanted = {p for T in ITERATION_GRID for p in paper_points(T)}
+    keep = [row_point(r) in wanted for r in ran.to_dict("records")]
     return ran[keep]
-
-
-def _row_point(row) -> Point:
-    """The point a results row was run at (its floats as the CSV stores them)."""
-    rho = None if pd.isna(row.rho) else float(row.rho)
-    return Point(row.dataset, row.algorithm, rho, None if pd.isna(row.rho_c) else float(row.rho_c),
-                 None if rho is not None else float(row.epsilon), int(row.T))
 
 
 def row_point(row: Mapping[str, Any]) -> Point:
     """The exact point a results row (of :func:`evaluate_cell`) was run at, from its columns.
 
-    A DP twin on MAGIC runs at eps(rho) of a grid rho (Shang et al. 2021, eq. 5): a float that
-    the results file prints to 12 significant digits while the row's seed (:func:`point_seed`)
-    hashed all of its digits. The planned point (:func:`points`, :func:`iteration_points`)
-    that prints as the row does is that point; a row matching none is taken as printed.
+    The row records the parameters the point was given (a DP twin its grid rho, which prints
+    as given), so its epsilon (:func:`point_epsilon`) and its seed (:func:`point_seed`) are
+    recomputed exactly. A DP row with a rho is a twin: its epsilon column is derived.
     """
     if row["algorithm"] == "kprototypes_nonprivate":
         raise ValueError("a gamma row is not a point: gamma_rows makes it from its gamma")
@@ -157,26 +180,8 @@ def row_point(row: Mapping[str, Any]) -> Point:
         return None if pd.isna(v) else float(v)
 
     rho = value("rho")
-    stored = Point(str(row["dataset"]), str(row["algorithm"]), rho, value("rho_c"),
-                   value("epsilon") if rho is None else None, int(row["T"]))
-    planned = points(stored.case) + (iteration_points() if stored.case in ("magic", "heart")
-                                     else [])
-    same = [p for p in planned if _printed(p) == _printed(stored)]
-    return same[0] if len(same) == 1 else stored
-
-
-def _printed(point: Point) -> Point:
-    """A point with its floats as the results files print them (``sweep.FLOAT_FORMAT``)."""
-    def r(v: float | None) -> float | None:
-        return None if v is None else float(FLOAT_FORMAT % v)
-    return replace(point, rho=r(point.rho), rho_c=r(point.rho_c), epsilon=r(point.epsilon))
-
-
-def _rounded(point: Point) -> Point:
-    """A point with its parameters rounded to 6 decimals, to match points read from a CSV."""
-    def r(v: float | None) -> float | None:
-        return None if v is None else round(v, 6)
-    return replace(point, rho=r(point.rho), rho_c=r(point.rho_c), epsilon=r(point.epsilon))
+    return Point(str(row["dataset"]), str(row["algorithm"]), rho, value("rho_c"),
+                 value("epsilon") if rho is None else None, int(row["T"]))
 
 
 def points(case: str) -> list[Point]:
@@ -187,8 +192,7 @@ def points(case: str) -> list[Point]:
     if case == "magic":
         di = [Point(case, a, rho=r) for a in ("di_published", "di_printed", "di_corrected")
               for r in RHOS]
-        dp = [Point(case, a, epsilon=epsilon_from_rho(r, variants.M_NUMERIC))
-              for a in ("dp_published", "dp_corrected") for r in RHOS]
+        dp = [Point(case, a, rho=r) for a in ("dp_published", "dp_corrected") for r in RHOS]
         return di + dp
     if case == "heart":
         di = [Point(case, a, rho=r, rho_c=c) for a in ("di_published", "di_corrected")
@@ -204,22 +208,25 @@ def study_config(point: Point, layout: MixedLayout | None, d: int) -> DPLloydCon
     """The engine configuration of a point on [0, 1]^d (numeric part)."""
     box = (np.zeros(d), np.ones(d))
     a = point.algorithm
+    eps = point_epsilon(point)
+    rho = None if eps is not None else point.rho  # a DP twin runs at eps(rho)
+    twin = eps is not None and point.rho is not None
     if point.case == "magic":
         if a in ("di_published", "dp_published", "di_printed"):
             reading = "printed" if a == "di_printed" else "intended"
-            return variants.kmeans_as_published(box, rho=point.rho, epsilon=point.epsilon,
+            return variants.kmeans_as_published(box, rho=rho, epsilon=eps,
                                                 reading=reading, iterations=point.iterations)
         if a in ("di_corrected", "dp_corrected"):
-            return variants.kmeans_corrected(box, rho=point.rho, epsilon=point.epsilon,
+            return variants.kmeans_corrected(box, rho=rho, epsilon=eps,
                                              iterations=point.iterations)
-    elif layout is not None:
+    elif layout is not None and not twin:  # a twin given by rho is a k-means point
         if a in ("di_published", "dp_published"):
-            return variants.kprototypes_as_published(layout, box, rho_r=point.rho,
-                                                     rho_c=point.rho_c, epsilon=point.epsilon,
+            return variants.kprototypes_as_published(layout, box, rho_r=rho,
+                                                     rho_c=point.rho_c, epsilon=eps,
                                                      iterations=point.iterations)
         if a in ("di_corrected", "dp_corrected"):
-            return variants.kprototypes_corrected(layout, box, rho_r=point.rho,
-                                                  rho_c=point.rho_c, epsilon=point.epsilon,
+            return variants.kprototypes_corrected(layout, box, rho_r=rho,
+                                                  rho_c=point.rho_c, epsilon=eps,
                                                   iterations=point.iterations)
     raise ValueError(f"no configuration for {point}")
 
@@ -296,6 +303,7 @@ def run_point(case: Case, point: Point, *, base_seed: int, runs: int) -> dict[st
     config = study_config(point, case.layout, X.shape[1] - (case.layout.n_onehot
                                                             if case.layout else 0))
     seed = point_seed(base_seed, point)
+    eps = point_epsilon(point)
     start = time.perf_counter()
     result = run(X, config, seed, replicas=runs)
     runtime = time.perf_counter() - start
@@ -311,7 +319,7 @@ def run_point(case: Case, point: Point, *, base_seed: int, runs: int) -> dict[st
         "dataset": case.name, "algorithm": point.algorithm, "T": point.iterations,
         "family": "published" if published else "corrected",
         "notion": point.algorithm[:2], "rho": point.rho, "rho_c": point.rho_c,
-        "epsilon": config.epsilon if point.epsilon is None else point.epsilon,
+        "epsilon": config.epsilon if eps is None else eps,
         "epsilon_stated": _stated(point), "iterations": config.iterations,
         "replicas": runs, "point_seed": seed, "bounds": "paper" if published else "public",
         **summarise(f_ref, 1, "f"), **summarise(f_class, 1, "f_class"),
@@ -324,9 +332,10 @@ def run_point(case: Case, point: Point, *, base_seed: int, runs: int) -> dict[st
 
 def _stated(point: Point) -> float:
     """The paper's guarantee in epsilon: eps(rho) for DI k-means, max(eps_r, eps_c) for DI
-    k-prototypes (its parallel reading), the given epsilon for DP."""
-    if point.rho is None:
-        return float(point.epsilon)
+    k-prototypes (its parallel reading), the epsilon of a DP point (:func:`point_epsilon`)."""
+    eps = point_epsilon(point)
+    if eps is not None:
+        return float(eps)
     if point.rho_c is None:
         return epsilon_from_rho(point.rho, variants.M_NUMERIC)
     return variants.claimed_epsilon(point.rho, point.rho_c)["claimed (parallel, max)"]
@@ -364,9 +373,9 @@ def evaluate_cell(case: str, *, base_seed: int, runs: int | None = None) -> pd.D
     else:
         todo = iteration_points() if case == "iterations" else points(case)
         data = {c: load_case(c) for c in sorted({p.case for p in todo})}
-        frame = pd.DataFrame([run_point(data[p.case], p, base_seed=base_seed,
-                                        runs=RUNS.get(p.case, OTHER_RUNS) if runs is None
-                                        else runs)
-                              for p in todo])
+        frame = results_frame([run_point(data[p.case], p, base_seed=base_seed,
+                                         runs=RUNS.get(p.case, OTHER_RUNS) if runs is None
+                                         else runs)
+                               for p in todo])
     frame.insert(0, "case", case)
     return frame
