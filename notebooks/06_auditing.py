@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # Auditing privacy
+# # Auditing a mechanism
 #
 # :::{admonition} Learning objectives
 # :class: tip
@@ -24,15 +24,17 @@
 #   neighbouring datasets apart, and turn a test into a lower bound on $\varepsilon$;
 # - explain why an audit can only ever give a *lower* bound on $\varepsilon$ while a proof gives
 #   an *upper* bound, and why the distinguishing event must be chosen on held-out trials;
-# - audit a mechanism or a whole DP-Lloyd configuration with `dpkmeans.study.audit` and read its
-#   verdict;
+# - audit a mechanism, or a small DP-Lloyd configuration, with `dpkmeans.study.audit` and read
+#   its verdict;
 # - say what it took to expose four broken variants, and why one of them (diffprivlib's swapped
-#   budget split) escapes a black-box audit of feasible size while the ledger records it exactly;
-# - audit with the strongest tools: the privacy loss of a whole k-means transcript as the
-#   statistic, a bound valid for every threshold at once, worst-case pairs, and one-run audits
-#   with canaries; and say how close each audit comes to its claim and why;
+#   budget split) escapes every feasible audit that sees only outputs, while the ledger records
+#   it exactly;
 # - measure the floating-point weakness of textbook Laplace sampling, and check that the
 #   library's default sampler, which draws exact discrete noise, closes it.
+#
+# The second part of the chapter, {doc}`06_auditing_algorithms`, audits whole k-means fits
+# with the strongest tools: the privacy loss of the whole output, a bound valid for every
+# threshold at once, worst-case pairs, and audits of a single run.
 #
 # **Prerequisites:** the Laplace and exponential mechanisms ({doc}`01_dp_laplace`),
 # $(\varepsilon, \delta)$-DP and the Gaussian mechanism ({doc}`02_gaussian_pdp`),
@@ -42,10 +44,12 @@
 # :::
 #
 # A proof on paper can be wrong, and so can the code that implements it. Chapter 5 showed that a
-# widely used DP k-means swapped its two budget shares for years while its tests stayed green.
-# This chapter tests privacy *from the outside*: run a randomised algorithm many times on two
-# neighbouring datasets and ask whether the outputs differ more than the claimed $\varepsilon$
-# allows. The chapter's code runs from the fast defaults in the next cell (tagged `parameters`).
+# widely used DP k-means swaps its two budget shares while its tests pass. This chapter tests
+# privacy *from the outside*: run a randomised algorithm many times on two neighbouring
+# datasets and ask whether the outputs differ more than the claimed $\varepsilon$ allows. Such
+# an audit is **black-box**: it sees only outputs. A **white-box** check reads the code or its
+# records instead, as the ledger of chapter 3 does. The chapter's code runs from the fast
+# defaults in the next cell (tagged `parameters`).
 
 # %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
@@ -60,12 +64,8 @@ FLOAT_OUTPUTS = 10_000  # Laplace outputs per dataset, floating-point measuremen
 SAMPLER_BENCHMARK = "benchmarks/sampler.json"  # python -m benchmarks.sampler
 # chapter 7's full sweep, timed:
 REPRODUCTION_BENCHMARK = "benchmarks/dpkccm_reproduction.json"
-TIGHTNESS = "data/results/audit_tightness.csv"  # make reproduce
-POWER = "data/results/audit_power.csv"  # make reproduce
-ONE_RUN_EPSILONS = (1.0, 2.0, 4.0, 8.0)  # the claims of the one-run audits
-ONE_RUN_DIMENSION = 10  # 2^10 canaries, one per corner of [-1, 1]^10
 
-# %%
+# %% tags=["hide-input"]
 import dataclasses
 import json
 import math
@@ -94,10 +94,7 @@ from dpkmeans.privacy.floating_point import (grid_output_possible,
                                              laplace_output_possible)
 from dpkmeans.privacy.loss import laplace_loss_tails, laplace_privacy_loss
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import count_of, number, percent, share, table, yes_no
-from dpkmeans.study.tightness import ALGORITHMS as AUDITED_ALGORITHMS
-from dpkmeans.study.tightness import largest_planted_loss, scored_budget
-from dpkmeans.study.tightness import one_run_audit as audit_one_run
+from dpkmeans.study.reading import number, percent, share, table
 
 use_book_style()
 
@@ -261,6 +258,13 @@ glue("ch6_check_median", number(np.median(bounds), 2), display=False)
 # the worst-case pair is known from its proof; for a whole k-means run we choose a pair that
 # moves the released centroid as much as one record can.
 #
+# One of the audited mechanisms, the library's discrete Gaussian, is calibrated through
+# **zero-concentrated differential privacy (zCDP)**: $M$ is $\rho$-zCDP when, for every order
+# $\alpha > 1$, the Rényi divergence of order $\alpha$ between $M(D)$ and $M(D')$ is at most
+# $\rho\alpha$. A Gaussian release with $L_2$ sensitivity $\Delta_2$ and noise $\sigma$ is
+# $\Delta_2^2/(2\sigma^2)$-zCDP, and a formula converts $\rho$ to an
+# $(\varepsilon, \delta)$ guarantee valid in every dimension {cite}`canonne2020discrete`.
+#
 # | audited | $D$ vs $D'$ | statistic |
 # |---|---|---|
 # | Laplace, sensitivity 1 (the library's exact discrete sampler) | value $0$ vs $1$ | the output |
@@ -279,11 +283,13 @@ glue("ch6_check_median", number(np.median(bounds), 2), display=False)
 # $\frac{-N + 1 + Z}{N + 1 + W} \approx -1 + \frac{2 + Z + W}{N}$, so both noises reach the
 # output. With $k = 1$, though, the *final* centroid shows only the last iteration's noise, at
 # most $\varepsilon/T$ of the budget. The proof of {prf:ref}`thm-dplloyd-private` covers the
-# whole transcript of intermediate centroids, so we audit the transcript: the statistic is the
-# sum over iterations of the centroid (the engine keeps them with `record_history=True`). A
-# small helper turns a configuration into the `release` function that `audit_mechanism` calls.
+# **transcript** of the run, the sequence of every iteration's released statistics (here, its
+# centroids), so we audit the transcript: the statistic is the sum over iterations of the
+# centroid (the engine keeps them with `record_history=True`). A small helper, in the folded
+# cell below with the releases of the other mechanisms, turns a configuration into the
+# `release` function that `audit_mechanism` calls; the audits are these calls.
 
-# %%
+# %% tags=["hide-input"]
 def gaussian_release(epsilon: float, calibration: str | None,
                      sampler: str = "continuous"):
     def release(which, n, rng):
@@ -335,6 +341,7 @@ def audit_one(name: str, release, eps: float, **options) -> audit.AuditReport:
     return audit.audit_mechanism(name, release, eps, seed=next_seed(), **options)
 
 
+# %%
 gaussian = {"delta": DELTA, "trials": MECHANISM_TRIALS}
 correct = []
 for eps in EPSILONS:
@@ -361,9 +368,8 @@ for eps in EPSILONS:
 for report in correct:
     record("correct", report)
 assert all(r.verdict == "consistent" for r in correct)
-show(correct, "ch6-correct")
 
-# %%
+# %% tags=["hide-input"]
 frame = pd.DataFrame([r.as_row() for r in correct])
 frame["family"] = frame["name"].str.replace(r", T = \d+", "", regex=True)
 frame["ratio"] = frame["lower_bound"] / frame["claimed_epsilon"]
@@ -429,20 +435,21 @@ plt.show()
 # it. The classic calibration stays far below its claim because it adds more noise than
 # $(\varepsilon, \delta)$ requires (chapter 2), which an audit sees as slack, and so, less
 # so, does the discrete Gaussian (at most {glue:text}`ch6_dgauss_tight`): its $\sigma$ comes from
-# a zero-concentrated-DP bound that is valid in every dimension but not tight for one. The k-means
+# a zCDP bound that is valid in every dimension but not tight for one. The k-means
 # bounds are looser (at most {glue:text}`ch6_dplloyd_tight` of the claim for DPLloyd and
 # {glue:text}`ch6_impr_tight` for DPLloyd-Impr): each iteration's release is a sum of two
 # Laplace noises whose loss only approaches its budget far in the tail, and $20\,000$
 # replicas do not reach far enough. That is the normal state of an audit: a
-# consistent verdict, with a gap that says how much the audit could *not* see. The section
-# "Audits with power" below closes most of that gap.
+# consistent verdict, with a gap that says how much the audit could *not* see.
+# {doc}`06_auditing_algorithms` closes most of that gap.
 #
 # ## Four broken variants
 #
 # An auditor that never says "violation" proves nothing. The engine reproduces three published
-# flaws on request: each is a record its paper keeps (`SKIP_EMPTY_CLUSTERS` and
-# `SWAPPED_SPLIT` for diffprivlib, `EXACT_COUNTS` for Shang et al.) that a configuration
-# carries (`DPLloydConfig(flaws=...)`). The first broken variant is a single mechanism:
+# flaws on request: a configuration names the flaws it reproduces (`DPLloydConfig(flaws=...)`),
+# each kept with the code of the paper or library that has it (diffprivlib's skipped empty
+# clusters and swapped split, Shang et al.'s exact counts). The first broken variant is a
+# single mechanism:
 #
 # 1. a Laplace mechanism with half the correct scale;
 # 2. DPLloyd that skips the noise on empty clusters (diffprivlib 0.6.6);
@@ -466,8 +473,10 @@ plt.show()
 #
 # Besides the book-size audit we record, for each variant, the smallest number of trials in the
 # ladder $250, 500, 1000, \dots$ at which the (seeded) audit already reports the violation.
+# The audit of the skipped empty clusters, in full (the other variants are in the folded
+# cells around it):
 
-# %%
+# %% tags=["hide-input"]
 def first_detection(make_report, largest: int) -> int | None:
     """The smallest n in 250, 500, 1000, ... (up to largest) whose audit detects a
     violation."""
@@ -494,7 +503,8 @@ for eps in EPSILONS:
     first = took["Laplace, half scale"] if eps == 1.0 else None
     broken.append(record("broken", report, first_detection=first))
 
-# (2) skipping the noise on empty clusters: D' adds a point to an empty cluster
+# %%
+# skipping the noise on empty clusters: D' adds a point to an empty cluster
 BOX2 = (-np.ones(2), np.ones(2))
 INIT2 = np.array([[-0.5, -0.5], [0.5, 0.5]])
 
@@ -515,13 +525,15 @@ EMPTY_D, EMPTY_D_PRIME = audit.empty_cluster_pair(near, [0.6, 0.6])
 skip_config = DPLloydConfig(n_clusters=2, bounds=BOX2,
                             schedule=schedules.uniform(1.0, 3), initializer=fixed_two,
                             flaws=(SKIP_EMPTY_CLUSTERS,))
+report = audit.audit_configuration("DPLloyd, skips empty clusters", skip_config,
+                                   EMPTY_D, EMPTY_D_PRIME, second_centroid_moved,
+                                   trials=KMEANS_TRIALS, seed=next_seed())
+
+# %% tags=["hide-input"]
 took["DPLloyd, skips empty clusters"] = first_detection(
     lambda n: audit.audit_configuration("", skip_config, EMPTY_D, EMPTY_D_PRIME,
                                         second_centroid_moved, trials=n, seed=SEED),
     KMEANS_TRIALS)
-report = audit.audit_configuration("DPLloyd, skips empty clusters", skip_config,
-                                   EMPTY_D, EMPTY_D_PRIME, second_centroid_moved,
-                                   trials=KMEANS_TRIALS, seed=next_seed())
 broken.append(record("broken", report, first_detection=took[report.name]))
 
 # (4) exact counts: one record vs two at the origin, k = 1, d = 3
@@ -579,10 +591,10 @@ table(designs, name="ch6-designs")
 # ### The swapped split: what a black-box audit cannot see
 #
 # diffprivlib gives the count the per-dimension share and each of the $d$ sum coordinates the
-# count's share (chapter 5). Its true spend per iteration is
-# `diffprivlib_epsilon_factor(d)` times the declared one. The engine reproduces the flaw with
-# `flaws=(SWAPPED_SPLIT,)`, and its ledger does not lie: it records each release at its true
-# budget, so the composed total *is* the true spend.
+# count's share (chapter 5). Its true spend per iteration is a factor of the declared one
+# that grows with $d$ (`diffprivlib_epsilon_factor(d)`). The engine reproduces the flaw on
+# request, and its ledger does not lie: it records each release at its true budget, so the
+# composed total *is* the true spend.
 
 # %%
 BOX_SWAP = (-np.ones(SWAP_D), np.ones(SWAP_D))
@@ -639,6 +651,8 @@ statistics = {
     "sum of coordinates": lambda y: y.sum(axis=1),
     "likelihood ratio": lambda y: laplace_privacy_loss(y, origin, corner, 1.0),
 }
+
+# %% tags=["hide-input"]
 swap_reports, swap_samples = [], {}
 for flawed, config in swap_configs.items():
     started = time.perf_counter()
@@ -692,7 +706,7 @@ glue("ch6_swap_lb_lr_ok", number(swap_reports[2].lower_bound, 2), display=False)
 # advance; `audit_samples`, which spends half of its trials choosing it, needs at least twice
 # as many.
 
-# %%
+# %% tags=["hide-input"]
 rows = []
 for d in (SWAP_D, 54):
     c = (4 * d * schedules.SU_RHO["[-1,1]"] ** 2) ** (1 / 3)
@@ -745,7 +759,7 @@ glue("ch6_need_ratio", int(round(at_swap["audit_samples, 90% power"] / SWAP_TRIA
 # $\beta$, so in units of privacy loss) over the engine's replicas, against the model's mean under
 # each dataset.
 
-# %%
+# %% tags=["hide-input"]
 a_swap = schedules.su_split(EPS_SWAP, SWAP_D)[0]
 tau, tail_d, tail_d_prime = laplace_loss_tails([a_swap] * SWAP_D, a_swap / 50)
 pmf_d = -np.diff(np.r_[tail_d, 0.0])
@@ -758,9 +772,9 @@ for which, name in ((0, "D"), (1, "D′")):
           f"(standard error {error:.3f}), exact model {model:.3f}")
 
 # %% [markdown]
-# The engine and the model agree to within the Monte-Carlo error (the model ignores only the
-# count noise in $S'/n'$, which is below one percent here). So the answer is: to expose the
-# swapped split at $d = ${glue:text}`ch6_swap_d` and a claimed $\varepsilon = $
+# The engine and the model agree to within the sampling error of the engine's replicas (the
+# model ignores only the count noise in $S'/n'$, which is below one percent here). So the
+# answer is: to expose the swapped split at $d = ${glue:text}`ch6_swap_d` and a claimed $\varepsilon = $
 # {glue:text}`ch6_swap_eps` with this pair and the optimal statistic, an auditor who fixes the
 # threshold in advance needs {glue:text}`ch6_need_90` trials per dataset to succeed with
 # probability 90% (with {glue:text}`ch6_need_coin` it is a coin flip), and `audit_samples`
@@ -772,8 +786,8 @@ for which, name in ((0, "D"), (1, "D′")):
 # more, because the overspend shrinks in absolute terms, and at $d = 54$, where the factor is
 # {glue:text}`ch6_swap_factor54`, the loss is spread over more coordinates and the count rises
 # further. That is a job for a dedicated sweep (the engine runs about $10^5$ replicas of this
-# configuration in a few seconds, so the audit takes minutes in batches; see the closing
-# note), not for a book build that must finish in a minute.
+# configuration in a few seconds, so the audit takes minutes in batches; the section
+# "Results" below gives the estimate), not for a book build that must finish in a minute.
 #
 # The ledger, in contrast, caught the flaw at once and exactly: a *white-box* check that every
 # release is charged at the budget it really spends. A black-box audit tests the mechanism
@@ -793,369 +807,6 @@ fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2)
 plt.show()
 
 # %% [markdown]
-# ## Audits with power
-#
-# The audits above call every correct mechanism `consistent`, but for whole k-means runs their
-# bounds stop at a fraction of the claim. A gap that wide hides overspending: an implementation
-# that spent twice its budget would pass just the same. Three changes bring an audit close to
-# the claim: the strongest statistic, a bound that spends no trials on choosing an event, and
-# pairs that are provably the worst.
-#
-# ### The statistic: the privacy loss of the whole output
-#
-# ```{prf:definition} Privacy-loss statistic
-# :label: def-privacy-loss-statistic
-#
-# For neighbours $D \simeq D'$ and an output $o$ of $M$ with densities (or probabilities)
-# $p_D$ and $p_{D'}$, the privacy-loss statistic is $L(o) = \ln \dfrac{p_D(o)}{p_{D'}(o)}$.
-# ```
-#
-# ```{prf:theorem} Loss events are the strongest tests
-# :label: thm-loss-events
-#
-# For every threshold $\tau$, $\Pr[L(M(D)) \ge \tau] \ge e^{\tau}\,\Pr[L(M(D')) \ge \tau]$, and
-# among all events with the same probability under $D'$, $\{L \ge \tau\}$ has the largest
-# probability under $D$.
-# ```
-#
-# ```{prf:proof}
-# On the event $E = \{L \ge \tau\}$, $p_D(o) = e^{L(o)} p_{D'}(o) \ge e^{\tau} p_{D'}(o)$;
-# integrate over $E$. The second statement is the Neyman–Pearson lemma: for any event $F$ with
-# $\Pr_{D'}[F] = \Pr_{D'}[E]$, $\Pr_D[E] - \Pr_D[F] = \int (1_E - 1_F)(p_D - e^{\tau}p_{D'})
-# \ge 0$, since the integrand is never negative.
-# ```
-#
-# For a pure $\varepsilon$-DP release and its worst-case pair, $L$ reaches $\varepsilon$ with
-# positive probability, so the event $\{L \ge \varepsilon\}$ certifies the claim itself. For a
-# k-means run the output is its *transcript*: every iteration's noisy statistics
-# $(S'_j, n'_j)$. The published centroids are post-processing of it, and the proofs bound the
-# loss of the transcript. An auditor who knows both datasets of the pair can compute $L$: the
-# centroids entering iteration $t$ are public, so it can assign the records of $D$ and of $D'$
-# to them, get the exact statistics $\mu_D$ and $\mu_{D'}$ that iteration $t$ noised, and take
-# each element's noise scale from the configuration. With Laplace noise of scale $b$ on an
-# element $y$, the element adds $(|y - \mu_{D'}| - |y - \mu_D|)/b$ to $L$; Gaussian noise adds
-# $((y - \mu_{D'})^2 - (y - \mu_D)^2)/(2\sigma^2)$.
-#
-# ```{literalinclude} ../src/dpkmeans/study/transcript.py
-# :language: python
-# :pyobject: transcript_log_ratios
-# :lines: 1-2,12-
-# ```
-#
-# The engine keeps each iteration's noisy statistics and noise scales when it runs with
-# `record_history=True`. For k-prototypes the log-ratio of the modes drawn by the exponential
-# mechanism is added too. The continuous densities also score the library's discrete noise:
-# any statistic gives a sound audit, and only its power depends on the choice.
-#
-# ### The bound: every threshold at once
-#
-# The split-sample audit spends half of its trials on choosing an event. With the loss as the
-# statistic there is nothing left to choose: the thresholds can be fixed in advance from the
-# claim alone, $\tau \in \varepsilon \times \{\tfrac{1}{40}, \tfrac{2}{40}, \dots, 1, 1.05,
-# 1.1, 1.25, 1.5, 2, 3\}$, with the events $\{L \ge \tau\}$ (likelier under $D$) and
-# $\{L \le -\tau\}$ (likelier under $D'$). All of them are then bounded on all the trials.
-#
-# ```{prf:theorem} A uniform bound
-# :label: thm-uniform-bound
-#
-# Let $E_1, \dots, E_m$ be events fixed before the trials are drawn. For each, bound its
-# probability under the dataset it favours from below, and under the other from above, by
-# Clopper–Pearson at level $\gamma/(2m)$ each, and report the largest
-# $\ln\big((\underline{b}_i - \delta)/\overline{a}_i\big)$ (or $0$). If $M$ is
-# $(\varepsilon, \delta)$-DP, the report exceeds $\varepsilon$ with probability at most
-# $\gamma$.
-# ```
-#
-# ```{prf:proof}
-# By the union bound, with probability at least $1 - \gamma$ all $2m$ binomial bounds hold at
-# once. On that event each of the $m$ terms is at most $\varepsilon$, by the argument of
-# {prf:ref}`thm-audit-bound`, and so is their maximum.
-# ```
-#
-# The price is a smaller level for each interval: $\gamma/(2m) \approx 5 \times 10^{-5}$ for
-# the 92 events of the grid, which widens each interval by about half (the normal quantile
-# grows from 2.6 to 3.9). The gain is that no trial is spent on selection and that every event
-# is judged on every trial. This is the "all thresholds" bound of the `CanaryScoreAuditor` of
-# the jax-privacy library, with the grid fixed before any trial so that the union bound is
-# exact. `dpkmeans.study.uniform.uniform_lower_bound` computes it.
-#
-# ### The pairs: worst cases
-#
-# | audited | $D$ vs $D'$ | why no pair is worse |
-# |---|---|---|
-# | Laplace (both samplers), DI Laplace | value $0$ vs $1$, sensitivity $1$ | every pair at full sensitivity has the same loss, up to a shift; it equals $\varepsilon$ on half the outputs |
-# | Gaussian (both calibrations) | value $0$ vs $1$, $L_2$ sensitivity $1$ | the loss is $N(s^2/2, s^2)$ with $s = \Delta_2/\sigma$: the same for every pair at full sensitivity |
-# | colored Gaussian | an empty cluster vs one record at a corner of $[0, 4] \times [-1, 1]$ | after whitening, every corner shifts $(S - n m, n)$ by the same $L_2$ norm ({doc}`09_colored`), so every corner is a worst case |
-# | exponential | utility $0$ everywhere vs $+1$ on one option and $-1$ on the other 100 | the favoured option's ratio is the largest a unit-sensitivity change allows; it tends to $e^{\varepsilon}$ as the options grow, and is $e^{0.983\,\varepsilon}$ with 101 |
-# | each corrected algorithm ($k = 2$, $d = 1$, public starts at $\pm 1$) | 10 records at $-1$ and 10 at $+1$, plus one at $+1$ (add/remove), or plus one that moves from $-1$ to $+1$ (replace) | a record at a corner changes its cluster's centred sum by the whole $L_1$ sensitivity and its count by one, so each release's loss reaches its budget when all of its noises fall beyond both means |
-#
-# Dimension matters for the algorithms. In $d$ dimensions a release's loss reaches its budget
-# only when all $d + 1$ of its noises fall on the far side, which happens with probability
-# $2^{-(d+1)}$ per iteration. The one-dimensional pair is therefore the easiest to audit, and
-# an algorithm that is private there has no excuse elsewhere: its noise is calibrated to the
-# same sensitivity in every dimension.
-#
-# Each algorithm is audited at two levels. At the **release** level the target is the first
-# iteration's noisy statistics, against that iteration's budget; its distribution is the same
-# when the configuration is cut to that one iteration, because later iterations never act on
-# it, so millions of trials are affordable. At the **fit** level the target is the whole
-# transcript, against the run's budget. The table and the power study come from the sweeps
-# `notebooks/sweeps/audit_tightness.yaml` and `audit_power.yaml` (`make reproduce`). The
-# targets set for them: a release's bound at least $0.9$ of its claim, a fit's at least $0.5$.
-# Each audit uses a default number of trials; where a pilot of that size, with other seeds,
-# estimated that the target needs more and that they fit in about ten minutes on this machine,
-# the row was run larger (`MORE_TRIALS` in `dpkmeans.study.tightness`).
-
-# %% tags=["hide-input"]
-tight = pd.read_csv(committed_file(TIGHTNESS))
-tight["goal"] = tight["target_ratio"] * tight["claimed_epsilon"]
-shown = tight[["target", "level", "claimed_epsilon", "lower_bound", "ratio",
-               "target_ratio", "tight_epsilon", "largest_loss_seen", "trials"]]
-table(shown.rename(columns={"target": "audited", "claimed_epsilon": "claimed ε",
-                            "lower_bound": "lower bound", "ratio": "bound / claim",
-                            "target_ratio": "target", "tight_epsilon": "exact ε",
-                            "largest_loss_seen": "largest loss seen",
-                            "trials": "trials a side"}),
-      formats={"trials a side": "{:,}".format,
-               "exact ε": lambda v: "–" if pd.isna(v) else number(v)},
-      name="ch6-audit-tightness", wide=True)
-
-# %% tags=["remove-cell"]
-met = tight["target_met"]
-glue("ch6_tight_rows", len(tight), display=False)
-glue("ch6_tight_met", int(met.sum()), display=False)
-for level in ("release", "fit"):
-    part = tight[tight["level"] == level]
-    glue(f"ch6_tight_met_{level}", count_of(int(part["target_met"].sum()), len(part)),
-         display=False)
-better = tight["lower_bound"] > tight["split_sample_bound"]
-glue("ch6_uniform_better", count_of(int(better.sum()), len(tight)), display=False)
-floating = tight.set_index("target").loc["Laplace (float sampler)"]
-glue("ch6_float_split", number(floating["split_sample_bound"], 2), display=False)
-glue("ch6_float_uniform", number(floating["lower_bound"], 2), display=False)
-
-# %% [markdown]
-# {glue:text}`ch6_tight_met` of the {glue:text}`ch6_tight_rows` rows meet their target:
-# {glue:text}`ch6_tight_met_release` releases and {glue:text}`ch6_tight_met_fit` fits. The
-# column "exact ε" gives, where it can be computed, the largest privacy loss the audited output
-# can show at the claimed $\delta$; "largest loss seen" is the largest value of $L$ among the
-# trials. The uniform bound beats the split-sample bound on the same trials in
-# {glue:text}`ch6_uniform_better` rows. The exception worth reading is the float Laplace
-# sampler: its split-sample bound is {glue:text}`ch6_float_split`, above the claim, against
-# {glue:text}`ch6_float_uniform` for the uniform one. The split-sample audit searches the
-# pooled values of the statistic and found an event made of rounding patterns, which the loss
-# grid cannot express. That is the floating-point leak of the next section, seen from
-# another side.
-#
-# Where a row falls short, the next table says why. Either no audit can reach the target,
-# because the exact $\varepsilon$ of the output is below it (the mechanism is more private
-# than it claims); or the statistic scores releases worth no more than the target; or the
-# events that would reach it are rarer than the trials resolve. In the last case the table
-# gives the trials a side that the uniform bound would need, found from the event rates of
-# these trials, and what that would cost at the measured speed. These are optimistic guides:
-# the event and its rates come from the same trials (the power study below separates the
-# two).
-
-# %% tags=["hide-input"]
-def shortfall(row) -> str:
-    """Why a row misses its target, from its columns and the public configuration."""
-    if pd.notna(row["tight_epsilon"]) and row["tight_epsilon"] < row["goal"]:
-        return (f"no audit can reach it: the exact ε of this output is "
-                f"{number(row['tight_epsilon'])}")
-    if row["target"] in AUDITED_ALGORITHMS:
-        scored = scored_budget(row["target"], row["level"])
-        if scored <= row["goal"] * (1 + 1e-9):
-            return (f"the statistic scores releases worth {number(scored)} of the "
-                    f"claim, no more than the target; a hook's own releases pay for "
-                    f"the rest")
-    if not np.isfinite(row["trials_for_target"]):
-        return "it needs events rarer than these trials resolve"
-    minutes = row["seconds"] / row["trials"] * row["trials_for_target"] / 60
-    millions = number(row["trials_for_target"] / 1e6, 2)
-    return f"about {millions} million trials a side (≈ {number(minutes, 2)} min here)"
-
-
-short = tight[~tight["target_met"]]
-table(pd.DataFrame({"audited": short["target"], "level": short["level"],
-                    "bound / target": short["lower_bound"] / short["goal"],
-                    "why": short.apply(shortfall, axis=1)}),
-      digits=2, name="ch6-audit-shortfalls")
-
-# %% tags=["remove-cell"]
-never = short["tight_epsilon"] < short["goal"]
-glue("ch6_short_never", count_of(int(never.sum()), len(short)), display=False)
-
-# %% [markdown]
-# The shortfalls have four sources.
-#
-# - **Loose claims.** {glue:text}`ch6_short_never` shortfalls cannot be closed by any audit.
-#   The discrete Gaussian takes its $\sigma$ from a zero-concentrated-DP bound, which is
-#   looser than the exact $(\varepsilon, \delta)$ curve for a single release. The colored
-#   algorithm states its budget by adding up its iterations' $(\varepsilon_t, \delta_t)$. The
-#   Gaussian releases of a whole run compose into one Gaussian whose exact $\varepsilon$ at the
-#   summed $\delta$ is far smaller: the run is more private than it says.
-# - **Small budgets per iteration.** The first release of an algorithm that spreads its budget
-#   over many iterations carries a small $\varepsilon_1$ (DP-KCCM's is $1/24$). Telling
-#   $e^{\varepsilon_1} \approx 1.04$ from 1 within a tenth of $\varepsilon_1$ takes a relative
-#   precision of well under one percent on both probabilities, and the trials grow like
-#   $1/\varepsilon_1^2$.
-# - **A part of the claim the statistic does not score.** The corrected silhouette rule pays
-#   for noisy silhouettes in every iteration before it weights the clusters' budgets. The
-#   transcript statistic scores the noisy statistics only, and they carry $0.9$ of the
-#   claim.
-# - **Rare full-loss events.** A fit's loss reaches its budget only when every noise of every
-#   iteration falls on the far side, with probability $4^{-T}$ for $T$ iterations in one
-#   dimension. The bound then rests on events of intermediate loss, which is why a fit reaches
-#   about half of its claim and rarely much more.
-#
-# ### How large an overspend the audit exposes
-#
-# The table shows how close an audit comes to a correct claim; the question a user asks is the
-# opposite one: would the audit notice if the claim were false? The power study plants an
-# overspend in each corrected algorithm. It multiplies every budget of the configuration by a
-# factor $f$ (less noise everywhere) while the claim stays, and asks how many trials a side the
-# whole-fit audit needs to report a bound above the claim with probability $90\%$. The trials
-# are estimated from {glue:text}`ch6_power_simulated` simulated fits a side of the planted
-# configuration: the event is chosen on half of them, among the events seen at least 30 times
-# on both sides, and its rates are measured on the other half. Choosing and measuring on the
-# same fits would pick the event whose rates were luckiest, and promise too few trials. At
-# $f = 1.25$ the audit is then run for real, with fresh trials, at that many trials a side,
-# wherever that takes at most ten minutes here.
-
-# %% tags=["hide-input"]
-power = pd.read_csv(committed_file(POWER))
-power["cannot"] = power["largest_loss"] <= power["claimed_epsilon"]
-
-
-def needed(row) -> str:
-    """A power-table entry: the trials, or why there is no number."""
-    if row["cannot"]:
-        return "no violation"
-    if not np.isfinite(row["trials_needed"]):
-        return "not resolved"
-    return f"{int(row['trials_needed']):,}"
-
-
-power["needed"] = power.apply(needed, axis=1)
-grid = power.pivot(index="algorithm", columns="factor", values="needed")
-grid = grid.loc[power["algorithm"].unique()]
-grid.columns = [f"{f:g}×" for f in grid.columns]
-table(grid.reset_index(), name="ch6-audit-power")
-
-# %% tags=["hide-input"]
-at_125 = power[np.isclose(power["factor"], 1.25)].copy()
-at_125["minutes"] = at_125["audit_minutes"]
-at_125["outcome"] = [
-    ("exposed" if r.detected else "not exposed") if r.detect_trials > 0
-    else "no violation to expose" if r.cannot
-    else "not run: trials not resolved" if not np.isfinite(r.trials_needed)
-    else f"not run: about {number(r.audit_minutes, 2)} minutes"
-    for r in at_125.itertuples()]
-table(at_125[["algorithm", "trials_needed", "detect_bound", "outcome"]].rename(
-    columns={"trials_needed": "trials a side", "detect_bound": "lower bound"}),
-      formats={"trials a side": lambda v: f"{int(v):,}" if np.isfinite(v) else "–",
-               "lower bound": lambda v: "–" if pd.isna(v) else number(v)},
-      name="ch6-audit-power-run")
-
-# %% tags=["remove-cell"]
-glue("ch6_power_simulated", f"{int(power['simulated'].max()):,}", display=False)
-glue("ch6_power_125_ran", count_of(int((at_125["detect_trials"] > 0).sum()), len(at_125)),
-     display=False)
-glue("ch6_power_125_caught", count_of(int(at_125["detected"].sum()), len(at_125)),
-     display=False)
-twofold = power[np.isclose(power["factor"], 2.0) & ~power["cannot"]]["trials_needed"]
-glue("ch6_power_2x_most", f"{int(twofold.max()):,}", display=False)
-# the factor at which the colored algorithm's planted transcript first breaks its claim
-low, high = 1.0, 8.0
-for _ in range(40):
-    middle = (low + high) / 2
-    low, high = ((middle, high) if largest_planted_loss("colored", middle) <= 1.0
-                 else (low, middle))
-glue("ch6_colored_break", number(high, 3), display=False)
-
-
-# %% mystnb={"figure": {"caption": "Trials a side that the whole-fit audit needs to expose a planted overspend with probability 90%, by algorithm, against the factor of the overspend (estimated from simulated fits of the planted configuration). Both axes logarithmic; a missing point is an overspend that breaks no claim or whose trials were not resolved.", "name": "fig-audit-power"}} tags=["hide-input"]
-fig, ax = new_figure(height=3.8)
-finite = power[np.isfinite(power["trials_needed"])]
-for i, (name, part) in enumerate(finite.groupby("algorithm", sort=False)):
-    style = series_style(i)
-    ax.plot(part["factor"], part["trials_needed"], style["marker"] + "-",
-            color=style["color"], label=name, ms=5, lw=1)
-ax.set_xscale("log")
-ax.set_yscale("log")
-factors = power["factor"].unique()
-ax.set_xticks(list(factors), [f"{f:g}×" for f in factors])
-ax.set_xlabel("planted overspend (budgets multiplied by)")
-ax.set_ylabel("trials a side for 90% power")
-fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
-plt.show()
-
-# %% [markdown]
-# A planted overspend of $1.25\times$ was audited for real for
-# {glue:text}`ch6_power_125_ran` corrected algorithms, those whose trials were resolved and
-# take at most ten minutes here, and exposed for {glue:text}`ch6_power_125_caught`. A twofold overspend that
-# breaks its claim needs at most {glue:text}`ch6_power_2x_most` trials a side. The trials grow
-# fast as the overspend shrinks, because even an honest run's loss comes near the claim only
-# in rare events, and a small overspend moves those rare events only a little.
-#
-# "Not resolved" means that no event, chosen on one half of the simulated fits, exposes the
-# overspend on the other half: the audit would need events rarer than those fits show, and so
-# more trials than they can estimate. Such an overspend is not shown to be undetectable, only
-# beyond what this machine estimated in the time given.
-#
-# The entries that say "no violation" are findings, not failures of the audit:
-#
-# - **The colored algorithm** states $(1, 10^{-5})$ by adding up its iterations' budgets. Its
-#   transcript is one Gaussian release whose exact $\varepsilon$ at that $\delta$ is far
-#   smaller, so budgets multiplied by anything up to {glue:text}`ch6_colored_break` still keep
-#   the claim. No audit can expose such an "overspend", and none should: the claim still holds.
-# - **The silhouette rule at $1.1\times$.** The statistic sees the noisy statistics, $0.9$ of the
-#   claim, so their loss at $1.1\times$ is $0.99$, below the claim. The planted run does break
-#   its claim through the noisy silhouettes, which this statistic does not score.
-#
-# ### One run, many canaries
-#
-# Every audit so far reruns the algorithm hundreds of thousands of times. Steinke, Nasr and
-# Jagielski (2023) audit a single run instead. Put $m$ *canary* records into the data, each
-# independently with probability $1/2$; after the run, score each canary from the output and
-# guess "in" for the highest scores and "out" for the lowest. If the algorithm is
-# $\varepsilon$-DP, each guess is right with probability at most
-# $e^{\varepsilon}/(1 + e^{\varepsilon})$, even given all the other canaries, so the number of
-# right guesses among $r$ is dominated by a Binomial$(r, e^{\varepsilon}/(1 +
-# e^{\varepsilon}))$. The bound is the largest $\varepsilon$ that the observed count rejects.
-#
-# Here the run is a DPLloyd fit in $[-1, 1]^{10}$ with $k = 1024$ clusters started at the
-# 1024 corners, 20 records at each corner, and one canary per corner. Each canary changes only
-# its own cluster's statistics, by the full sensitivity. Its score is the log-likelihood ratio
-# "in" against "out" of its cluster's released statistics over the iterations. The numbers of
-# guesses tried, 64, 128 and 256, are fixed in advance (Bonferroni over the three).
-
-# %%
-one_run = pd.DataFrame([audit_one_run(eps, dimension=ONE_RUN_DIMENSION)
-                        for eps in ONE_RUN_EPSILONS])
-shown = one_run[["claimed_epsilon", "canaries", "guesses", "correct", "lower_bound"]]
-table(shown.rename(columns={"claimed_epsilon": "claimed ε",
-                            "lower_bound": "lower bound (99%)"}), name="ch6-one-run")
-
-# %% tags=["remove-cell"]
-glue("ch6_one_run_top", number(one_run["lower_bound"].iloc[-1], 2), display=False)
-glue("ch6_one_run_top_eps", number(one_run["claimed_epsilon"].iloc[-1]), display=False)
-
-# %% tags=["remove-cell", "nbval-ignore-output"]
-glue("ch6_one_run_seconds", number(one_run["seconds"].max(), 1), display=False)
-
-# %% [markdown]
-# Each one-run audit takes at most {glue:text}`ch6_one_run_seconds` seconds, one fit, where
-# the tightness table needed hundreds of thousands. The price is looseness: at the claimed
-# $\varepsilon = $ {glue:text}`ch6_one_run_top_eps` the bound is
-# {glue:text}`ch6_one_run_top`, and at small $\varepsilon$ it is near zero. A canary's score
-# rarely carries its full loss (the same rare full-loss events as above), and a binomial count
-# of a few hundred guesses cannot certify a success rate close to $e^{\varepsilon}/(1 +
-# e^{\varepsilon})$. One-run audits are the tool for a run nobody can repeat, such as a large
-# training job, not for certifying a claim. The repeated-trials audits above are the
-# strongest evidence this book has.
-
-# %% [markdown]
 # ## What an audit cannot show
 #
 # - **Only violations.** A `consistent` verdict means "no violation found with this pair, this
@@ -1168,7 +819,8 @@ glue("ch6_one_run_seconds", number(one_run["seconds"].max(), 1), display=False)
 #   automatically; they, too, can only find violations.
 # - **The bound is statistical.** With confidence $99\%$ a true claim is never called a
 #   violation; across the {glue:text}`ch6_n_reports` audits of this chapter, a false alarm is
-#   still possible by chance, which is why the verdicts are seeded and the CI runs fixed audits.
+#   still possible by chance, which is why every audit is seeded: running the chapter again
+#   repeats the same audits instead of drawing new chances of a false alarm.
 # - **The mathematics is not the machine.** Every audit above treats outputs as real numbers.
 #   Computers use floating point, and that opens a hole that no histogram of outputs shows.
 #
@@ -1180,9 +832,8 @@ glue("ch6_one_run_seconds", number(one_run["seconds"].max(), 1), display=False)
 # reveal it with certainty. The textbook sampler is numpy's `Generator.laplace`, which draws
 # $U = j/2^{53}$ with $j$ a uniform 53-bit integer and returns $\mu - \lambda\log(2 - 2U)$ if
 # $U \ge \tfrac12$ and $\mu + \lambda \log(2U)$ otherwise.
-# Until its exact sampler became the default, the library added exactly that; it remains
-# available as `sampler="continuous"` (the papers used it), and the ledger records every such
-# draw as a leak.
+# The library offers that sampler as `sampler="continuous"` (the papers' code draws its noise
+# this way), and the ledger records every such draw as a leak.
 #
 # We measure the exposure directly. For each output $y$ drawn with value $0$ we decide, exactly
 # in float64, whether *any* 53-bit $j$ makes the sampler with value $1$ return $y$: invert the
@@ -1244,7 +895,7 @@ glue("ch6_one_run_seconds", number(one_run["seconds"].max(), 1), display=False)
 # one-cluster, one-iteration DPLloyd run whose released count is $N = 50$ against a neighbour
 # with $N + 1$; the engine's grid comes from its own calibration).
 
-# %%
+# %% tags=["hide-input"]
 def possible_under(sampler: str, y: np.ndarray, value: float,
                    cal: noise.NoiseCalibration):
     """Is each output reachable from ``value``? Exactly, for the sampler that
@@ -1340,7 +991,7 @@ glue("ch6_discrete_impossible",
 # What it costs, from the committed benchmarks (`python -m benchmarks.sampler` and
 # `python -m benchmarks.reproduction dpkccm`):
 
-# %%
+# %% tags=["hide-input"]
 sampler_bench = json.loads(committed_file(SAMPLER_BENCHMARK).read_text())
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -1365,8 +1016,21 @@ table(pd.DataFrame(rows), name="ch6-sampler-speed")
 reproduction = json.loads(committed_file(REPRODUCTION_BENCHMARK).read_text())
 glue("ch6_repro_s", round(reproduction["wall_s"]), display=False)
 glue("ch6_repro_points", reproduction["points"], display=False)
-glue("ch6_repro_previous_s", round(reproduction["previous"]["wall_s"]), display=False)
-glue("ch6_repro_ratio", number(reproduction["ratio_to_previous"]), display=False)
+glue("ch6_repro_float_s", round(reproduction["previous"]["wall_s"]), display=False)
+
+
+def compared(exact_s: float, float_s: float) -> str:
+    """How the exact sampler's time compares with float noise's, in words that also read
+    right when the two round to the same second."""
+    if round(exact_s) == round(float_s):
+        return "the same time, to the second"
+    if exact_s > float_s:
+        return f"{number(exact_s / float_s, 2)} times as long with the exact sampler"
+    return f"{number(float_s / exact_s, 2)} times as long with float noise"
+
+
+glue("ch6_repro_compared", compared(reproduction["wall_s"],
+                                    reproduction["previous"]["wall_s"]), display=False)
 glue("ch6_laplace_ms", round(rows[0]["dpkmeans, ms per 10⁶ draws"]), display=False)
 glue("ch6_laplace_ratio", number(rows[0]["ratio"], 2), display=False)
 
@@ -1374,11 +1038,11 @@ glue("ch6_laplace_ratio", number(rows[0]["ratio"], 2), display=False)
 # A million exact Laplace draws cost about {glue:text}`ch6_laplace_ms` ms in large batches,
 # {glue:text}`ch6_laplace_ratio` times numpy's float draws. Noise is a small part of a DP-Lloyd
 # run: the whole DP-KCCM reproduction of chapter 7 ({glue:text}`ch6_repro_points` points)
-# took {glue:text}`ch6_repro_s` s with it, against {glue:text}`ch6_repro_previous_s` s on the
-# same machine with the code from before the exact sampler, which drew numpy's float noise
-# ({glue:text}`ch6_repro_ratio` times; that code also
-# lacked the exact assignment of records to clusters (chapter 5) and the shared first
-# iteration of runs that start alike, which cost and save about as much).
+# took {glue:text}`ch6_repro_s` s with the exact sampler and {glue:text}`ch6_repro_float_s` s,
+# on the same machine, with a version of the library that draws numpy's float noise:
+# {glue:text}`ch6_repro_compared`. (That version also differs in two other ways: it assigns
+# records to clusters with rounded distances instead of the exact assignment of chapter 5,
+# and it does not share the first iteration of runs that start alike.)
 #
 # **How others do it.** OpenDP samples the same discrete distributions with the same
 # algorithms, one scalar at a time in Rust with arbitrary-precision integers and rationals; its
@@ -1449,12 +1113,13 @@ glue("ch6_expo_p2464", f"{float_minority(2464, EXPO_EPS):.2g}", display=False)
 # in every k-prototypes run that meets such counts. The exponential mechanism's own
 # probabilities are positive at every gap and change by a factor of at most
 # $e^{\varepsilon}$ between neighbours. The exact sampler draws from them. A check on the
-# sampler itself: its picks at a moderate gap, where both samplers work, follow the pmf, and at
+# sampler itself: its picks at a moderate gap, where both samplers work, follow the
+# mechanism's probabilities, and at
 # the gap of 2465 the minority's coin is a Bernoulli$(e^{-x})$ with $x$ the exact rational
 # $\varepsilon' \cdot 2465 / 2$, $\varepsilon'$ the per-draw $\varepsilon$ rounded *down* by less
 # than $2^{-39}$ of itself (so the draw is never less private than charged).
 
-# %%
+# %% tags=["hide-input"]
 from scipy import stats as scipy_stats
 
 from dpkmeans.privacy.discrete import exponential_choice, exponential_exponents
@@ -1471,7 +1136,7 @@ p_value = scipy_stats.chisquare(observed, pmf * picks.size).pvalue
 whole, rem, den = exponential_exponents(np.array([0, 2465]), Fraction(EXPO_EPS) / 2)
 x = int(whole[1]) + Fraction(int(rem[1]), den)
 target = Fraction(EXPO_EPS) * 2465 / 2
-print(f"chi-square p-value of 200,000 picks against the pmf: {p_value:.2f}")
+print(f"chi-square p-value of 200,000 picks against the probabilities: {p_value:.2f}")
 print(f"minority's coin at gap 2465: Bernoulli(exp(-x)),\n"
       f"  x = {int(whole[1])} + {int(rem[1])}/2^{den.bit_length() - 1},\n"
       f"  below eps * 2465 / 2 by {float((target - x) / target):.1e} of it")
@@ -1486,22 +1151,12 @@ assert p_value > 1e-3 and 0 <= target - x < target * 2.0**-39
 #
 # ## Results
 #
-# Every split-sample audit of the chapter, in one table (the audits with power have their own
-# tables above), with the smallest number of trials that detected each broken variant where it
-# was measured (the tables above give the trials and the point estimates). The `seconds`
-# column is the time to generate the trials on the machine that built this page, and varies
-# from run to run.
-
-# %% tags=["nbval-ignore-output"]
-results = pd.DataFrame(REPORTS)
-shown = results[["name", "claimed_epsilon", "lower_bound", "first_detection",
-                 "seconds", "verdict"]]
-shown = shown.rename(columns={**COLUMNS, "first_detection": "first detection"})
-table(shown, name="ch6-all-audits",
-      formats={"seconds": "{:.1f}".format,
-               "first detection": lambda v: "–" if pd.isna(v) else f"{int(v):,}"})
+# The verdicts of the chapter's split-sample audits, by group (the figures and tables above
+# give each audit's bound, trials and point estimate; the audits of whole fits, in
+# {doc}`06_auditing_algorithms`, have their own tables):
 
 # %% tags=["remove-cell", "nbval-ignore-output"]
+results = pd.DataFrame(REPORTS)
 swapped = results.name.str.startswith("DPLloyd-Impr, swapped")
 per_replica = results.loc[swapped, "seconds"].iloc[0] / (2 * SWAP_TRIALS)
 # both datasets:
@@ -1510,7 +1165,7 @@ glue("ch6_swap_minutes", int(math.ceil(swap_minutes)), display=False)
 own_run = results["shares_run"].ne(True)  # the swapped-split statistics share one run
 glue("ch6_seconds_total", number(results.loc[own_run, "seconds"].sum()), display=False)
 
-# %%
+# %% tags=["hide-input"]
 verdicts = pd.DataFrame(REPORTS).groupby(["group", "verdict"]).size()
 correct_verdicts = pd.DataFrame(REPORTS).query("group == 'correct'")["verdict"]
 assert set(correct_verdicts) == {"consistent"}
@@ -1544,14 +1199,6 @@ glue("ch6_n_reports", len(REPORTS), display=False)
 #   {glue:text}`ch6_swap_factor` times its claim) is *not* caught by a black-box audit of
 #   feasible size: the optimal statistic needs millions of trials per dataset. The ledger
 #   records its true spend exactly.
-# - The privacy loss of the whole transcript, bounded at every threshold of a grid fixed by
-#   the claim, with worst-case pairs, brings the audits close to their claims: a bound of at
-#   least $0.9$ of the claim for {glue:text}`ch6_tight_met_release` single releases and of
-#   at least half of it for {glue:text}`ch6_tight_met_fit` whole fits. The rows that fall
-#   short say why: a claim looser than the mechanism, a part of the claim the statistic does
-#   not score, or more trials than ten minutes buy. The power study gives the trials that
-#   expose a planted overspend of every corrected algorithm. A one-run audit with 1024
-#   canaries needs one fit, and gives a much looser bound.
 # - Textbook floating-point Laplace sampling leaks: most of its outputs are impossible under
 #   the neighbouring input. The library's default sampler rounds the value to a public grid and
 #   adds exact discrete Laplace (or Gaussian) noise; none of its outputs is impossible under any

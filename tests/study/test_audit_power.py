@@ -1,5 +1,5 @@
 """The audits with power: the uniform bound, the one-run bound, the transcript's privacy-loss
-statistic and the tightness table's pieces (book chapter "Auditing privacy")."""
+statistic and the tightness table's pieces (book chapter 6, "Auditing an algorithm")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The audits with power compute their statistic faster without moving a bit (book chapter
-"Auditing privacy", section "Audits with power"; docs/design.md, "Exact assignment and a fixed
+"""The audits with power compute their statistic faster without moving a bit (book chapter 6,
+"Auditing an algorithm"; docs/design.md, "Exact assignment and a fixed
 order of additions"): the transcript's exact statistics are the engine's query for every
 replica, and the event rates of the trials estimates are the means of the events' indicators.
 """

@@ -115,7 +115,7 @@ def _choice(record: PaperRecord, entry: CatalogueEntry) -> Choice:
 
 def loop_choices() -> dict[str, Choice]:
     """The corrected algorithms that are configurations of the DP-Lloyd loop (the transcript
-    audit of the chapter "Auditing privacy" scores their every noisy statistic), in the
+    audit of chapter 6, "Auditing an algorithm", scores their every noisy statistic), in the
     catalogue's order.
 
     Returns

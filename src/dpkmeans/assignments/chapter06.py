@@ -4,7 +4,7 @@ The student turns a threshold test on Laplace outputs into a lower bound on epsi
 then from their own seeded trials with Clopper-Pearson bounds), audits a half-scale Laplace and
 DPLloyd that skips empty clusters with :mod:`dpkmeans.study.audit`, bounds what one coordinate of
 diffprivlib's swapped split can reveal, and measures the floating-point exposure of numpy's
-Laplace sampler, all as chapter 6 (*Auditing privacy*) does. Each audit uses a few hundred
+Laplace sampler, all as chapter 6 (*Auditing a mechanism*) does. Each audit uses a few hundred
 trials (``TRIALS``), so a notebook runs in seconds. The trials and the audited pair are drawn in
 the setup cell from the student's ``SEED``; ``prepare`` runs that same cell
 (:func:`~dpkmeans.assignments.spec.run_setup`), so the references see the student's very arrays.
@@ -141,8 +141,8 @@ ASSIGNMENT = Assignment(
     slug="auditing",
     title="Auditing privacy claims (chapter 6)",
     introduction=(
-        "You test privacy claims from the outside, as chapter 6 of the book (*Auditing "
-        "privacy*) does, with your own claimed budget `EPSILON`, threshold `TAU`, number of "
+        "You test privacy claims from the outside, as chapter 6 of the book (*Auditing a "
+        "mechanism*) does, with your own claimed budget `EPSILON`, threshold `TAU`, number of "
         "trials per dataset `TRIALS` and seed `SEED`. Seven answers are numbers that you "
         "compute in this notebook with `dpkmeans.study.audit` or by hand; one is a multiple "
         "choice.\n\n"

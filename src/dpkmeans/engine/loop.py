@@ -764,7 +764,7 @@ def run(
     exact SSE of the centroids entering every iteration (``result.sse_history``): evaluation
     aids computed from the private data, not releases. It also keeps every iteration's noisy
     statistics with their noise scales (``result.release_history``): the release itself, which
-    the transcript audit scores (book chapter "Auditing privacy").
+    the transcript audit scores (book chapter 6, "Auditing an algorithm").
     """
     R = check_positive_int(replicas, "replicas")
     if isinstance(config, StandaloneConfig) and (initial_centroids is not None

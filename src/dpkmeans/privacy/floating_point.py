@@ -1,4 +1,5 @@
-"""Floating-point exposure of noise samplers (Mironov 2012; book "Auditing privacy").
+"""Floating-point exposure of noise samplers (Mironov 2012; book chapter 6, "Auditing a
+mechanism").
 
 numpy's ``Generator.laplace`` draws U = k / 2^53 and returns loc - b log(2 - 2U) if U >= 1/2,
 else loc + b log(2U). Not every double is reachable from every ``loc``: an output that value

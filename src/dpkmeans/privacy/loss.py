@@ -325,7 +325,7 @@ def _clopper_pearson(count: np.ndarray, n: int, alpha: float) -> tuple[np.ndarra
 def laplace_loss_pmf(budget: float, step: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact probabilities of one Laplace coordinate's privacy loss, rounded to a grid of the
     given step, under D (mean 0) and D' (mean 1) when that coordinate is released with budget
-    ``budget`` (loss values j * step, j = -J..J). Book chapter "Auditing privacy".
+    ``budget`` (loss values j * step, j = -J..J). Book chapter 6, "Auditing an algorithm".
 
     Parameters
     ----------

@@ -7,7 +7,7 @@ with exact Clopper-Pearson intervals. If the bound exceeds the
 claimed epsilon, the claim is false (with the stated confidence); if not, the audit is
 *consistent* with the claim, which is all an audit can ever say.
 
-Book: the chapter "Auditing privacy".
+Book: chapter 6, "Auditing a mechanism".
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def laplace_count_release(
 ) -> Callable[[int, int, np.random.Generator], np.ndarray]:
     """A ``release`` for :func:`audit_mechanism`: counts 0 (D) and 1 (D') through the Laplace
     mechanism at ``epsilon``. ``noise_factor < 1`` scales the noise down: a deliberately
-    broken variant that shows the auditor's power (book "Auditing privacy")."""
+    broken variant that shows the auditor's power (book chapter 6, "Auditing a mechanism")."""
     eps = check_epsilon(epsilon)
     if not noise_factor > 0:
         raise ValueError(f"noise_factor must be > 0, got {noise_factor}")

@@ -7,7 +7,7 @@ number of correct guesses among the r + r' made is stochastically dominated by a
 Binomial(r + r', e^eps / (1 + e^eps)) (their Theorem 3.1); with delta > 0 a term in delta
 is added (their Theorem 5.2). The lower bound is the largest epsilon that the observed count
 rejects at the chosen confidence. The numbers of guesses are fixed before the run (a few
-candidates, with a Bonferroni correction over them). Book: chapter "Auditing privacy".
+candidates, with a Bonferroni correction over them). Book: chapter 6, "Auditing an algorithm".
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ bound is the uniform one (:mod:`dpkmeans.study.uniform`) over thresholds fixed b
 the split-sample bound of :mod:`dpkmeans.study.audit` on the same trials is kept beside it.
 ``data/results/audit_tightness.csv`` holds one row per target and level, and
 ``data/results/audit_power.csv`` the trials needed to expose planted overspends.
-Book: chapter "Auditing privacy", section "Audits with power".
+Book: chapter 6, "Auditing an algorithm".
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from dpkmeans.study.uniform import (event_counts, loss_thresholds, trials_needed
 __all__ = ["Scores", "MECHANISMS", "ALGORITHMS", "TARGET_RATIO", "FACTORS", "mechanism_scores",
            "algorithm_scores", "first_release", "tightness_row", "tightness_rows", "power_rows",
            "planted", "targets", "one_run_audit", "strongest_audits", "scored_budget",
-           "fit_claim", "largest_planted_loss"]
+           "fit_claim", "largest_planted_loss", "EVENT_FLOOR", "EVENT_COLUMNS"]
 
 BASE_SEED = 20261126
 CONFIDENCE = 0.99
@@ -50,6 +50,9 @@ FIT_DELTA = 1e-5  # the delta of the colored algorithm's fit
 TARGET_RATIO = {"release": 0.9, "fit": 0.5}  # the targets set: bound >= ratio x claim
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # the planted overspends of the power study
 POWER = 0.9
+#: The fewest times an event must occur, under each dataset, among the simulated fits it is
+#: chosen or measured on, for the power study to estimate from it (rarer rates are too noisy).
+EVENT_FLOOR = 30
 
 
 def _seed(*parts: object) -> np.random.SeedSequence:
@@ -399,23 +402,55 @@ def _event_rates(s0: np.ndarray, s1: np.ndarray,
     return favoured, other
 
 
-def _split_estimate(fit: Scores, thresholds: np.ndarray) -> float:
+#: The columns of a power-study row that describe the event its estimate rests on (NaN when
+#: no fit is simulated or no event qualifies).
+EVENT_COLUMNS = ("event", "chosen_log_ratio", "measured_log_ratio", "measured_favoured",
+                 "measured_other")
+
+
+def _event_name(i: int, thresholds: np.ndarray) -> str:
+    """Grid event ``i`` of :func:`_event_rates` in words: the first half are ``loss >= tau``
+    (likelier under D), the second ``loss <= -tau`` (likelier under D')."""
+    m = thresholds.size
+    if i < m:
+        return f"loss >= {thresholds[i]:.4g} (likelier under D)"
+    return f"loss <= -{thresholds[i - m]:.4g} (likelier under D')"
+
+
+def _log_ratio(favoured: float, other: float, delta: float) -> float:
+    """``ln (favoured - delta) / other`` of two event frequencies (inf when other is 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.log(np.maximum(favoured - delta, 0.0) / other))
+
+
+def _split_estimate(fit: Scores, thresholds: np.ndarray) -> dict[str, object]:
     """Trials a side for :data:`POWER` at the claim: the event is chosen on the first half of
     the simulated fits (the one needing the fewest trials there) and its rates are measured on
     the second half. Choosing and measuring on the same fits picks the event whose rates were
-    luckiest, and underestimates the trials."""
+    luckiest, and underestimates the trials.
+
+    Returns ``trials_needed`` and the event it rests on (:data:`EVENT_COLUMNS`): its log ratio
+    on the choosing half and on the measuring half, and its counts there under the dataset it
+    favours and under the other. The trials grow like the inverse square of the measured log
+    ratio's margin over the claim, so two entries are only as different as their margins."""
     half = min(fit.scores0.size, fit.scores1.size) // 2
+    rest = fit.scores0.size - half
     options = dict(events=2 * thresholds.size, delta=fit.delta, confidence=CONFIDENCE,
-                   power=POWER)
+                   power=POWER, min_count=EVENT_FLOOR)
     chosen_f, chosen_o = _event_rates(fit.scores0[:half], fit.scores1[:half], thresholds)
     each = [trials_needed(chosen_f[i:i + 1], chosen_o[i:i + 1], fit.claimed_epsilon,
                           estimated_from=half, **options) for i in range(chosen_f.size)]
     i = int(np.argmin(each))
     if not np.isfinite(each[i]):
-        return float("inf")
+        return {"trials_needed": float("inf"), **dict.fromkeys(EVENT_COLUMNS, float("nan"))}
     measured_f, measured_o = _event_rates(fit.scores0[half:], fit.scores1[half:], thresholds)
-    return trials_needed(measured_f[i:i + 1], measured_o[i:i + 1], fit.claimed_epsilon,
-                         estimated_from=fit.scores0.size - half, **options)
+    need = trials_needed(measured_f[i:i + 1], measured_o[i:i + 1], fit.claimed_epsilon,
+                         estimated_from=rest, **options)
+    return {"trials_needed": need, "event": _event_name(i, thresholds),
+            "chosen_log_ratio": _log_ratio(chosen_f[i], chosen_o[i], fit.delta),
+            "measured_log_ratio": _log_ratio(measured_f[i], measured_o[i], fit.delta),
+            "measured_favoured": int(round(measured_f[i] * rest)),
+            "measured_other": int(round(measured_o[i] * rest))}
 
 
 def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.25,
@@ -426,7 +461,7 @@ def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.2
     configuration (:func:`_split_estimate`; ``inf``, with nothing simulated, when the planted
     loss cannot exceed the claim, :func:`largest_planted_loss`); then, for ``detect_factor``,
     the audit itself at that many trials, with fresh seeds, when it takes at most
-    :data:`DETECT_SECONDS`. Book: chapter "Auditing privacy", section "Audits with power"."""
+    :data:`DETECT_SECONDS`. Book: chapter 6, "Auditing an algorithm"."""
     if name not in loop_choices():
         raise ValueError(f"unknown algorithm {name!r}; the corrected DP-Lloyd ones are "
                          f"{list(loop_choices())}")
@@ -436,15 +471,17 @@ def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.2
     for f in factors:
         largest = largest_planted_loss(name, f)
         need = seconds = float("inf")
+        event: dict[str, object] = dict.fromkeys(EVENT_COLUMNS, float("nan"))
         if largest > claimed:  # else no audit can expose it: the fits are not simulated
             fit = algorithm_scores(name, "fit", simulate, factor=f, purpose="power")
-            need = _split_estimate(fit, thresholds)
+            event = _split_estimate(fit, thresholds)
+            need = float(event.pop("trials_needed"))
             seconds = need * fit.seconds / simulate  # the audit's time at the simulation's speed
         row = {"algorithm": name, "factor": f, "claimed_epsilon": claimed,
                "true_epsilon": f * claimed, "largest_loss": largest,
                "delta": delta, "simulated": simulate, "trials_needed": need,
                "audit_minutes": seconds / 60, "confidence": CONFIDENCE, "power": POWER,
-               "detect_trials": 0, "detect_bound": float("nan"), "detected": False}
+               "detect_trials": 0, "detect_bound": float("nan"), "detected": False, **event}
         if f == detect_factor and np.isfinite(need) and seconds <= DETECT_SECONDS:
             n = int(need)
             audit = algorithm_scores(name, "fit", n, factor=f, purpose="detect")

@@ -10,7 +10,7 @@ element got. The log-likelihood ratio of the released transcript,
 
 is the most powerful statistic for telling D from D' (Neyman-Pearson), and its largest value is
 the privacy loss the proof bounds by the claimed epsilon. Any statistic gives a sound audit; this
-one gives the tightest. Book: chapter "Auditing privacy", section "Audits with power".
+one gives the tightest. Book: chapter 6, "Auditing an algorithm".
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the Clopper-Pearson bounds are taken at level alpha / (4 m) for m events (Bonfer
 binomial bounds per event), so with probability at least 1 - alpha *all* the events' bounds
 hold together, and the largest of them is a valid lower bound. This is the "all thresholds"
 bound of jax-privacy's ``CanaryScoreAuditor``, made rigorous by fixing the grid in advance.
-Book: chapter "Auditing privacy", section "Audits with power".
+Book: chapter 6, "Auditing an algorithm".
 """
 
 from __future__ import annotations
