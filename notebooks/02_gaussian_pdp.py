@@ -247,6 +247,8 @@ for eps in eps_table:
 calibration = pd.DataFrame(rows)
 assert all(gaussian_sigma_classic(1.0, e, DELTA) == classic_formula(e, DELTA)
            for e in (0.1, 0.5))
+
+# %% tags=["hide-input"]
 table(calibration.rename(columns={
     "epsilon": "ε", "sigma classic": "σ, classic", "sigma analytic": "σ, analytic",
     "true delta / target": "true δ of classic σ ÷ target δ"}),

@@ -194,36 +194,46 @@ rng = np.random.default_rng(SEED)
 # written down at zero cost, so that the ledger tells the whole story. A ledger created with
 # a **budget** refuses a draw that would take the composed total past it.
 #
-# The method that records a draw, `PrivacyLedger.charge(mechanism, *, epsilon, delta=0,
-# sensitivity, scale, label="")`, first builds the entry and then does this:
+# A scope's cost follows from its children's costs by the two rules. If the children cost
+# $(\varepsilon_1, \delta_1), \dots, (\varepsilon_m, \delta_m)$, a sequential scope and a
+# parallel one cost
+#
+# $$
+# \Bigl(\sum_{i=1}^m \varepsilon_i,\ \min\Bigl(1, \sum_{i=1}^m \delta_i\Bigr)\Bigr)
+# \quad\text{and}\quad
+# \Bigl(\max_{i} \varepsilon_i,\ \max_{i} \delta_i\Bigr).
+# $$
+#
+# The ledger's total, `ledger.total()`, is the cost of the sequential scope that holds
+# everything. A draw is recorded by `PrivacyLedger.charge(mechanism, *, epsilon, delta=0,
+# sensitivity, scale, label="")`, which every mechanism of the library calls when it is given
+# `ledger=`: it computes the total the draw would give and, if that exceeds the budget,
+# raises `BudgetExceededError` and records nothing. The two rules are the two methods of
+# `PrivacyCost`, the $(\varepsilon, \delta)$ pair: `then` (sequential)
 #
 # ```{literalinclude} ../src/dpkmeans/privacy/accounting.py
 # :language: python
-# :pyobject: PrivacyLedger.charge
-# :start-at: self._current_sequential("record a draw")
+# :pyobject: PrivacyCost.then
+# :start-at: return
 # :dedent: 8
 # ```
 #
-# The composition itself is two small rules. Each scope keeps the folded cost of its
-# children, so a draw updates only the scopes still open along its path; folded from
-# scratch, the rules read:
+# and `alongside` (parallel):
 #
 # ```{literalinclude} ../src/dpkmeans/privacy/accounting.py
 # :language: python
-# :pyobject: _Sequential.refresh
-# :dedent: 4
+# :pyobject: PrivacyCost.alongside
+# :start-at: return
+# :dedent: 8
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/privacy/accounting.py
-# :language: python
-# :pyobject: _Parallel.refresh
-# :dedent: 4
-# ```
+# The whole ledger is `src/dpkmeans/privacy/accounting.py` in
+# {source-archive}`the book's source`.
 #
-# Here `then` adds two costs and `alongside` takes their maximum. Here is the ledger of one
-# DP-Lloyd iteration on $[-1, 1]^2$ with $k = 3$ clusters: each cluster's (sum, count) vector
-# is released with the Laplace mechanism at $\varepsilon = 0.5$, in parallel over clusters,
-# and the centroid is computed by post-processing.
+# Here is the ledger of one DP-Lloyd iteration on $[-1, 1]^2$ with $k = 3$ clusters: each
+# cluster's (sum, count) vector is released with the Laplace mechanism at
+# $\varepsilon = 0.5$, in parallel over clusters, and the centroid is computed by
+# post-processing.
 
 # %%
 bounds = (-np.ones(2), np.ones(2))
@@ -240,6 +250,8 @@ with ledger.sequential("iteration 1"), ledger.parallel("clusters"):
             ledger.post_process("centroid = S'_j / max(n'_j, 1)")
 print(f"composed total: epsilon = {number(ledger.total().epsilon)}; "
       f"budget fully spent: {yes_no(ledger.is_fully_spent())}")
+
+# %% tags=["hide-input"]
 entries = ledger.to_frame()
 free = entries["mechanism"] == "post-processing"
 entries.loc[free, ["sensitivity", "scale"]] = np.nan  # shown as a dash
@@ -548,6 +560,8 @@ for name, eps_t in allocations.items():
                          "ε, last iteration": eps_t[-1],
                          "ledger total": run_ledger.total().epsilon,
                          "unspent": run_ledger.remaining().epsilon})
+
+# %% tags=["hide-input"]
 schedule_table = pd.DataFrame(summary_rows)
 rounded = {c: lambda v: number(round(v, 12))  # 1.1e-16 of rounding error is 0
            for c in schedule_table.columns[1:]}

@@ -373,19 +373,14 @@ table(pd.DataFrame(rel_rows), name="ch4-relative-nicv")
 #
 # Both give $F = 1$ exactly when the two partitions coincide up to relabelling. They differ
 # when clusters are split or merged, which is what noise does. The library implements both,
-# with both weightings (`dpkmeans.compute.metrics.f_measure`, its docstring left out here). It
-# checks its arguments and counts the contingency table, then computes $F$ from that table:
-#
-# ```{literalinclude} ../src/dpkmeans/compute/metrics.py
-# :language: python
-# :pyobject: f_measure
-# :lines: 1-7,36-39
-# ```
-#
-# ```{literalinclude} ../src/dpkmeans/compute/metrics.py
-# :language: python
-# :pyobject: _f_from_overlap
-# ```
+# with both weightings, as `f_measure(labels_true, labels_pred, matching="hungarian",
+# weights="reference")` of `dpkmeans.compute.metrics` (`matching="larsen-aone"`,
+# `weights="predicted"` for the others). It counts the contingency table
+# $|A_i \cap B_j|$ once and computes every $F(A_i, B_j) = 2|A_i \cap B_j| / (|A_i| + |B_j|)$
+# from it; the Hungarian matching is scipy's `linear_sum_assignment` on the overlaps, with
+# ties in total overlap broken in favour of the larger $F$, so that the value does not depend
+# on the order of the labels. The code is `src/dpkmeans/compute/metrics.py` in
+# {source-archive}`the book's source`.
 #
 # Take $N = 10$ records and a reference $U_1 = \{0, 1, 2, 3\}$, $U_2 = \{4, 5, 6\}$,
 # $U_3 = \{7, 8, 9\}$. The private clustering merges the first two and splits the third:
@@ -487,9 +482,10 @@ glue("ch4_unmatched_min", number(relabel_table["unmatched"].min(), 4), display=F
 # :lines: 1-8,23-24,28-32
 # ```
 #
-# `_pack` makes one attempt: it proposes uniform points in the shrunk box and keeps each one
-# that is at least $2a$ from every centre kept so far (it finds the nearby centres through a
-# grid of cells, with the same draws and decisions as comparing against all of them).
+# An attempt proposes uniform points in the shrunk box and keeps each one that is at least
+# $2a$ from every centre kept so far (it finds the nearby centres through a grid of cells,
+# with the same draws and decisions as comparing against all of them); it gives up after
+# `max_failures` rejections in a row, and the loop halves $a$.
 #
 # How much does the choice cost before any noise is added? We run non-private Lloyd
 # ({glue}`ch4_iterations` iterations) from {glue}`ch4_n_starts` starts of each kind on the
@@ -523,13 +519,12 @@ init_table = runs.groupby("initialiser", sort=False).agg(
     within_1pct=("NICV", lambda v: (v <= 1.01 * oracle_nicv).mean()),
     empty_cluster=("empty cluster", "mean"))
 print(f"oracle NICV (Lloyd from the true component means): {number(oracle_nicv)}")
+
+# %% tags=["hide-input"]
 shown = init_table.reset_index().rename(columns={
     "median": "median NICV", "mean": "mean NICV", "p90": "NICV, upper decile",
     "within_1pct": "runs within 1% of the oracle",
     "empty_cluster": "runs with an empty cluster"})
-
-
-
 table(shown, name="ch4-initialisers", formats={"runs within 1% of the oracle": share,
                                                "runs with an empty cluster": share})
 
