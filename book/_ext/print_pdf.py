@@ -12,7 +12,12 @@ page and a table of contents of every part, chapter and section, opens the folde
 navigation, the page's full width, each chapter on a new page, figures, table rows and
 displayed formulas never split, code that wraps), sets a displayed formula wider than the page
 smaller, and prints with Chromium's ``Page.printToPDF``: A4, page numbers in the footer, and
-the headings as the PDF's outline (bookmarks).
+the headings as the PDF's outline (bookmarks). It prints more than once: the text of a
+printing with a probe in each heading (poppler's ``pdftotext``) tells on which page each
+heading of the contents fell, until two printings agree; the last printing shows those page
+numbers in the contents (:data:`NUMBER_CONTENTS`), and the chapters are checked to start on the
+pages it gives. Then it measures the pages
+(``pdf_layout.py``: blank pages, figures cut from their captions, pages left mostly empty).
 
 The HTML book links the PDF at :data:`PDF` (``book/_ext/reader.py``).
 """
@@ -31,6 +36,9 @@ from typing import Any
 
 #: What a reader downloads, under the HTML output (``make pdf`` copies the PDF there).
 PDF = "_downloads/private-kmeans-reproduced.pdf"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pdf_layout import captions, measure, misplaced_chapters, page_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PRINT_CSS = Path(__file__).with_name("print.css")
@@ -58,13 +66,28 @@ document.documentElement.dataset.theme = 'light';
 const article = document.querySelector('article.bd-article');
 document.body.replaceChildren(article);
 // The table of contents links an anchor of its own at each entry: section ids repeat from one
-// chapter to the next in the single page ("summary", "exercises").
+// chapter to the next in the single page ("summary", "exercises"). Each entry's heading also
+// gets a probe, a word in white 2 px text that takes no room (PROBE in print_pdf.py), so that
+// the first printing tells on which page the heading fell; the entry shows a placeholder page
+// number until then.
 let anchors = 0;
-const anchor = section => {
+const anchor = (section, heading, link) => {
   const mark = document.createElement('span');
   mark.id = 'print-toc-' + (anchors += 1);
   section.prepend(mark);
-  return '#' + mark.id;
+  const probe = document.createElement('span');
+  probe.className = 'print-page-probe';
+  probe.textContent = 'PKTOC' + anchors + 'X';
+  heading.prepend(probe);
+  link.href = '#' + mark.id;
+  const title = document.createElement('span');
+  title.className = 'print-toc-title';
+  title.innerHTML = heading.innerHTML;
+  const number = document.createElement('span');
+  number.className = 'print-toc-page';
+  number.dataset.entry = String(anchors);
+  number.textContent = '000';
+  link.replaceChildren(title, number);
 };
 const partOf = {};
 parts.forEach(([caption, docs], i) => docs.forEach(d => { partOf[d] = [caption, i]; }));
@@ -101,8 +124,7 @@ for (const marker of document.querySelectorAll('span[id^="document-"]')) {
   const chapter = document.createElement('li');
   chapter.className = 'print-toc-chapter';
   const link = document.createElement('a');
-  link.href = anchor(section);
-  link.innerHTML = heading.innerHTML;
+  anchor(section, heading, link);
   chapter.append(link);
   const level = Number(heading.tagName[1]) + 1;
   const subs = Array.from(section.querySelectorAll(':scope > section > h' + level))
@@ -112,8 +134,7 @@ for (const marker of document.querySelectorAll('span[id^="document-"]')) {
     for (const h of subs) {
       const item = document.createElement('li');
       const a = document.createElement('a');
-      a.href = anchor(h.parentElement);
-      a.innerHTML = h.innerHTML;
+      anchor(h.parentElement, h, a);
       item.append(a);
       inner.append(item);
     }
@@ -121,7 +142,8 @@ for (const marker of document.querySelectorAll('span[id^="document-"]')) {
   }
   list.append(chapter);
 }
-toc.querySelectorAll('.headerlink, mjx-assistive-mml').forEach(e => e.remove());
+toc.querySelectorAll('.headerlink, mjx-assistive-mml, .print-page-probe')
+  .forEach(e => e.remove());
 
 const titlePage = document.createElement('div');
 titlePage.className = 'print-title';
@@ -193,6 +215,101 @@ return shrunk;
 """
 
 
+#: The probe's word, as the first printing's text shows it (PREPARE adds one to each heading
+#: the contents list): its number is the contents entry's.
+PROBE = re.compile(r"PKTOC(\d+)X")
+
+#: Run between the two printings: each contents entry gets the page its heading fell on
+#: (``arguments[0]``: entry number -> page), and the probes go. Neither changes the layout:
+#: the numbers take the placeholder's fixed width, the probes take no room.
+NUMBER_CONTENTS = r"""
+const pages = arguments[0];
+let missing = 0;
+for (const number of document.querySelectorAll('.print-toc-page')) {
+  const page = pages[number.dataset.entry];
+  if (page === undefined) { missing += 1; number.textContent = ''; }
+  else { number.textContent = String(page); }
+}
+document.querySelectorAll('.print-page-probe').forEach(e => e.remove());
+const chapters = Array.from(document.querySelectorAll('.print-toc-chapter > a > .print-toc-page'))
+  .map(n => Number(n.textContent)).filter(n => n > 0);
+return {missing, chapters};
+"""
+
+
+def probe_pages(texts: list[str]) -> dict[str, int]:
+    """Each contents entry's page (from 1), from the probes in the pages' text (the first
+    page an entry's probe appears on)."""
+    pages: dict[str, int] = {}
+    for number, text in enumerate(texts, start=1):
+        for entry in PROBE.findall(text):
+            pages.setdefault(entry, number)
+    return pages
+
+
+#: Run before each printing: the page is laid out afresh (its layout dropped and rebuilt).
+#: Without it, a printing reuses some of the previous one's layout, and two printings in a
+#: row put a heading near a page's end on alternate pages.
+RELAYOUT = r"""
+const body = document.body;
+body.style.display = 'none';
+void body.offsetHeight;
+body.style.display = '';
+void body.offsetHeight;
+"""
+
+
+def _print(driver: Any, title: str) -> bytes:
+    """The page as Chromium prints it, laid out afresh: A4 (print.css), the footer, the
+    outline."""
+    driver.execute_script(RELAYOUT)
+    pdf = driver.execute_cdp_cmd("Page.printToPDF", {
+        "printBackground": True,
+        "preferCSSPageSize": True,
+        "displayHeaderFooter": True,
+        "headerTemplate": "<span></span>",
+        "footerTemplate": FOOTER.format(title=html.escape(title)),
+        "generateDocumentOutline": True,
+        "generateTaggedPDF": True,
+    })
+    return base64.b64decode(pdf["data"])
+
+
+#: Printings with the probes before the page numbers are trusted: they are read again until two
+#: printings in a row put every heading on the same page.
+MAX_PROBE_PRINTINGS = 4
+
+
+def _probe(driver: Any, title: str, scratch: Path) -> dict[str, int]:
+    """Print once with the probes and read each contents entry's page."""
+    scratch.write_bytes(_print(driver, title))
+    try:
+        return probe_pages(page_texts(scratch))
+    finally:
+        scratch.unlink()
+
+
+def _print_numbered(driver: Any, title: str, output: Path) -> dict[str, Any]:
+    """Print with the probes until each heading's page is stable, then print with those pages
+    in the contents and without the probes. Returns how many entries got no page
+    (``missing``, 0 when all did), the pages the chapters start on (``chapters``) and how many
+    probe printings it took (``printings``)."""
+    scratch = output.with_name(output.name + ".probe")
+    pages = _probe(driver, title, scratch)
+    printings = 1
+    while printings < MAX_PROBE_PRINTINGS:
+        again = _probe(driver, title, scratch)
+        printings += 1
+        if again == pages:
+            break
+        pages = again
+    else:
+        raise RuntimeError(f"the headings' pages changed in each of {printings} printings")
+    numbered = driver.execute_script(NUMBER_CONTENTS, pages)
+    output.write_bytes(_print(driver, title))
+    return {**numbered, "printings": printings}
+
+
 def _fit_to_page(driver: Any) -> int:
     """Lay the page out as printed (print styles, the page's width) and shrink the displayed
     formulas that are wider; returns how many."""
@@ -206,12 +323,22 @@ def _fit_to_page(driver: Any) -> int:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
+#: How long one printing may take, in seconds.
+PRINT_TIMEOUT = 1200
+
+
 def _chromium() -> Any:
     """The browser test's headless, offline Chromium (tests/browser/chromium.py)."""
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
     from chromium import chromium
 
-    return chromium()
+    driver = chromium()
+    # loading and printing a book of 300-odd pages can take minutes on a busy machine: the
+    # driver's own two-minute wait for an answer, and the one-minute wait for a page, would
+    # stop it
+    driver.command_executor._client_config.timeout = PRINT_TIMEOUT
+    driver.set_page_load_timeout(PRINT_TIMEOUT)
+    return driver
 
 
 def book_page(build: Path) -> Path:
@@ -264,29 +391,28 @@ def print_book(build: Path, output: Path) -> dict[str, Any]:
         driver.set_script_timeout(300)
         driver.get(page.as_uri())
         title = driver.title
-        chapters = driver.execute_script(PREPARE, parts(), title_lines(title),
+        count = driver.execute_script(PREPARE, parts(), title_lines(title),
                                          PRINT_CSS.read_text(encoding="utf-8"))
         state = driver.execute_async_script(SETTLE)
         if state.get("error") or state["broken"] or state["raw"]:
             raise RuntimeError(f"the page is not ready to print: {state}")
         shrunk = _fit_to_page(driver)
-        pdf = driver.execute_cdp_cmd("Page.printToPDF", {
-            "printBackground": True,
-            "preferCSSPageSize": True,
-            "displayHeaderFooter": True,
-            "headerTemplate": "<span></span>",
-            "footerTemplate": FOOTER.format(title=html.escape(title)),
-            "generateDocumentOutline": True,
-            "generateTaggedPDF": True,
-        })
+        output.parent.mkdir(parents=True, exist_ok=True)
+        partial = output.with_name(output.name + ".partial")
+        numbered = _print_numbered(driver, title, partial)
     finally:
         driver.quit()
-    output.parent.mkdir(parents=True, exist_ok=True)
-    partial = output.with_name(output.name + ".partial")
-    partial.write_bytes(base64.b64decode(pdf["data"]))
+    if numbered["missing"]:
+        raise RuntimeError(f"{numbered['missing']} entries of the contents found no page")
+    wrong = misplaced_chapters(page_texts(partial))
+    if wrong:
+        raise RuntimeError(f"chapters not on the page the contents give: {wrong}")
     partial.replace(output)
-    return {"chapters": chapters, "formulas": state["typeset"], "shrunk": shrunk,
-            "seconds": round(time.monotonic() - start, 1)}
+    layout = measure(output, set(numbered["chapters"]),
+                     captions(page.read_text(encoding="utf-8")), body=min(numbered["chapters"]))
+    return {"chapters": count, "formulas": state["typeset"], "shrunk": shrunk,
+            "printings": numbered["printings"], "seconds": round(time.monotonic() - start, 1),
+            "layout": layout}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -298,7 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     size = args.output.stat().st_size / 1e6
     print(f"{args.output}: {done['chapters']} chapters, {done['formulas']} formulas typeset "
           f"({done['shrunk']} set smaller to fit the page), {size:.1f} MB, "
-          f"printed in {done['seconds']} s")
+          f"printed in {done['seconds']} s ({done['printings']} printings to find the "
+          "headings' pages, then the book)")
+    print(done["layout"].summary())
     return 0
 
 

@@ -25,7 +25,10 @@
   in ``_config.yml``, or ``$DPKMEANS_REPOSITORY_URL`` at build time), pointing at the built
   commit; never a placeholder.
 * Reading styles (``static/reader.css``): code in a font small enough for 86-character lines,
-  tables that wrap to the column, figures never wider than it.
+  tables that wrap to the column, figures never wider than it; formulas, proof boxes and wide
+  tables that scroll inside their own box on a phone.
+* Full-size pictures: every picture of a page links its own file, so that a phone's reader can
+  open a figure shrunk to the screen at its full size.
 
 The browser test (tests/browser) checks what a reader sees on every page.
 """
@@ -249,6 +252,23 @@ _DEFAULT_MODE = ('if (!document.documentElement.dataset.mode) '
                  '{ document.documentElement.dataset.mode = "auto"; }')
 
 
+#: Every picture of the article opens its full-size file on a click: on a phone, a figure shrunk
+#: to the screen's width has labels too small to read (the phone test checks the links).
+_FULL_SIZE = r"""
+document.addEventListener("DOMContentLoaded", () => {
+  for (const img of document.querySelectorAll("article.bd-article img")) {
+    if (img.closest("a")) continue;
+    const link = document.createElement("a");
+    link.className = "full-size";
+    link.href = img.getAttribute("src");
+    link.title = "Open the picture at full size";
+    img.replaceWith(link);
+    link.append(img);
+  }
+});
+"""
+
+
 def single_page_handlers(app: Any) -> None:
     """Let the single-page builder (``singlehtml``, which the printable PDF starts from) write
     every node the HTML builder writes. Sphinx looks a node's writer up under the builder's
@@ -276,4 +296,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_css_file("reader.css")
     app.connect("html-page-context", unique_scripts, priority=900)  # after every other handler
     app.add_js_file(None, body=_DEFAULT_MODE, priority=100)
+    app.add_js_file(None, body=_FULL_SIZE)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

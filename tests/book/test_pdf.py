@@ -14,6 +14,10 @@ single-page build it was printed from.
 * Every figure printed: the PDF holds at least as many pictures as the page has images, and no
   missing-image marker.
 * A page with formulas renders (pdftoppm) to a picture that is not blank.
+* The contents give every entry's page, and each numbered chapter starts on the page the
+  contents give it.
+* No blank page, and no figure cut from its caption (``book/_ext/pdf_layout.py`` measures
+  both, from a rendering of every page).
 """
 
 from __future__ import annotations
@@ -30,7 +34,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from print_pdf import PRINTED_PAGE  # noqa: E402
+from pdf_layout import (  # noqa: E402
+    captions,
+    chapters,
+    contents,
+    measure,
+    misplaced_chapters,
+)
+from print_pdf import PRINTED_PAGE, PROBE  # noqa: E402
 
 PDF = Path(os.environ.get("DPKMEANS_BOOK_PDF")
            or ROOT / "_build" / "pdf" / "private-kmeans-reproduced.pdf")
@@ -138,3 +149,36 @@ def test_a_page_with_formulas_renders(tmp_path: Path):
     ink = sum(image.histogram()[:128]) / (width * height)
     assert ink > 0.01, f"page {number} is nearly blank ({ink:.2%} ink)"
     assert "ε" in pages[number - 1]
+
+
+def _contents() -> list[tuple[str, int]]:
+    return contents(_pages())
+
+
+def _chapters() -> list[tuple[str, int]]:
+    return chapters(_pages())
+
+
+def test_the_contents_give_the_page_each_chapter_starts_on():
+    entries, pages = _contents(), _pages()
+    assert {int(t.split(".")[0]) for t, _ in _chapters()} >= set(range(1, 13)), _chapters()
+    assert [p for _, p in entries] == sorted(p for _, p in entries), "pages out of order"
+    wrong = misplaced_chapters(pages)
+    assert not wrong, f"chapters not on the page the contents give: {wrong}"
+    assert not PROBE.search("\n".join(pages)), "a page probe of the first printing was left"
+
+
+def test_no_blank_page_and_no_figure_cut_from_its_caption():
+    starts = {page for _, page in _chapters()}
+    layout = measure(_pdf(), starts, captions(_single_page()), body=min(starts))
+    assert not layout.blank, f"blank pages: {layout.blank}"
+    assert not layout.split_figures, f"figures cut from their captions: {layout.split_figures}"
+
+
+def test_the_status_page_lists_every_chapter_in_the_pdf_too():
+    """The Execution status page, printed near the end, has a dated row for every chapter
+    (a build from stored outputs executes nothing, and myst-nb's own table was empty)."""
+    text = "\n".join(_pages())
+    status = text[text.rindex("Execution status"):]
+    dates = re.findall(r"\b20\d\d-\d\d-\d\d\b", status)
+    assert len(dates) >= len(_chapters()), f"{len(dates)} dated rows on the status page"

@@ -1,6 +1,6 @@
 // What a reader sees, measured in the page (tests/browser/test_pages.py runs this on every
-// page). Returns {rawTex, wide, small, text, visibleText, unresolved}; each entry names the
-// element so that a failure says where to look.
+// page). Returns {rawTex, wide, small, unlinked, viewport, text, visibleText, unresolved}; each
+// entry names the element so that a failure says where to look.
 const article = document.querySelector("article.bd-article") || document.body;
 const describe = (el) => {
   const fig = el.closest("figure");
@@ -52,14 +52,48 @@ for (const el of article.querySelectorAll("*")) {
       + ` column ${Math.round(left)}..${Math.round(right)}): ${describe(el)}`);
   }
 }
-// Figures shown too small: below 60% of their natural width.
+// Wider than the window (the phone check, run at 390 px): an element of the article whose box
+// runs past the window's edges, unless an ancestor between it and the window scrolls
+// sideways (overflow-x auto or scroll: the reader scrolls that box to see it).
+const viewport = [];
+const windowWidth = document.documentElement.clientWidth;
+const scrollsAbove = (el) => {
+  for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (["auto", "scroll"].includes(getComputedStyle(a).overflowX)) return true;
+  }
+  return false;
+};
+for (const el of article.querySelectorAll("*")) {
+  // MathJax's copy for screen readers is laid out but never shown
+  if (el.closest("details:not([open])") || el.closest("mjx-assistive-mml")) continue;
+  const cs = getComputedStyle(el);
+  if (cs.display === "none" || cs.visibility === "hidden") continue;
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || (r.right <= windowWidth + 1 && r.left >= -1)) continue;
+  if (scrollsAbove(el)) continue;
+  // report the outermost offender only: its children stick out with it
+  const parent = el.parentElement;
+  const pr = parent && parent.getBoundingClientRect();
+  if (pr && (pr.right > windowWidth + 1 || pr.left < -1) && !scrollsAbove(parent)
+      && article.contains(parent) && parent !== article) continue;
+  viewport.push(`${Math.round(r.left)}..${Math.round(r.right)} px in a ${windowWidth} px`
+    + ` window: ${describe(el)}`);
+}
+// Figures shown too small: below 60% of their natural width; and those of them that do not
+// link their full-size file (on a phone, a figure shrunk to the screen needs the link).
 const small = [];
+const unlinked = [];
 for (const img of article.querySelectorAll("img")) {
   if (!img.naturalWidth) continue;
   const shown = img.getBoundingClientRect().width / img.naturalWidth;
-  if (shown < 0.6) small.push(`${Math.round(100 * shown)}% of ${img.naturalWidth} px: ${describe(img)}`);
+  if (shown >= 0.6) continue;
+  small.push(`${Math.round(100 * shown)}% of ${img.naturalWidth} px: ${describe(img)}`);
+  const link = img.closest("a[href]");
+  if (!link || link.href !== img.src) {
+    unlinked.push(`${Math.round(100 * shown)}%: ${describe(img)}`);
+  }
 }
-return {rawTex, wide, small, text: document.body.textContent,
+return {rawTex, wide, small, unlinked, viewport, text: document.body.textContent,
         visibleText: prose.map(([, t]) => t).join(" "),
         unresolved: Array.from(article.querySelectorAll(".problematic, .xref.missing"))
           .map(describe)};

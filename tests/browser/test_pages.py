@@ -17,7 +17,9 @@ On every page (the measurements are ``reader_checks.js``):
 * none of the team's internal shorthand (:data:`SHORTHAND`), and no file name that is neither
   in the repository nor a dataset file of ``data/datasets.toml``;
 * every cross-reference resolved (no unresolved role, no raw label), every internal link and
-  anchor resolving, no JavaScript error in the console.
+  anchor resolving, no JavaScript error in the console;
+* on a phone (390 px wide, :data:`PHONE`): nothing wider than the window unless it is inside a
+  box that scrolls sideways (formulas, wide tables and proof boxes scroll in their own box).
 
 And once: the source archive that every page links holds the repository.
 One screenshot per page goes to ``_build/screenshots/`` for a person to look at.
@@ -109,6 +111,16 @@ REFRESH = re.compile(r'<meta\s+http-equiv="Refresh"\s+content="\d+;\s*url=([^"]+
                      re.IGNORECASE)
 
 
+#: A phone's window, in CSS px (the width the phone test reads every page at).
+PHONE = (390, 844)
+
+
+def _on_phone(browser) -> None:
+    """Read pages as a phone does: a 390 px window, touch, the mobile viewport rules."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True})
+
+
 def _check_redirect(browser, page: Path, target: str) -> None:
     """A forwarding page leads to a built page, and the browser arrives there. Its target gets
     the reader checks as a page of its own; waiting for MathJax here would race the refresh,
@@ -161,6 +173,42 @@ def test_what_a_reader_sees(browser, page: Path):
             problems.append(f"image without alt text: {src}")
     errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     problems += [f"console: {e}" for e in errors]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def phone():
+    if not PAGES:
+        pytest.fail(f"no book in {HTML}: run make book first")
+    try:
+        driver = chromium()
+    except RuntimeError as missing:
+        pytest.fail(str(missing))
+    _on_phone(driver)
+    yield driver
+    driver.quit()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(HTML)))
+def test_a_phone_scrolls_only_boxes(phone, page: Path):
+    """At 390 px (a phone), nothing of the article is wider than the window, except inside a
+    box that scrolls sideways (a formula, a wide table): the page itself never hides part of
+    a formula, a table or a figure past the screen's edge; and a figure shrunk below 60% of
+    its width links its full-size picture. A screenshot of the page's top goes to
+    ``_build/screenshots/phone/``."""
+    if REFRESH.search(page.read_text(encoding="utf-8")):
+        return  # a forwarding page: its target is checked as a page of its own
+    phone.get(page.as_uri())
+    wait_for_mathjax(phone)
+    shots = SHOTS / "phone"
+    shots.mkdir(parents=True, exist_ok=True)
+    name = str(page.relative_to(HTML)).replace("/", "__").removesuffix(".html")
+    phone.save_screenshot(str(shots / f"{name}.png"))
+    measured = phone.execute_script(CHECKS)
+    problems = [f"wider than a phone's window, outside a scrolling box: {where}"
+                for where in measured["viewport"]]
+    problems += [f"a figure shrunk on a phone without a link to its full size: {where}"
+                 for where in measured["unlinked"]]
     assert not problems, "\n".join(problems)
 
 
@@ -228,6 +276,29 @@ def test_every_internal_link_and_anchor_resolves():
 
 NOTEBOOK_PAGES = [p for p in PAGES if (HTML / "_sources" / p.relative_to(HTML)).with_suffix(
     ".ipynb").exists()]
+
+
+def test_the_status_page_lists_every_notebook_page():
+    """The Execution status page has one row per page made from a notebook (whatever the
+    build executed: a build from stored outputs executes nothing), each linking its page,
+    with a time, a run time and a status, and says where the outputs come from."""
+    status = (HTML / "book" / "status.html").read_text(encoding="utf-8")
+    body = re.search(r"<tbody>(.*?)</tbody>", status, re.DOTALL)
+    assert body, "no table on the status page"
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.DOTALL)
+    linked = set()
+    for row in rows:
+        cells = [re.sub(r"<[^>]+>", "", c).strip()
+                 for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)]
+        href = re.search(r'href="([^"#]+)', row)
+        assert href, f"a row without a link: {cells}"
+        linked.add((HTML / "book" / href.group(1)).resolve())
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", cells[1]), cells
+        assert re.fullmatch(r"\d+\.\d", cells[2]), cells
+        assert cells[3] == "complete", cells
+    assert len(rows) == len(NOTEBOOK_PAGES)
+    assert linked == {p.resolve() for p in NOTEBOOK_PAGES}
+    assert "outputs" in re.sub(r"<[^>]+>", "", status[:body.start()])
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES, ids=lambda p: str(p.relative_to(HTML)))
