@@ -167,7 +167,8 @@ test-notebooks: $(STAMP)
 	  $(PYTEST) --nbval-lax $(NBVAL) $(DATA_NOTEBOOK); \
 	fi
 
-# What a reader sees: every page in headless Chromium, offline (tests/browser), and a link
+# What a reader sees: every page in headless Chromium, offline (tests/browser), the built
+# pages' TeX (tests/book/test_built_prose.py), and a link
 # check. Debian's chromium, chromium-driver and an emoji font (the status page's check marks)
 # are installed when missing (root or sudo).
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -183,7 +184,7 @@ test-browser: book pdf
 	  $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null \
 	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null; }; \
 	fi
-	$(PYTEST) -q -p no:cacheprovider tests/browser
+	$(PYTEST) -q -p no:cacheprovider tests/browser tests/book/test_built_prose.py
 	@tmp=$$(mktemp -d /tmp/linkcheck.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT \
 	  && cp -RL _build/html "$$tmp/html" && chmod -R a+rX "$$tmp" \
 	  && echo "LinkChecker: a readable copy of _build/html in $$tmp" \
