@@ -52,9 +52,9 @@ from dpkmeans.privacy.loss import estimate_log_ratios, laplace_privacy_loss
 from dpkmeans.compute.lloyd import lloyd_query
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import number, table
+from dpkmeans.study.reading import join_names, number, table
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.synthesis.ledger import join_names, papers, papers_with_flaw
+from dpkmeans.synthesis.ledger import papers, papers_with_flaw
 
 use_book_style()
 rng = np.random.default_rng(SEED)

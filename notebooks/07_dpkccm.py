@@ -106,8 +106,8 @@ from dpkmeans.papers.dpkccm.claims import (claims_ledger, claims_summary,
 from dpkmeans.papers.dpkccm.study import PAPER_SETTINGS, REFERENCE
 from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import (count_of, machine as machine_text, number, table,
-                                    yes_no)
+from dpkmeans.study.reading import (count_of, join_names, machine as machine_text,
+                                    number, table, yes_no)
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
@@ -1039,7 +1039,7 @@ for claim in (1, 2):
     for verdict_name in VERDICTS:
         names = datasets_with(claim, verdict_name)
         glue(f"ch7_claim{claim}_{verdict_name}", len(names), display=False)
-        glue(f"ch7_claim{claim}_{verdict_name}_names", " and ".join(names) or "none",
+        glue(f"ch7_claim{claim}_{verdict_name}_names", join_names(names) or "none",
              display=False)
 claim1 = pd.DataFrame([head_to_head(points, d, "average_k", "allocation_k") for d in order])
 glue("ch7_claim1_points", int(claim1.values.sum()), display=False)

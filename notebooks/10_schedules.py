@@ -135,7 +135,8 @@ from dpkmeans.papers.apdp.study import CASES, EPSILONS, Point
 from dpkmeans.papers.silhouette.variants import SILHOUETTE_SHARE
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import machine as machine_text
-from dpkmeans.study.reading import count_of, number, percent, table, yes_no
+from dpkmeans.study.reading import (count_of, join_names, number, percent, table,
+                                    yes_no)
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
@@ -1159,14 +1160,13 @@ for case, group in misses.groupby("case", sort=False):
     winners = {best[(case, e)] for e in eps}
     assert winners == {"dplloyd"}  # the prose names DPLloyd as the winner there
     alone = [e for e in eps if tied[(case, e)] == 0]
-    text = f"{case_label(case)} at ε = " + " and ".join(f"{e:g}" for e in eps)
+    text = f"{case_label(case)} at ε = " + join_names([f"{e:g}" for e in eps])
     if alone == eps:
         text += " (alone)"
     elif alone:
-        text += " (alone at " + " and ".join(f"ε = {e:g}" for e in alone) + ")"
+        text += " (alone at " + join_names([f"ε = {e:g}" for e in alone]) + ")"
     phrases.append(text)
-glue("ch10_su_misses", ", ".join(phrases[:-1]) + (" and " if len(phrases) > 1 else "")
-     + phrases[-1], display=False)
+glue("ch10_su_misses", join_names(phrases), display=False)
 timing = json.loads(committed_file(TIMING).read_text())
 glue("ch10_sweep_min", f"{timing['wall_s'] / 60:.0f}", display=False)
 glue("ch10_sweep_jobs", timing["jobs"], display=False)

@@ -88,7 +88,7 @@ from dpkmeans.papers.di.iterations import prototypes_iterations
 from dpkmeans.study.plotting import (COLUMN_INCHES, new_figure, series_style,
                                      use_book_style)
 from dpkmeans.engine.prototypes import MixedLayout, encode
-from dpkmeans.study.reading import number, table, yes_no
+from dpkmeans.study.reading import join_names, number, table, yes_no
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 use_book_style()
@@ -348,7 +348,7 @@ glue("ch11_rule_eps1", number(rule.capped_epsilon[0], 4), display=False)
 glue("ch11_rule_max_literal", int(printed["usable literal"].max()), display=False)
 glue("ch11_rule_max_capped", int(printed["usable capped"].max()), display=False)
 glue("ch11_rule_cat_none",
-     " and ".join(number(r) for r in categorical_rows.loc[no_iteration, "rho"]),
+     join_names([number(r) for r in categorical_rows.loc[no_iteration, "rho"]]),
      display=False)
 box_1d = (np.zeros(1), np.ones(1))
 intended = variants.kmeans_as_published(box_1d, rho=RHO)

@@ -67,7 +67,7 @@ from dpkmeans.engine.loop import run
 from dpkmeans.errors import BudgetExceededError
 from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.study.plotting import COLUMN_INCHES, use_book_style
-from dpkmeans.study.reading import markdown_table, number, percent, table
+from dpkmeans.study.reading import join_names, markdown_table, number, percent, table
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.papers.lsh.algorithm import google_count_share
 from dpkmeans.study.claims import CLAIM_VERDICTS, verdict_with_counts
@@ -704,21 +704,16 @@ table(pd.DataFrame({
 }), name="home-ground")
 
 # %% tags=["remove-cell"]
-def listed(items: list) -> str:
-    """'2', '2 and 8', '2, 8 and 16'."""
-    return ledger.join_names([str(i) for i in items])
-
-
 ks = [int(k) for k in home_wide.index]
-glue("ch12_hg_google_ks", listed(list(home_ground.GOOGLE_KS)), display=False)
+glue("ch12_hg_google_ks", join_names(list(home_ground.GOOGLE_KS)), display=False)
 glue("ch12_hg_subset", "at each of them" if set(ks) == set(home_ground.GOOGLE_KS)
-     else f"at k = {listed(ks)}, a subset of them", display=False)
+     else f"at k = {join_names(ks)}, a subset of them", display=False)
 glue("ch12_hg_runs", int(home["replicas"].iloc[0]), display=False)
 glue("ch12_hg_n_k", len(ks), display=False)
 private = home_wide[list(home_ground.ALGORITHMS)]
 best_home = private.idxmin(axis=1)
 glue("ch12_hg_best", "; ".join(
-    f"{a} at k = {listed(list(k))}"
+    f"{a} at k = {join_names(list(k))}"
     for a, k in best_home.groupby(best_home, sort=False).groups.items()), display=False)
 for a in home_ground.ALGORITHMS:
     glue(f"ch12_hg_{a}_range", f"{home_wide[a].min():.2f} to {home_wide[a].max():.2f}",
@@ -726,7 +721,7 @@ for a in home_ground.ALGORITHMS:
 CLOSE = 0.05  # "within a few percent": at most 5% above k-means++'s loss
 close = [k for k in ks if private.loc[k].max() <= 1 + CLOSE]
 far = [k for k in ks if k not in close]
-phrase = (f"All three are within {percent(CLOSE)} of k-means++'s loss at k = {listed(close)}"
+phrase = (f"All three are within {percent(CLOSE)} of k-means++'s loss at k = {join_names(close)}"
           if close else f"At no k are all three within {percent(CLOSE)} of k-means++'s loss")
 if far:
     worst = private.loc[far[0]]
@@ -735,8 +730,8 @@ if far:
 glue("ch12_hg_close", phrase, display=False)
 tree_ks = [k for k in ks if best_home[k] == "lsh"]
 assert tree_ks and tree_ks[-1] == max(ks), "the text: the tree's advantage is at large k"
-glue("ch12_hg_tree_ks", listed(tree_ks), display=False)
-glue("ch12_hg_signal", listed([f"{home_ground.N_RECORDS * home_ground.EPSILON / k:,.0f}"
+glue("ch12_hg_tree_ks", join_names(tree_ks), display=False)
+glue("ch12_hg_signal", join_names([f"{home_ground.N_RECORDS * home_ground.EPSILON / k:,.0f}"
                                for k in tree_ks]), display=False)
 # balcan against a single centre at the data's mean (what any k centres must beat)
 one_centre = home_ground.one_centre_loss(home_ground.mixture(int(home["base_seed"].iloc[0])))

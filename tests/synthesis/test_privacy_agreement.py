@@ -17,6 +17,7 @@ import numpy as np
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.papers.dpkccm.entries import as_published
 from dpkmeans.papers.dpkccm.study import Point, study_config
+from dpkmeans.study.reading import join_names
 from dpkmeans.synthesis import ledger
 from tests.notebook_glue import glued_values
 
@@ -46,7 +47,7 @@ def test_what_the_paper_mode_runs_record_the_published_configuration_carries():
 def test_chapter_1_lists_the_papers_the_ledger_says_scale_by_the_data():
     glued = glued_values(NOTEBOOKS / "01_dp_laplace.ipynb")
     scaled = [p.title for p in ledger.papers_with_flaw(DATA_DERIVED_BOUNDS.name)]
-    assert glued["ch1_scaling_papers"] == ledger.join_names(scaled)
+    assert glued["ch1_scaling_papers"] == join_names(scaled)
     assert glued["ch1_scaling_count"] == f"{len(scaled)} of the {len(ledger.papers())}"
     assert "all five papers" not in (NOTEBOOKS / "01_dp_laplace.py").read_text()
 

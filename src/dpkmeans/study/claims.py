@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from dpkmeans.study.reading import join_names
+
 __all__ = ["Comparison", "compare_means", "agreement", "verdict", "combine", "tally",
            "verdict_with_counts", "VERDICTS", "CLAIM_VERDICTS", "LEVEL", "AGREEMENTS"]
 
@@ -173,8 +175,7 @@ def tally(verdicts: Iterable[str], unit: str = "test") -> str:
         raise ValueError("a tally needs at least one verdict")
     order = list(VERDICTS) + sorted(set(values) - set(VERDICTS))
     parts = [f"{v} in {values.count(v)}" for v in order if v in values]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{listed} of {len(values)} {unit}{'s' if len(values) != 1 else ''}"
+    return f"{join_names(parts)} of {len(values)} {unit}{'s' if len(values) != 1 else ''}"
 
 
 def verdict_with_counts(verdicts: Iterable[str], unit: str = "test") -> str:

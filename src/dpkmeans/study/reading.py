@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["count_of", "machine", "markdown_table", "number", "percent", "share", "table",
-           "yes_no"]
+__all__ = ["count_of", "join_names", "machine", "markdown_table", "number", "percent",
+           "share", "table", "yes_no"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -122,6 +122,15 @@ def yes_no(flag: bool) -> str:
 def count_of(part: int, whole: int) -> str:
     """``'4 of 5'``: a count out of a total, both in digits."""
     return f"{int(part):,} of {int(whole):,}"
+
+
+def join_names(names: Sequence[Any]) -> str:
+    """Items as prose lists them, each as ``str`` gives it: ``"A"``, ``"A and B"``, ``"A, B and
+    C"`` (``""`` for none)."""
+    names = [str(n) for n in names]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _cell(value: Any, digits: int) -> str:

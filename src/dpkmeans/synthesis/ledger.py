@@ -19,18 +19,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from dpkmeans.study.claims import combine, tally
+from dpkmeans.study.reading import join_names
 from dpkmeans.engine.loop import DPLloydConfig
 from dpkmeans.papers.registry import paper as paper_record
 from dpkmeans.papers.registry import records
 
-__all__ = ["PAPERS", "PRIVATE", "Paper", "headline_claims", "join_names", "papers",
+__all__ = ["PAPERS", "PRIVATE", "Paper", "headline_claims", "papers",
            "papers_with_flaw", "privacy_claims", "privacy_summary"]
 
 #: The status of a published algorithm the book proves private (:func:`privacy_claims`).
@@ -167,14 +168,6 @@ def papers_with_flaw(name: str) -> tuple[Paper, ...]:
     ``"data-derived-bounds"``, :data:`dpkmeans.engine.flaws.DATA_DERIVED_BOUNDS`), in the
     book's order."""
     return tuple(p for p in papers() if name in {f.name for f in p.published().flaws})
-
-
-def join_names(names: Sequence[str]) -> str:
-    """Names as prose lists them: ``"A"``, ``"A and B"``, ``"A, B and C"`` (``""`` for none)."""
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def privacy_summary(results: str | Path) -> str:
