@@ -126,10 +126,18 @@ def included_lines(markdown: str, folder: Path) -> int:
     return total
 
 
-def measure(path: Path, number: int) -> Length:
-    """A chapter's :class:`Length`, from its ``.ipynb``."""
-    notebook = json.loads(path.read_text(encoding="utf-8"))
+def measure(path: Path, number: int, pages: tuple[Path, ...] = ()) -> Length:
+    """A chapter's :class:`Length`, from its ``.ipynb`` and those of the pages the table of
+    contents lists under it (``pages``; each page's text before its first ``##`` heading
+    counts as a section named by its title)."""
     length = Length(number, "")
+    for page in (path, *pages):
+        _add_page(length, json.loads(page.read_text(encoding="utf-8")), page.parent)
+    return length
+
+
+def _add_page(length: Length, notebook: dict, folder: Path) -> None:
+    """Add one notebook page's words, code and figures to ``length``."""
     section = ""
     for cell in notebook["cells"]:
         source = "".join(cell.get("source", ""))
@@ -138,9 +146,11 @@ def measure(path: Path, number: int) -> Length:
                 heading = re.match(r"^(#{1,2})\s+(.*)", line)
                 if heading and heading.group(1) == "#" and not length.title:
                     length.title = heading.group(2).strip()
+                elif heading and heading.group(1) == "#":
+                    section = heading.group(2).strip()
                 elif heading and heading.group(1) == "##":
                     section = heading.group(2).strip()
-            count, included = words(source), included_lines(source, path.parent)
+            count, included = words(source), included_lines(source, folder)
             length.words += count
             length.code_lines += included
             length.sections[section] = length.sections.get(section, 0.0) + (
@@ -158,11 +168,10 @@ def measure(path: Path, number: int) -> Length:
         length.code_lines += lines
         length.sections[section] = length.sections.get(section, 0.0) + (
             lines / CODE_LINES_PER_MINUTE)
-    return length
 
 
 def chapters(root: Path = ROOT) -> list[Length]:
-    """Every numbered chapter of ``_toc.yml``, measured."""
+    """Every numbered chapter of ``_toc.yml``, measured with the pages listed under it."""
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
@@ -171,7 +180,10 @@ def chapters(root: Path = ROOT) -> list[Length]:
         for chapter in part.get("chapters", []):
             match = CHAPTER.match(chapter["file"] + ".ipynb")
             if part.get("numbered") and match:
-                found.append(measure(root / (chapter["file"] + ".ipynb"), len(found) + 1))
+                pages = tuple(root / (page["file"] + ".ipynb")
+                              for page in chapter.get("sections", []))
+                found.append(measure(root / (chapter["file"] + ".ipynb"), len(found) + 1,
+                                     pages))
     return found
 
 
