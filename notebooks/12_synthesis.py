@@ -37,7 +37,7 @@
 # evidence; sequential composition ({doc}`03_composition`) underlies the shared budget.
 # :::
 #
-# The four paper chapters each reproduced one paper on its own terms. This chapter puts the
+# Chapters 7 to 11 each reproduce one of the five papers on its own terms. This chapter puts the
 # corrected algorithms side by side under the same conditions, turns the comparison into
 # advice, and collects the book's verdicts in one place. Every number below is read from the
 # committed results (`data/results/` in the book's source), and every table is computed from
