@@ -269,6 +269,20 @@ def test_kprototypes_as_published_true_cost():
     assert exponential[0].epsilon == pytest.approx(2 * categorical[0], rel=1e-14)
 
 
+def test_kprototypes_as_published_records_gamma_chosen_on_the_classes():
+    """The paper's gamma was picked by the F-measure against the evaluation data's classes:
+    the as-published ledger records that leak; the corrected method, which takes gamma as a
+    public constant on other data, does not carry it."""
+    layout, Z = mixed(200)
+    published = kprototypes_as_published(layout, box(3), rho_r=0.05, rho_c=0.7, n_clusters=3,
+                                         data_derived_bounds=False)
+    ledger = run(Z, published, 9, replicas=1).ledger
+    leaks = [e.label for e in ledger.entries if e.mechanism.startswith("LEAK")]
+    assert any("classes of the evaluation data" in leak for leak in leaks)
+    corrected = kprototypes_corrected(layout, box(3), rho_r=0.05, rho_c=0.7, n_clusters=3)
+    assert "gamma-from-classes" not in {f.name for f in corrected.flaws}
+
+
 def test_kprototypes_corrected_spends_eps_r_plus_eps_c():
     layout, Z = mixed(600)
     config = kprototypes_corrected(layout, box(3), rho_r=0.05, rho_c=0.7, n_clusters=3)

@@ -39,7 +39,7 @@ from dpkmeans.papers.di.canopy import CanopyInitialRelease
 from dpkmeans.engine.loop import DPLloydConfig
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, Flaw
 from dpkmeans.papers.di.flaws import (CANOPY_INITIALISATION, CATEGORICAL_FULL_BUDGET, EXACT_COUNTS,
-                                     REPLACE_SENSITIVITY_D)
+                                     GAMMA_FROM_CLASSES, REPLACE_SENSITIVITY_D)
 from dpkmeans.privacy.identifiability import check_m, check_rho, epsilon_from_rho
 from dpkmeans.engine.init import sphere_packing
 from dpkmeans.engine.prototypes import CategoricalModes, MixedInitializer, MixedLayout
@@ -197,7 +197,8 @@ def kprototypes_as_published(layout: MixedLayout, numeric_bounds: tuple[ArrayLik
                                      per_attribute="full"),
         neighbour="replace", centred=False, initial_release=CanopyInitialRelease(),
         stop_threshold=STOP_THRESHOLD,
-        flaws=_published_flaws(data_derived_bounds) + (CATEGORICAL_FULL_BUDGET,),
+        flaws=_published_flaws(data_derived_bounds) + (CATEGORICAL_FULL_BUDGET,
+                                                        GAMMA_FROM_CLASSES),
         name=f"{'DP' if epsilon is not None else 'DI'} k-prototypes (as published)")
 
 
