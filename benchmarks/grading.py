@@ -1,7 +1,7 @@
 """Time to grade a class: 30 students submitting the model solution, per chapter, sandboxed.
 
-For each chapter, ``assignments make`` writes 30 students' notebooks (course seed 2026), each
-submission is the student's own notebook with the model solution's cells, and
+For each chapter, ``python -m dpkmeans_classroom make`` writes 30 students' notebooks (course
+seed 2026), each submission is the student's own notebook with the model solution's cells, and
 ``grade_submissions(..., jobs=JOBS)`` grades them at the strongest sandbox level the machine
 offers. The time is the grading call's wall time (the notebooks, the sandboxes and the
 outputs; not ``make``). Every student must score full marks, or the chapter's row says so.
@@ -25,8 +25,8 @@ from pathlib import Path
 import nbformat
 
 from benchmarks.run import _load, machine_info, write_report
-from dpkmeans.assignments import ASSIGNMENTS, detect_level, grade_submissions, make_assignments
-from dpkmeans.assignments.notebook import model_solution
+from dpkmeans_classroom import ASSIGNMENTS, detect_level, grade_submissions, make_assignments
+from dpkmeans_classroom.notebook import model_solution
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDENTS = 30

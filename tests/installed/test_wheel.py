@@ -8,6 +8,9 @@ working tree, creates a virtual environment, installs the wheel with the version
   Dask, plotting, book or test package);
 * ``import dpkmeans`` takes at most a second, and so does importing the estimators beyond the
   scikit-learn, pandas and scipy they load;
+* the wheel holds the library alone: not the classroom package (``dpkmeans_classroom``, the
+  book's assignments and their grader, installed with the book), nor its old place
+  ``dpkmeans/assignments``; the old command ``dpkmeans assignments`` names the new one;
 * the command line's dataset commands work, with the registry the wheel carries;
 * the README's two examples ("Using the library": ``DPKMeans`` and ``DPKPrototypes``) run, on
   the numpy path, with one notice saying how to get the compiled path, and give the bits the
@@ -56,9 +59,11 @@ def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel built from the working tree (``python -m build``, isolated)."""
+    """The wheel built from the working tree as ``make dist`` builds it (``python -m build``,
+    isolated): from the sdist, so that a ``build/`` folder left in the checkout by an earlier
+    build (which would still hold, say, the old ``dpkmeans/assignments``) adds nothing."""
     out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)])
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
     wheels = list(out.glob("dpkmeans-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
@@ -105,9 +110,14 @@ def test_the_wheel_holds_the_package_and_its_metadata(wheel):
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         meta = zf.read(next(n for n in names if n.endswith("METADATA"))).decode()
+        scripts = zf.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "dpkmeans/py.typed" in names
     assert "dpkmeans/api/estimators.py" in names
     assert not [n for n in names if n.startswith(("tests/", "notebooks/", "book/", "data/"))]
+    assert not [n for n in names if n.startswith(("dpkmeans_classroom", "dpkmeans/assignments",
+                                                  "classroom/"))]
+    assert {n.split("/", 1)[0] for n in names if not n.startswith("dpkmeans-")} == {"dpkmeans"}
+    assert "classroom" not in scripts and "dpkmeans = dpkmeans.cli:main" in scripts
     requires = [line for line in meta.splitlines() if line.startswith("Requires-Dist:")
                 and "extra ==" not in line]
     assert sorted(re.split(r"[<>=!~ ;]", r.split(": ", 1)[1])[0] for r in requires) == [
@@ -159,6 +169,19 @@ def test_the_dataset_commands_use_the_registry_the_wheel_carries(env, tmp_path):
                          text=True, cwd=tmp_path, env=_clean_env())
     assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
     assert 'pip install "dpkmeans[book]"' in bad.stderr
+
+
+def test_the_classroom_is_not_installed_and_its_old_command_names_the_new_one(env, tmp_path):
+    assert "dpkmeans-classroom" not in _installed(env)
+    absent = subprocess.run([str(env), "-c", "import dpkmeans_classroom"], capture_output=True,
+                            text=True, cwd=tmp_path, env=_clean_env())
+    assert absent.returncode == 1 and "ModuleNotFoundError" in absent.stderr
+    assert not (env.parent / "dpkmeans-classroom").exists()
+    moved = subprocess.run([str(env.parent / "dpkmeans"), "assignments", "make", "--chapter", "5"],
+                           capture_output=True, text=True, cwd=tmp_path, env=_clean_env())
+    assert moved.returncode == 2 and "Traceback" not in moved.stderr, moved.stderr
+    assert len(moved.stderr.strip().splitlines()) == 1, moved.stderr
+    assert "`python -m dpkmeans_classroom make --chapter 5`" in moved.stderr
 
 
 #: The README's fits again, their results as JSON: compared with the book's environment.

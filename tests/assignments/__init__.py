@@ -1,1 +1,0 @@
-"""Tests of dpkmeans.assignments: making, keys, grading, the sandbox."""

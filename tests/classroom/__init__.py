@@ -1,0 +1,1 @@
+"""Tests of dpkmeans_classroom: making, keys, grading, the sandbox."""
