@@ -29,11 +29,25 @@ import pandas as pd
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
 from dpkmeans.papers.registry import records
-from dpkmeans.study.sweep import (FLOAT_FORMAT, SweepError, SweepSpec, allow_cell_kernels,
-                                  append_rows, cell_id, check_spec, close_warm_kernels,
-                                  completed_cells, expand, load_spec, pin_cell_environment,
-                                  read_results, require_sweep_data, run_cell, settle_cells,
-                                  versions_string)
+from dpkmeans.study.sweep import (
+    FLOAT_FORMAT,
+    SweepError,
+    SweepSpec,
+    allow_cell_kernels,
+    append_rows,
+    cell_id,
+    check_spec,
+    close_warm_kernels,
+    completed_cells,
+    expand,
+    load_spec,
+    pin_cell_environment,
+    read_results,
+    require_sweep_data,
+    run_cell,
+    settle_cells,
+    versions_string,
+)
 
 __all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "ReproduceInterrupted", "add_parser",
            "all_experiments", "data_notebooks", "run_reproduce"]

@@ -29,7 +29,7 @@ from dpkmeans.data.errors import (
 from dpkmeans.data.fetch import Location
 from dpkmeans.data.parse import decimal_year, read_raw
 from dpkmeans.data.registry import get_registry
-from dpkmeans.data.scaling import clip_to_bounds, scale_to_interval, unscale_from_interval
+from dpkmeans.data.scaling import clip_columns, scale_to_interval, unscale_from_interval
 from dpkmeans.errors import PrivacyLeakWarning
 
 REG = get_registry()
@@ -283,7 +283,7 @@ def test_scaling_then_unscaling_round_trips_within_bounds(
     Y, counts = scale_to_interval(X, bounds, interval)
     assert np.all((interval[0] <= Y) & (interval[1] >= Y))
     back = unscale_from_interval(Y, bounds, interval)
-    clipped, same_counts = clip_to_bounds(X, bounds)
+    clipped, same_counts = clip_columns(X, bounds)
     assert counts == same_counts
     assert counts.total == int(((bounds[:, 0] > X) | (bounds[:, 1] < X)).sum())
     scale = np.maximum(np.abs(bounds).max(axis=1), 1.0)
@@ -349,6 +349,14 @@ def test_paper_and_column_combinations_that_do_not_exist(
 ) -> None:
     with pytest.raises(PaperColumnError, match=message):
         load(name, download=False, **kwargs)
+
+
+@pytest.mark.parametrize(("old", "new"), [("dp-kccm", "dpkccm"), ("colored-noise", "colored")])
+def test_a_former_paper_key_is_refused_naming_the_new_one(old: str, new: str) -> None:
+    """The book's former paper keys are no longer read: a one-line error names the key now."""
+    with pytest.raises(ValueError, match=f"^the paper key '{old}' was renamed: use "
+                                         f"paper='{new}'$"):
+        load("heart", paper=old, download=False)
 
 
 def test_bad_arguments_raise_clear_errors() -> None:

@@ -20,20 +20,23 @@ import pytest
 from benchmarks import reproduction as benchmark
 from dpkmeans import DPKMeans
 from dpkmeans.api.catalogue import CATALOGUE, FitInputs, choice
-from dpkmeans.study.claims import CLAIM_VERDICTS
-from dpkmeans.data import PaperColumnError, get_registry, load
+from dpkmeans.data import get_registry, load
+from dpkmeans.data.loader import RENAMED_PAPERS
 from dpkmeans.papers import registry
 from dpkmeans.papers.registry import (
     PAPER_RECORDS,
     CatalogueEntry,
     PaperRecord,
-    Ref,
     Sweep,
     paper,
     paper_of_data_key,
     records,
 )
+from dpkmeans.papers.registry import (
+    FitInputs as RegistryFitInputs,
+)
 from dpkmeans.reproduce import all_experiments, data_notebooks, run_reproduce
+from dpkmeans.study.claims import CLAIM_VERDICTS
 from dpkmeans.synthesis import ledger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,16 +74,31 @@ def test_names_are_authors_and_year_and_unknown_keys_are_named():
         paper("S0")
 
 
-def test_reading_the_registry_imports_no_papers_code():
-    """The records are plain data: reading them imports each paper's package, nothing else."""
+def test_import_dpkmeans_loads_nothing_but_its_init():
+    """``import dpkmeans`` stays light: reading the registry imports the papers' code, but the
+    package itself imports no registry, no paper and no numpy."""
     import subprocess
 
-    code = ("import json, sys; from dpkmeans.papers.registry import records; records(); "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('dpkmeans'))))")
+    code = ("import json, sys, dpkmeans; print(json.dumps(sorted(m for m in sys.modules "
+            "if m.startswith('dpkmeans') or m == 'numpy')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert json.loads(out) == sorted(["dpkmeans", "dpkmeans.papers", "dpkmeans.papers.registry",
-                                      *(f"dpkmeans.papers.{key}" for key in PAPER_RECORDS)])
+    assert json.loads(out) == ["dpkmeans"]
+
+
+def test_a_record_holds_the_functions_themselves():
+    """A record is plain data holding real functions: the catalogue's entries are the
+    registry's own (each knowing its chapter), and FitInputs is the registry's."""
+    from dpkmeans.papers.su.variants import dplloyd_config
+
+    su = paper("su")
+    assert su.algorithms[0].build is dplloyd_config and su.algorithms[0].chapter == "5"
+    assert CATALOGUE["dplloyd"] is su.algorithms[0] and FitInputs is RegistryFitInputs
+    for record in records():
+        assert all(callable(e.build) for e in record.algorithms)
+        assert record.finisher is None or callable(record.finisher)
+        assert record.published is None or callable(record.published)
+    assert paper("dpkccm").published().flaws  # the as-published example carries its leaks
 
 
 def test_former_keys_still_work_with_a_warning():
@@ -90,23 +108,15 @@ def test_former_keys_still_work_with_a_warning():
         assert paper_of_data_key("colored-noise") is paper("colored")
     with pytest.warns(DeprecationWarning):
         assert paper("dpkccm").data_key == "dpkccm"
-    # load() takes the former key, warns, and reads the paper's columns under its one key
-    with pytest.warns(DeprecationWarning), pytest.raises(PaperColumnError,
-                                                         match="paper 'dpkccm' did not use"):
+    # load() refuses a former key in one line naming the key now (the data know no papers)
+    with pytest.raises(ValueError, match="^the paper key 'dp-kccm' was renamed: use "
+                                         "paper='dpkccm'$"):
         load("heart", paper="dp-kccm")
 
 
-def test_former_key_loads_the_same_data():
-    from dpkmeans.data import DataFileMissingError
-
-    try:
-        with pytest.warns(DeprecationWarning):
-            old = load("blood", paper="dp-kccm", download=False)
-    except DataFileMissingError:
-        pytest.skip("the blood file is not available (set DPKMEANS_DATA)")
-    new = load("blood", paper="dpkccm", download=False)
-    assert old.paper == new.paper == "dpkccm"
-    np.testing.assert_array_equal(old.X, new.X)
+def test_the_data_know_every_former_key():
+    """The dataset loader's own table of renamed keys is the registry's former keys."""
+    assert RENAMED_PAPERS == {old: r.key for r in records() for old in r.former_keys}
 
 
 # -- what the registry drives ----------------------------------------------------------------
@@ -119,8 +129,7 @@ def test_the_catalogue_is_the_papers_algorithms():
                         "balcan", "colored", "lsh"]
     for r in records():
         for entry in r.algorithms:
-            assert CATALOGUE[entry.name].chapter == r.number
-            assert CATALOGUE[entry.name].summary == entry.summary
+            assert CATALOGUE[entry.name] is entry and entry.chapter == r.number
 
 
 def test_reproduce_runs_every_papers_sweeps_with_its_finisher():
@@ -236,24 +245,25 @@ def test_records_refuse_two_papers_with_one_key():
 TOY_INIT = '''\
 """A toy paper: DP-Lloyd whose budget halves every iteration (a test's outside paper)."""
 
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Sweep
+from {module}.variants import catalogue_config, finish, published_example
 
 RECORD = PaperRecord(
     key="{key}", authors="Toy et al.", year="2030", title="Halving the budget",
     method="halving DP-Lloyd", chapter="13_{key}", bibkey="toy2030",
-    algorithms=(CatalogueEntry("toy-halving", Ref("{module}.entries:catalogue_config"),
+    algorithms=(CatalogueEntry("toy-halving", catalogue_config,
                                "DP-Lloyd, the budget halved every iteration.",
                                uses_max_iter=True),),
     sweeps=(Sweep("{key}", target_s=60, cell_keys=("epsilon",),
                   cell_label="epsilon {{epsilon}}"),),
-    finisher=Ref("{module}.entries:finish"),
-    published=Ref("{module}.entries:as_published"),
+    finisher=finish,
+    published=published_example,
     theorem="thm-toy-halving",
 )
 '''
 
-TOY_ENTRIES = '''\
-"""What the toy paper's RECORD names."""
+TOY_VARIANTS = '''\
+"""The toy paper's configuration, and what its RECORD names."""
 
 from pathlib import Path
 
@@ -262,7 +272,7 @@ import pandas as pd
 
 from dpkmeans import DPKMeans
 from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 
 
 def halving(n_clusters, epsilon, bounds, iterations):
@@ -274,7 +284,7 @@ def catalogue_config(f):
     return halving(f.n_clusters, f.epsilon, f.bounds, f.max_iter)
 
 
-def as_published():
+def published_example():
     return halving(3, 1.0, (np.zeros(2), np.ones(2)), 5)
 
 
@@ -297,7 +307,7 @@ def finish(root):
 '''
 
 CELL = '''\
-from {module}.entries import evaluate_cell
+from {module}.variants import evaluate_cell
 
 rows = evaluate_cell(epsilon, seed)
 if output_csv is not None:
@@ -306,10 +316,11 @@ if output_csv is not None:
 
 
 def write_paper(folder: Path, key: str, module: str) -> Path:
-    """The toy paper's one folder: its record and the functions the record names."""
+    """The toy paper's one folder: its record and its configuration (the functions the record
+    names)."""
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text(TOY_INIT.format(key=key, module=module))
-    (folder / "entries.py").write_text(TOY_ENTRIES.format(key=key))
+    (folder / "variants.py").write_text(TOY_VARIANTS.format(key=key))
     return folder
 
 
@@ -417,10 +428,10 @@ def test_a_folder_in_the_papers_package_is_discovered(tmp_path, monkeypatch):
 
 
 def test_register_adds_and_unregister_removes_a_paper():
+    from dpkmeans.papers.su.variants import dplloyd_config
+
     record = PaperRecord("toyregistered", "", "", "t", "toy method", "14_toy", "toy",
-                         algorithms=(CatalogueEntry("toy-registered",
-                                                    Ref("dpkmeans.papers.su.entries:"
-                                                        "dplloyd_config"), "s"),))
+                         algorithms=(CatalogueEntry("toy-registered", dplloyd_config, "s"),))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         registry.register(record)
@@ -432,9 +443,5 @@ def test_register_adds_and_unregister_removes_a_paper():
     assert "toyregistered" not in PAPER_RECORDS and "toy-registered" not in CATALOGUE
 
 
-def test_a_record_names_its_functions_lazily():
-    ref = Ref("dpkmeans.papers.dpkccm.entries:as_published")
-    assert ref().name == ref.resolve()().name
-    with pytest.raises(ValueError, match="module:function"):
-        Ref("no_colon")
+def test_a_sweep_labels_its_cells():
     assert Sweep("x").label({"case": "blood"}) == "case blood"

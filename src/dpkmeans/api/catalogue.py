@@ -12,105 +12,15 @@ where the book audits them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 
-from numpy.typing import ArrayLike
-
-from dpkmeans.engine.loop import DPLloydConfig
-from dpkmeans.engine.standalone import StandaloneConfig
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, records
+from dpkmeans.papers.registry import CatalogueEntry, FitInputs, PaperRecord, records
 
 __all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices", "loop_choices"]
 
-
-@dataclass(frozen=True)
-class FitInputs:
-    """The public inputs of one fit that a configuration may read.
-
-    Parameters
-    ----------
-    n_clusters : int
-        k.
-    epsilon : float
-        The budget of the run (the noisy count's share already taken off).
-    bounds : (lower, upper)
-        The public box.
-    max_iter : int
-        The iterations of the algorithms that take T as given.
-    n_records : int or None, default None
-        The public (or noisily counted) number of records, for the rules that read it.
-    delta : float or None, default None
-        The delta of an (epsilon, delta)-DP algorithm.
-
-    Examples
-    --------
-    >>> from dpkmeans.api.catalogue import FitInputs, choice
-    >>> config = choice("dplloyd").build(FitInputs(3, 1.0, ([0.0, 0.0], [1.0, 1.0]), max_iter=5))
-    >>> config.n_clusters, config.epsilon, config.neighbour
-    (3, 1.0, 'add/remove')
-    """
-
-    n_clusters: int
-    epsilon: float
-    bounds: tuple[ArrayLike, ArrayLike]
-    max_iter: int
-    n_records: int | None = None
-    delta: float | None = None
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One corrected algorithm: how to build it, and what its guarantee needs.
-
-    Parameters
-    ----------
-    name : str
-        The name ``DPKMeans(algorithm=...)`` takes.
-    build : callable
-        ``build(inputs)``: the engine configuration (:class:`~dpkmeans.engine.loop.DPLloydConfig`,
-        or a :class:`~dpkmeans.engine.standalone.StandaloneConfig`) of a fit with these
-        :class:`FitInputs`.
-    summary : str
-        One sentence on the algorithm.
-    chapter : str
-        The number of the book chapter that presents it.
-    neighbour : {"add/remove", "replace"}, default "add/remove"
-        The adjacency its guarantee is proven under.
-    needs_n_records : bool, default False
-        Its rule reads the number of records (public, or a noisy count).
-    needs_delta : bool, default False
-        It is (epsilon, delta)-DP.
-    uses_max_iter : bool, default False
-        It runs ``max_iter`` iterations (the others choose T by their own rule).
-    standalone : bool, default False
-        It is not a configuration of the DP-Lloyd loop: ``build`` returns a
-        :class:`~dpkmeans.engine.standalone.StandaloneConfig`, which runs itself through the
-        same privacy machinery (book chapter 12, "Beyond the five papers").
-
-    Examples
-    --------
-    >>> from dpkmeans.api.catalogue import choice
-    >>> di = choice("di")
-    >>> di.chapter, di.neighbour, di.needs_delta
-    ('11', 'replace', False)
-    """
-
-    name: str
-    build: Callable[[FitInputs], DPLloydConfig | StandaloneConfig]
-    summary: str
-    chapter: str
-    neighbour: str = "add/remove"
-    needs_n_records: bool = False
-    needs_delta: bool = False
-    uses_max_iter: bool = False
-    standalone: bool = False
-
-
-def _choice(record: PaperRecord, entry: CatalogueEntry) -> Choice:
-    return Choice(entry.name, entry.build, entry.summary, record.number, entry.neighbour,
-                  entry.needs_n_records, entry.needs_delta, entry.uses_max_iter,
-                  entry.standalone)
+#: One corrected algorithm: its paper's catalogue entry itself
+#: (:class:`dpkmeans.papers.registry.CatalogueEntry`), under the catalogue's name for it.
+Choice = CatalogueEntry
 
 
 def loop_choices() -> dict[str, Choice]:
@@ -160,7 +70,7 @@ def choices() -> dict[str, Choice]:
     global _built
     papers = records()
     if _built is None or _built[0] is not papers:
-        every = sorted((_choice(r, e) for r in papers for e in r.algorithms),
+        every = sorted((e for r in papers for e in r.algorithms),
                        key=lambda c: c.needs_delta)  # stable: the book's order within each
         names = [c.name for c in every]
         twice = sorted({n for n in names if names.count(n) > 1})

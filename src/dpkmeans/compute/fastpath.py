@@ -40,28 +40,18 @@ from types import ModuleType
 
 from dpkmeans.errors import NumbaMissingNotice, caller_stacklevel
 
-__all__ = ["NO_NUMBA", "FAST_EXTRA", "kernels", "compiled", "releases_gil"]
+__all__ = ["NO_NUMBA", "FAST_EXTRA", "kernels", "compiled"]
 
 #: The environment variable that forces the numpy path (any value but "" and "0").
 NO_NUMBA = "DPKMEANS_NO_NUMBA"
 #: How to install the compiled path (the extra holds numba and llvmlite).
 FAST_EXTRA = 'pip install "dpkmeans[fast]"'
 
-#: Map functions that run compiled code without the GIL when the compiled path is on:
-#: :func:`dpkmeans.compute.lloyd.local_map_reduce` runs their blocks in threads then.
-_COMPILED: set = set()
-
 _LOCK = threading.Lock()
 _DECIDED = False
 _KERNELS: ModuleType | None = None
 _WHY = ""  # why the numpy path runs ("" if it was forced)
 _NOTICE_SHOWN = False
-
-
-def releases_gil(fn):
-    """Mark a map function as compiled code that releases the GIL (:data:`_COMPILED`)."""
-    _COMPILED.add(fn)
-    return fn
 
 
 def _forced() -> bool:

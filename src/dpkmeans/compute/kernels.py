@@ -11,15 +11,15 @@ parallel (the compiled functions release the GIL) and adds their results with
 
 **Contract** (the caller passes one block of the public plan, :mod:`dpkmeans.compute.blocks`):
 
-* Labels: the exact nearest centroid of each row, as :class:`dpkmeans.compute.nearest._Nearest` defines
+* Labels: the exact nearest centroid of each row, as :class:`dpkmeans.compute.nearest.Nearest` defines
   it: the same b vectors (-2 c, fl(||c||^2)), the lowest index on an exact tie, a centroid
   equal to one of lower index never wins. The kernel decides a row only when its runner-up
-  score exceeds ``best + margin * sqrt(||x||^2 + 1)`` with ``_Nearest``'s proven margin (which
+  score exceeds ``best + margin * sqrt(||x||^2 + 1)`` with ``Nearest``'s proven margin (which
   covers any rounding order of the scores); a near tie is settled in the kernel, exactly
   (:func:`_exact_row`: floating-point operations shown free of rounding). A replica with a
   row still undecided (a non-finite row, or values beyond 2^+-400) is done again from its
   labels: the kernel's, and for the undecided rows
-  :func:`dpkmeans.compute.nearest._exact_nearest`'s. The bits never depend on which rows were
+  :func:`dpkmeans.compute.nearest.exact_nearest`'s. The bits never depend on which rows were
   near ties.
 * Counts: exact integers (float64 on return).
 * Sums, the "panels" order (:mod:`dpkmeans.compute.panels`): the block's rows are cut into
@@ -80,13 +80,19 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from dpkmeans.compute import panels
-from dpkmeans.compute.fastpath import _COMPILED, releases_gil  # noqa: F401  (re-exported)
+from dpkmeans.compute.gil import releases_gil
 from dpkmeans.compute.kernel_cache import kernel_dir
-from dpkmeans.compute.nearest import _exact_nearest, _Nearest, _score_margin
+from dpkmeans.compute.nearest import Nearest, exact_nearest, score_margin
+
 # the numpy references, re-exported (their names as they were here); TILE is the kernels' too
-from dpkmeans.compute.panels import (TILE, _checked, _panel_sums,  # noqa: F401
-                                     canonical_scores, panels_block_silhouette,
-                                     panels_block_stats, panels_nearest_distance_sums)
+from dpkmeans.compute.panels import (  # noqa: F401
+    TILE,
+    canonical_scores,
+    checked_sums,
+    panels_block_silhouette,
+    panels_block_stats,
+    panels_nearest_distance_sums,
+)
 
 __all__ = ["TILE", "canonical_scores", "kernel_block_labels", "kernel_block_silhouette",
            "kernel_block_silhouette_ahead", "kernel_block_stats", "kernel_nearest_distance_sums",
@@ -108,7 +114,7 @@ _STRIDE = TILE + 8
 _GENERATED_MAX = 640
 #: The generated assigners score in single precision (twice float64's numbers per cycle; the
 #: assignment alone 42 -> 24 ns a row and replica at k = d = 24, 3.9 -> 2.8 at k = 8, d = 10) with
-#: :class:`dpkmeans.compute.nearest._Nearest`'s single-precision margin; the rows it leaves undecided
+#: :class:`dpkmeans.compute.nearest.Nearest`'s single-precision margin; the rows it leaves undecided
 #: are decided in float64 (:func:`_settle`), so the labels are the exact ones either way. The
 #: margin's bound holds without overflow or underflow: a replica with max_j ||b_j|| outside
 #: this range, or a row with 1 + ||x||^2 above :data:`_SINGLE_NRM_MAX`, is decided in float64.
@@ -367,17 +373,17 @@ def _settle(X, t0, m, CT, cs, margin, r, nrm, arg):
 
 
 # The exact nearest centroid of a near tie, in the kernel (:func:`_exact_row`): the same label
-# as :func:`dpkmeans.compute.nearest._exact_nearest` (the exact argmin, the lowest index on an
+# as :func:`dpkmeans.compute.nearest.exact_nearest` (the exact argmin, the lowest index on an
 # exact tie), decided by floating-point operations whose results are exact, so that a replica
 # with near ties need not be done again (the as-published APDP runs on adult had 1.6 % of
 # their (replica, row) pairs as exact ties in the first iteration, and two calls in three
 # redid their replicas). Row and centroid values are kept within _EXACT_RANGE, where Dekker's
 # product and Knuth's sum are error-free (Higham, Accuracy and Stability, sec. 4.3; no
-# overflow, no underflow of an error term); a row outside it is left to _exact_nearest.
+# overflow, no underflow of an error term); a row outside it is left to exact_nearest.
 _EXACT_RANGE = (2.0**-400, 2.0**400)
 #: Veltkamp's splitting constant for float64, 2^27 + 1.
 _VELTKAMP = 134217729.0
-#: The float64 scores' rounding bound factor of _exact_nearest: 2.2 (d + 4) u sum |a_i b_i|.
+#: The float64 scores' rounding bound factor of exact_nearest: 2.2 (d + 4) u sum |a_i b_i|.
 _TIE_BOUND = 2.2 * 2.0**-53
 
 
@@ -465,10 +471,10 @@ def _exact_less(X, row, CT, cs, r, j, c):
 def _exact_row(X, row, CT, cs, margin, r):
     """The exact nearest centroid of row ``row`` of X for replica r (the lowest index on an
     exact tie; ``cs[r, j]`` = +inf for a centroid equal to one of lower index, which never
-    wins), as :func:`dpkmeans.compute.nearest._exact_nearest` decides it: the float64 scores
+    wins), as :func:`dpkmeans.compute.nearest.exact_nearest` decides it: the float64 scores
     and their rounding bound leave the contenders, which meet in index order, each replacing
     the best so far only when exactly smaller (:func:`_exact_less`). -1 (left to
-    _exact_nearest) for a replica with a non-finite b vector (``margin[r]`` not finite) or a
+    exact_nearest) for a replica with a non-finite b vector (``margin[r]`` not finite) or a
     value of the row or of the centroids outside :data:`_EXACT_RANGE`."""
     d = X.shape[1]
     k = CT.shape[2]
@@ -950,19 +956,19 @@ def _load_module(key: str, k: int, d: int, generated: bool):
 
 
 class _CentroidTerms:
-    """The public per-centroid quantities of :class:`_Nearest` in the kernel's layout: they
+    """The public per-centroid quantities of :class:`Nearest` in the kernel's layout: they
     depend on the centroids only, so every block of one call shares them (:func:`_terms`)."""
 
     def __init__(self, C: np.ndarray):
         d = C.shape[2]
-        near = _Nearest(np.zeros((1, d)), C)
-        self.B, self.shadowed = near.B, near.shadowed  # for _exact_nearest
+        near = Nearest(np.zeros((1, d)), C)
+        self.B, self.shadowed = near.B, near.shadowed  # for exact_nearest
         self.CT = np.ascontiguousarray(near.CT, dtype=np.float64)  # (R, d, k): -2 c
         self.cn = np.ascontiguousarray(near.B[:, d, :])  # (R, k): fl(||c||^2)
         # the same with +inf for a centroid equal to one of lower index (it never wins)
         self.cs = np.ascontiguousarray(near.c_norms[:, :, 0], dtype=np.float64)
         self.margin = np.ascontiguousarray(near.margin, dtype=np.float64)  # (R,)
-        # the generated assigners' single-precision terms: those of _Nearest(scores="single")
+        # the generated assigners' single-precision terms: those of Nearest(scores="single")
         # (-2 c and fl(||c||^2) rounded to float32, its margin), and an infinite margin (every
         # row decided in float64) for a replica outside _SINGLE_B_RANGE
         low, high = _SINGLE_B_RANGE
@@ -970,7 +976,7 @@ class _CentroidTerms:
             self.CT32 = np.ascontiguousarray(near.CT, dtype=np.float32)
             self.cs32 = np.ascontiguousarray(self.cs, dtype=np.float32)
             usable = (near.b_norm >= low) & (near.b_norm <= high)  # NaN: not usable
-        self.margin32 = np.where(usable, _score_margin(near.b_norm, d, np.float32), np.inf)
+        self.margin32 = np.where(usable, score_margin(near.b_norm, d, np.float32), np.inf)
 
 
 _TERMS: dict[bytes, _CentroidTerms] = {}
@@ -1020,7 +1026,7 @@ class _Prepared:
         return self.X, self.CT, self.cn, self.cs, self.margin, t.CT32, t.cs32, t.margin32
 
     def labels(self) -> np.ndarray:
-        """Exact labels (R, n) (the undecided rows by ``_exact_nearest``)."""
+        """Exact labels (R, n) (the undecided rows by ``exact_nearest``)."""
         X, (R, _, d) = self.X, self.shape
         out = np.empty((R, X.shape[0]), dtype=np.int64)
         self.mod._k_block_labels(*self._decided(), out)
@@ -1030,7 +1036,7 @@ class _Prepared:
             # huge or non-finite rows: no warnings (non-finite data is reported by the caller)
             with np.errstate(invalid="ignore", over="ignore"):
                 scores = np.einsum("ni,nik->nk", rows[:, :d], self.CT[rep]) + self.cs[rep]
-                out[rep, col] = _exact_nearest(rows, self.terms.B[rep], scores,
+                out[rep, col] = exact_nearest(rows, self.terms.B[rep], scores,
                                                ~self.terms.shadowed[rep])
         return out
 
@@ -1052,7 +1058,7 @@ class _Prepared:
                           np.zeros(reps.size, dtype=np.int64))
             assert left == 0
             sums[reps], counts[reps] = redo_sums, redo_counts
-        return _checked(self.X, sums, counts.astype(np.float64))
+        return checked_sums(self.X, sums, counts.astype(np.float64))
 
     def stats(self) -> tuple[np.ndarray, np.ndarray]:
         R, k, d = self.shape

@@ -28,9 +28,11 @@ from dpkmeans.data.registry import (
     Registry,
     get_registry,
 )
-from dpkmeans.papers.registry import current_key
 
 __all__ = ["load", "select_columns"]
+
+#: The paper keys the book used before, each with the paper's key now (``load`` names it).
+RENAMED_PAPERS = {"dp-kccm": "dpkccm", "colored-noise": "colored"}
 
 OnMissing = Literal["drop", "raise", "keep"]
 Variant = Literal["auto", "sample", "full"]
@@ -150,7 +152,8 @@ def load(
     name : a registry name (``python -m dpkmeans datasets list``) or a bundled one (iris, wine).
     paper : a paper's key (dpkccm, silhouette, colored, di: :mod:`dpkmeans.papers.registry`);
         selects that paper's columns and row filters. ``None`` gives every feature column. A
-        former key (dp-kccm, colored-noise) still works, with a ``DeprecationWarning``.
+        former key (:data:`RENAMED_PAPERS`: dp-kccm, colored-noise) raises a ``ValueError``
+        naming the paper's key.
     columns : explicit feature columns (with ``paper``, a subset of the paper's).
     scale : e.g. ``(-1, 1)`` (DP-KCCM) or ``(0, 1)`` (the other papers): clip to the
         bounds, then rescale.
@@ -167,8 +170,9 @@ def load(
     if on_missing not in ("drop", "raise", "keep"):
         raise ValueError(f"on_missing must be 'drop', 'raise' or 'keep', got {on_missing!r}")
     reg = registry if registry is not None else get_registry()
-    if isinstance(paper, str) and paper not in reg.papers:
-        paper = current_key(paper)  # a former key: the paper's key, with a warning
+    if isinstance(paper, str) and paper not in reg.papers and paper in RENAMED_PAPERS:
+        raise ValueError(f"the paper key {paper!r} was renamed: use paper="
+                         f"{RENAMED_PAPERS[paper]!r}")
     if isinstance(name, str) and name in reg.bundled:
         if paper is not None:
             raise PaperColumnError(f"{name!r} is a scikit-learn demo dataset; no paper used it")

@@ -14,9 +14,9 @@ notebooks that read data files (``python -m dpkmeans reproduce --data-notebooks`
 reproduction benchmark (``python -m benchmarks.reproduction <key>``); ``docs/design.md`` says
 how to add a paper.
 
-A record is plain data. What must run (a configuration builder, a finisher) is a :class:`Ref`,
-``"module:function"``, imported only when called: reading the registry imports none of a
-paper's code, and the registry imports nothing of the library.
+A record is plain data holding real functions (a configuration builder, a finisher, the
+as-published example), imported by the paper's ``__init__.py`` from its own modules: reading
+the registry imports the papers' code (``import dpkmeans`` alone still imports none of it).
 
 Prose, tables, claims ledgers and warnings name a paper by its authors and year and its method
 (``Ni et al. (2021), DP-KCCM``); the book's "The papers" page gives the full references
@@ -31,21 +31,22 @@ import pkgutil
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
-from importlib.util import find_spec
-from types import MappingProxyType
 from typing import Any
+
+from numpy.typing import ArrayLike
+
+from dpkmeans.data import get_registry
 
 __all__ = [
     "PAPERS_ENV",
     "PAPER_RECORDS",
     "CatalogueEntry",
+    "FitInputs",
     "PaperRecord",
-    "Ref",
     "Sweep",
     "current_key",
-    "lazy_exports",
     "paper",
     "paper_of_data_key",
     "records",
@@ -58,43 +59,88 @@ PAPERS_ENV = "DPKMEANS_PAPERS"
 
 
 @dataclass(frozen=True)
-class Ref:
-    """A function named as ``"module:function"``, imported only when it is called."""
+class FitInputs:
+    """The public inputs of one fit that a configuration may read.
 
-    target: str
+    Parameters
+    ----------
+    n_clusters : int
+        k.
+    epsilon : float
+        The budget of the run (the noisy count's share already taken off).
+    bounds : (lower, upper)
+        The public box.
+    max_iter : int
+        The iterations of the algorithms that take T as given.
+    n_records : int or None, default None
+        The public (or noisily counted) number of records, for the rules that read it.
+    delta : float or None, default None
+        The delta of an (epsilon, delta)-DP algorithm.
 
-    def __post_init__(self) -> None:
-        module, _, name = self.target.partition(":")
-        if not module or not name:
-            raise ValueError(f"a Ref names 'module:function', got {self.target!r}")
+    Examples
+    --------
+    >>> from dpkmeans.papers.registry import FitInputs, paper
+    >>> dplloyd = paper("su").algorithms[0]
+    >>> config = dplloyd.build(FitInputs(3, 1.0, ([0.0, 0.0], [1.0, 1.0]), max_iter=5))
+    >>> config.n_clusters, config.epsilon, config.neighbour
+    (3, 1.0, 'add/remove')
+    """
 
-    def resolve(self) -> Callable[..., Any]:
-        """The function itself (its module imported now)."""
-        module, _, name = self.target.partition(":")
-        return getattr(import_module(module), name)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.resolve()(*args, **kwargs)
+    n_clusters: int
+    epsilon: float
+    bounds: tuple[ArrayLike, ArrayLike]
+    max_iter: int
+    n_records: int | None = None
+    delta: float | None = None
 
 
 @dataclass(frozen=True)
 class CatalogueEntry:
-    """One corrected algorithm a paper offers as ``DPKMeans(algorithm=name)``.
+    """One corrected algorithm a paper offers as ``DPKMeans(algorithm=name)``: how to build it,
+    and what its guarantee needs (the catalogue, :mod:`dpkmeans.api.catalogue`, lists them).
 
-    ``build`` takes the fit's public inputs (:class:`dpkmeans.api.catalogue.FitInputs`) and returns
-    the engine configuration (a DP-Lloyd configuration, or with ``standalone`` an algorithm that
-    runs itself, :class:`dpkmeans.engine.standalone.StandaloneConfig`); the flags say what the
-    guarantee needs (the catalogue's :class:`~dpkmeans.api.catalogue.Choice` documents them).
+    Parameters
+    ----------
+    name : str
+        The name ``DPKMeans(algorithm=...)`` takes.
+    build : callable
+        ``build(inputs)``: the engine configuration (a DP-Lloyd configuration, or a
+        :class:`~dpkmeans.engine.standalone.StandaloneConfig`) of a fit with these
+        :class:`FitInputs`.
+    summary : str
+        One sentence on the algorithm.
+    neighbour : {"add/remove", "replace"}, default "add/remove"
+        The adjacency its guarantee is proven under.
+    needs_n_records : bool, default False
+        Its rule reads the number of records (public, or a noisy count).
+    needs_delta : bool, default False
+        It is (epsilon, delta)-DP.
+    uses_max_iter : bool, default False
+        It runs ``max_iter`` iterations (the others choose T by their own rule).
+    standalone : bool, default False
+        It is not a configuration of the DP-Lloyd loop: ``build`` returns a
+        :class:`~dpkmeans.engine.standalone.StandaloneConfig`, which runs itself through the
+        same privacy machinery (book chapter 12, "Beyond the five papers").
+    chapter : str, default ""
+        The number of the book chapter that presents it: its paper's record fills it in.
+
+    Examples
+    --------
+    >>> from dpkmeans.papers.registry import paper
+    >>> di = paper("di").algorithms[0]
+    >>> di.name, di.chapter, di.neighbour, di.needs_delta
+    ('di', '11', 'replace', False)
     """
 
     name: str
-    build: Callable[..., Any]
+    build: Callable[[FitInputs], Any]
     summary: str
     neighbour: str = "add/remove"
     needs_n_records: bool = False
     needs_delta: bool = False
     uses_max_iter: bool = False
-    standalone: bool = False  #: not a DP-Lloyd configuration (book chapter 12)
+    standalone: bool = False
+    chapter: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,6 +203,8 @@ class PaperRecord:
         if not self.chapter[:2].isdigit():
             raise ValueError(f"paper {self.key!r}: chapter {self.chapter!r} must start with "
                              "its two-digit number ('07_dpkccm')")
+        object.__setattr__(self, "algorithms", tuple(  # each entry knows its chapter
+            replace(entry, chapter=self.number) for entry in self.algorithms))
 
     @property
     def number(self) -> str:
@@ -180,7 +228,7 @@ class PaperRecord:
     @property
     def datasets(self) -> tuple[str, ...]:
         """The datasets it clusters, as ``data/datasets.toml`` records them (in its order)."""
-        registry = Ref("dpkmeans.data:get_registry")()
+        registry = get_registry()
         return tuple(name for name, spec in registry.datasets.items() if self.key in spec.papers)
 
     @property
@@ -322,19 +370,3 @@ def paper_of_data_key(data_key: str) -> PaperRecord:
     warnings.warn("paper_of_data_key is deprecated: data/datasets.toml uses the papers' keys; "
                   "call paper(key)", DeprecationWarning, stacklevel=2)
     return paper(data_key)
-
-
-def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` (PEP 562) for a paper's package: each name in ``exports`` comes
-    from the submodule it maps to, and a submodule is imported when first named, so that
-    reading the package's RECORD imports none of its code."""
-    exports = MappingProxyType(dict(exports))
-
-    def __getattr__(name: str) -> Any:
-        if name in exports:
-            return getattr(import_module(f"{package}.{exports[name]}"), name)
-        if not name.startswith("__") and find_spec(f"{package}.{name}") is not None:
-            return import_module(f"{package}.{name}")
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
-
-    return __getattr__

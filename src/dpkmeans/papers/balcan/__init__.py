@@ -7,7 +7,8 @@ papers").
   mechanism, recovery by noisy means, Lloyd refinement) and the catalogue's builder.
 """
 
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, lazy_exports
+from dpkmeans.papers.balcan.algorithm import catalogue_config
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord
 
 __all__ = ["RECORD"]
 
@@ -18,11 +19,9 @@ RECORD = PaperRecord(
     method="private candidates and local search", chapter="12_synthesis",
     bibkey="balcan2017differentially",
     algorithms=(CatalogueEntry(
-        "balcan", Ref(f"{__name__}.algorithm:catalogue_config"),
+        "balcan", catalogue_config,
         "A random projection, candidate centres from private recursive partitions, private "
         "local search with the exponential mechanism, then noisy means in the original space "
         "(Balcan et al. 2017); pure epsilon.",
         needs_n_records=True, standalone=True),),
 )
-
-__getattr__ = lazy_exports(__name__, {})

@@ -4,12 +4,28 @@ arXiv:2111.07850, 2021; book chapter 9).
 - :mod:`dpkmeans.privacy.colored`: the mechanism's math (gamma, Delta sets, covariances, the check);
 - :mod:`.variants`: the paper as published (CEDS) and corrected, as engine configurations;
 - :mod:`.study`, :mod:`.audit`, :mod:`.claims`: the reproduction, the audit, the claims ledger;
-- :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
+- :data:`RECORD`: the paper in the registry; the catalogue's builder and the as-published
+  example it names are in :mod:`.variants`, its finisher is :func:`finish`.
 """
 
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from pathlib import Path
+
+from dpkmeans.papers.colored.audit import write_audit
+from dpkmeans.papers.colored.claims import write_claims
+from dpkmeans.papers.colored.variants import catalogue_config, published_example
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Sweep
 
 __all__ = ["RECORD"]
+
+
+def finish(root: str | Path) -> None:
+    """The audit ``colored_audit.csv``, then the claims ledger ``colored_claims.csv`` from it
+    and ``colored.csv`` (``root/data/results``)."""
+    results = Path(root) / "data" / "results"
+    write_audit(results / "colored_audit.csv")
+    write_claims(results / "colored.csv", results / "colored_audit.csv",
+                 results / "colored_claims.csv")
+
 
 #: The paper in the registry (:mod:`dpkmeans.papers.registry`).
 RECORD = PaperRecord(
@@ -17,7 +33,7 @@ RECORD = PaperRecord(
     title="Colored noise mechanism for differentially private clustering",
     method="colored Gaussian noise", chapter="09_colored", bibkey="ravi2021colored",
     algorithms=(CatalogueEntry(
-        "colored", Ref(f"{__name__}.entries:catalogue_config"),
+        "colored", catalogue_config,
         "DP-Lloyd with colored Gaussian noise (Ravi, Scaglione and Peisert 2021), corrected: "
         "the box-optimal covariance on each cluster's centred statistics; (epsilon, delta).",
         needs_delta=True, uses_max_iter=True),),
@@ -27,10 +43,8 @@ RECORD = PaperRecord(
                   data_aliases={"marketing": ("marketing_campaign",),
                                 "marketing_units": ("marketing_campaign",),
                                 "mixture_d2": (), "mixture_d8": ()}),),
-    finisher=Ref(f"{__name__}.entries:finish"),
-    published=Ref(f"{__name__}.entries:as_published"),
+    finisher=finish,
+    published=published_example,
     theorem="thm-colored-dplloyd",
     former_keys=("colored-noise",),
 )
-
-__getattr__ = lazy_exports(__name__, {})

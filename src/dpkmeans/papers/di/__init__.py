@@ -6,13 +6,36 @@ DI k-means and DI k-prototypes on MapReduce (Dask), as published and corrected.
   split, from public inputs;
 - :mod:`.study`: the reproduction's grids and runs (MAGIC gamma, Statlog heart);
 - :mod:`.claims`: the computed claims ledger;
-- :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
+- :data:`RECORD`: the paper in the registry; the catalogue's builder and the as-published
+  example it names are in :mod:`.variants`, its finisher is :func:`finish`.
 """
 
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from pathlib import Path
+
+from dpkmeans.papers.di.audit import write_audit
+from dpkmeans.papers.di.claims import write_claims
+from dpkmeans.papers.di.variants import (
+    catalogue_config,
+    kmeans_as_published,
+    kmeans_corrected,
+    kprototypes_as_published,
+    kprototypes_corrected,
+    printed_rule,
+    published_example,
+)
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Sweep
 
 __all__ = ["RECORD", "kmeans_as_published", "kmeans_corrected", "kprototypes_as_published",
            "kprototypes_corrected", "printed_rule"]
+
+
+def finish(root: str | Path) -> None:
+    """The audit ``di_audit.csv``, then the claims ledger ``di_claims.csv`` from ``di.csv``
+    (``root/data/results``)."""
+    results = Path(root) / "data" / "results"
+    write_audit(results / "di_audit.csv")
+    write_claims(results / "di.csv", results / "di_claims.csv")
+
 
 #: The paper in the registry (:mod:`dpkmeans.papers.registry`).
 RECORD = PaperRecord(
@@ -20,14 +43,12 @@ RECORD = PaperRecord(
     title="Differential identifiability clustering algorithms for big data analysis",
     method="differential identifiability", chapter="11_identifiability", bibkey="shang2021di",
     algorithms=(CatalogueEntry(
-        "di", Ref(f"{__name__}.entries:catalogue_config"),
+        "di", catalogue_config,
         "DI k-means (Shang et al. 2021), corrected: one epsilon (or rho over m worlds), the "
         "normalised halving schedule, under replace adjacency.", neighbour="replace"),),
     sweeps=(Sweep("di", target_s=10 * 60, cell_keys=("case",), cell_label="case {case}",
                   data_aliases={"iterations": ("magic", "heart"), "gamma": ("heart",)}),),
-    finisher=Ref(f"{__name__}.entries:finish"),
-    published=Ref(f"{__name__}.entries:as_published"),
+    finisher=finish,
+    published=published_example,
     theorem="thm-di-dp",
 )
-
-__getattr__ = lazy_exports(__name__, {name: "variants" for name in __all__[1:]})

@@ -6,13 +6,34 @@
 - :mod:`.claims`: the computed claims ledger;
 - :mod:`.flaws`: the published method's flaws as data (its data-derived scaling and its tuning
   on the evaluation data), carried by the as-published configuration;
-- :mod:`.entries`: what :data:`RECORD` names (the catalogue's builder, the finisher).
+- :data:`RECORD`: the paper in the registry; the catalogue's builder and the as-published
+  example it names are in :mod:`.variants`, its finisher is :func:`finish`.
 """
 
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, Sweep, lazy_exports
+from pathlib import Path
+
+from dpkmeans.papers.dpkccm.claims import write_claims
+from dpkmeans.papers.dpkccm.variants import (
+    VARIANTS,
+    allocation_k,
+    allocation_nk,
+    average_k,
+    average_nk,
+    catalogue_config,
+    dpkccm_config,
+    published_example,
+)
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Sweep
 
 __all__ = ["RECORD", "VARIANTS", "allocation_k", "allocation_nk", "average_k", "average_nk",
            "dpkccm_config"]
+
+
+def finish(root: str | Path) -> None:
+    """The claims ledger ``dpkccm_claims.csv`` from ``dpkccm.csv`` (``root/data/results``)."""
+    results = Path(root) / "data" / "results"
+    write_claims(results / "dpkccm.csv", results / "dpkccm_claims.csv")
+
 
 #: The paper in the registry (:mod:`dpkmeans.papers.registry`).
 RECORD = PaperRecord(
@@ -20,7 +41,7 @@ RECORD = PaperRecord(
     title="Utility-efficient differentially private K-means clustering based on cluster merging",
     method="DP-KCCM", chapter="07_dpkccm", bibkey="ni_dpkccm",
     algorithms=(CatalogueEntry(
-        "dp-kccm", Ref(f"{__name__}.entries:catalogue_config"),
+        "dp-kccm", catalogue_config,
         "DP-KCCM (Ni et al. 2021): n k clusters, a decreasing budget and a noisy-count merge "
         "down to k."),),
     sweeps=(Sweep("dpkccm", target_s=15 * 60, cell_keys=("dataset", "axis"),
@@ -28,10 +49,8 @@ RECORD = PaperRecord(
                   label_values={"axis": {"epsilon": "NICV vs epsilon (figs 3-8)",
                                          "k": "NICV vs k (figs 9-14)",
                                          "ablations": "ablations"}}),),
-    finisher=Ref(f"{__name__}.entries:finish"),
-    published=Ref(f"{__name__}.entries:as_published"),
+    finisher=finish,
+    published=published_example,
     theorem="thm-dpkccm-private",
     former_keys=("dp-kccm",),
 )
-
-__getattr__ = lazy_exports(__name__, {name: "variants" for name in __all__[1:]})

@@ -6,7 +6,8 @@ book chapter 12, "Beyond the five papers").
   (the tree, the coreset, k-means++ on the coreset) and the catalogue's builder.
 """
 
-from dpkmeans.papers.registry import CatalogueEntry, PaperRecord, Ref, lazy_exports
+from dpkmeans.papers.lsh.algorithm import catalogue_config
+from dpkmeans.papers.registry import CatalogueEntry, PaperRecord
 
 __all__ = ["RECORD"]
 
@@ -16,11 +17,9 @@ RECORD = PaperRecord(
     title="Practical differentially private clustering",
     method="LSH tree and private coreset", chapter="12_synthesis", bibkey="chang2021practical",
     algorithms=(CatalogueEntry(
-        "lsh", Ref(f"{__name__}.algorithm:catalogue_config"),
+        "lsh", catalogue_config,
         "A prefix tree over random-hyperplane hashes, grown where a noisy count is large, a "
         "private coreset of its leaves (noisy sums and counts) and k-means++ on the coreset "
         "(Chang and Kamath 2021, Google's library); (epsilon, delta).",
         needs_delta=True, standalone=True),),
 )
-
-__getattr__ = lazy_exports(__name__, {})

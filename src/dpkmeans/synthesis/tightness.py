@@ -21,21 +21,25 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.api.catalogue import FitInputs, choice, loop_choices
-from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, run
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import iteration_releases
 from dpkmeans.engine.prototypes import MixedLayout, encode
 from dpkmeans.papers.di.variants import kprototypes_corrected
 from dpkmeans.privacy import mechanisms as mech
-from dpkmeans.privacy.gaussian import gaussian_delta, gaussian_sigma_analytic
-from dpkmeans.privacy.identifiability import (di_laplace_mechanism, di_laplace_scale,
-                                              epsilon_from_rho)
+from dpkmeans.privacy.gaussian import gaussian_delta
+from dpkmeans.privacy.identifiability import (
+    di_laplace_mechanism,
+    di_laplace_scale,
+    epsilon_from_rho,
+)
 from dpkmeans.privacy.noise import calibrate
+from dpkmeans.privacy.noise_types import GAUSSIAN
 from dpkmeans.study.audit import epsilon_lower_bound
 from dpkmeans.study.committed import committed_file
 from dpkmeans.study.one_run import one_run_lower_bound
-from dpkmeans.study.transcript import (element_log_ratio, exact_statistics,
-                                       transcript_log_ratios)
-from dpkmeans.study.uniform import (event_counts, loss_thresholds, trials_needed,
-                                    uniform_lower_bound)
+from dpkmeans.study.transcript import element_log_ratio, exact_statistics, transcript_log_ratios
+from dpkmeans.study.uniform import event_counts, loss_thresholds, trials_needed, uniform_lower_bound
 
 __all__ = ["Scores", "MECHANISMS", "ALGORITHMS", "TARGET_RATIO", "FACTORS", "mechanism_scores",
            "algorithm_scores", "first_release", "tightness_row", "tightness_rows", "power_rows",
@@ -88,8 +92,7 @@ def _laplace(sampler: str) -> Callable[[int, np.random.Generator], tuple]:
 
 def _gaussian(sampler: str) -> Callable[[int, np.random.Generator], tuple]:
     def draw(n, rng):
-        sigma = (gaussian_sigma_analytic(1.0, EPSILON, DELTA) if sampler == "continuous"
-                 else calibrate("gaussian", 1.0, EPSILON, DELTA, sampler="discrete").scale)
+        sigma = GAUSSIAN.with_sampler(sampler).calibrate(1.0, EPSILON, DELTA).scale
         out = [mech.gaussian_mechanism(float(w), 1.0, EPSILON, DELTA, rng, ledger=None,
                                        repeats=n, sampler=sampler) for w in (0, 1)]
         tight = _gaussian_epsilon(1.0 / sigma, DELTA)
@@ -218,7 +221,7 @@ def _start(config: DPLloydConfig, replicas: int) -> np.ndarray:
     """Public fixed starts: the k' centroids spread over [-1, 1] (categories alternating)."""
     k = config.n_clusters
     numeric = np.linspace(-1.0, 1.0, k)[:, None]
-    start = numeric if config.categorical is None else encode(
+    start = numeric if config.modes is None else encode(
         numeric, (np.arange(k) % 2)[:, None], LAYOUT)
     return np.broadcast_to(start, (replicas, *start.shape)).copy()
 
@@ -228,10 +231,10 @@ def planted(config: DPLloydConfig, factor: float) -> DPLloydConfig:
     while the claim stays: a planted overspend of ``factor`` times."""
     if factor == 1.0:
         return config
-    cat = config.categorical
+    cat = config.modes
     return replace(config, schedule=config.schedule * factor,
                    budget=None if config.budget is None else config.budget * factor,
-                   categorical=None if cat is None
+                   modes=None if cat is None
                    else replace(cat, schedule=cat.schedule * factor))
 
 
@@ -239,9 +242,9 @@ def first_release(config: DPLloydConfig) -> DPLloydConfig:
     """The configuration cut to its first iteration: its release is distributed exactly as the
     first release of the whole run (later iterations never act on it), at a fraction of the
     cost. A declared budget stays as the cap (the iteration spends part of it)."""
-    cat = config.categorical
+    cat = config.modes
     return replace(config, schedule=config.schedule[:1],
-                   categorical=None if cat is None else replace(cat, schedule=cat.schedule[:1]))
+                   modes=None if cat is None else replace(cat, schedule=cat.schedule[:1]))
 
 
 def algorithm_scores(name: str, level: str, trials: int, *, factor: float = 1.0,
@@ -255,7 +258,7 @@ def algorithm_scores(name: str, level: str, trials: int, *, factor: float = 1.0,
     elif level != "fit":
         raise ValueError(f"level must be 'release' or 'fit', got {level!r}")
     config = planted(claimed, factor)
-    X0, X1, pair = _pair(config.neighbour, config.categorical is not None)
+    X0, X1, pair = _pair(config.neighbour, config.modes is not None)
     seq = _seed(purpose, name, level, factor, trials)  # a new size draws new trials
     start = time.perf_counter()
     scores, spent = [], 0.0
@@ -293,7 +296,7 @@ def scored_budget(name: str, level: str) -> float:
     config = _config(name)
     if level == "release":
         config = first_release(config)
-    cat = config.categorical
+    cat = config.modes
     return float(config.schedule.sum() + (0.0 if cat is None else cat.schedule.sum()))
 
 
@@ -301,7 +304,7 @@ def _gaussian_fit_epsilon(config: DPLloydConfig) -> float:
     """For Gaussian (or colored) noise, the exact epsilon at the claimed delta of the whole
     transcript for a worst-case record (the composition of Gaussian releases is one Gaussian,
     s^2 = sum_t s_t^2); nan for Laplace noise."""
-    if config.sampler_noise != "gaussian":
+    if config.noise.norm != 2:
         return float("nan")
     s2 = 0.0
     for eps_t in config.schedule:
@@ -524,7 +527,7 @@ def one_run_audit(epsilon: float = EPSILON, *, dimension: int = 10, group: int =
         home = np.argmin(((corners[:, None, :] - entering[0][None]) ** 2).sum(axis=2), axis=1)
         inn = out[home] + np.append(corners, np.ones((m, 1)), axis=1)  # centred: m = 0
         y, b = noisy[0][home], np.broadcast_to(scale, noisy.shape)[0][home]
-        scores += element_log_ratio(config.sampler_noise, y, inn, out[home], b).sum(axis=1)
+        scores += element_log_ratio(config.noise, y, inn, out[home], b).sum(axis=1)
     bound = one_run_lower_bound(scores, included, candidates=candidates,
                                 confidence=CONFIDENCE)
     return {"claimed_epsilon": float(config.epsilon), "canaries": m,
