@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import doctest
-
+from dpkmeans.errors import BudgetExceededError
 from dpkmeans.privacy import accounting
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
-from dpkmeans.errors import BudgetExceededError
 
 eps_lists = st.lists(st.floats(1e-4, 5.0, allow_nan=False), min_size=1, max_size=20)
 
@@ -144,8 +144,8 @@ def test_docstring_example_runs():
 
 
 def test_absorb_adds_a_finished_ledger_as_one_sequential_part():
-    from dpkmeans.privacy.accounting import PrivacyLedger
     from dpkmeans.errors import BudgetExceededError
+    from dpkmeans.privacy.accounting import PrivacyLedger
 
     fit = PrivacyLedger()
     with fit.parallel("clusters"):

@@ -19,11 +19,22 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 from dpkmeans.privacy import colored
-from dpkmeans.privacy.colored import (MAX_BOX_VERTICES_DIM, box_covariance, box_deltas,
-                                      ceds_covariance, ceds_gamma_fails_from, constraint_check,
-                                      draw_colored, gamma_analytic, gamma_ceds, gamma_pdp,
-                                      leave_one_out_deltas, optimal_covariance, pdp_tail,
-                                      white_covariance)
+from dpkmeans.privacy.colored import (
+    MAX_BOX_VERTICES_DIM,
+    box_covariance,
+    box_deltas,
+    ceds_covariance,
+    ceds_gamma_fails_from,
+    constraint_check,
+    draw_colored,
+    gamma_analytic,
+    gamma_ceds,
+    gamma_pdp,
+    leave_one_out_deltas,
+    optimal_covariance,
+    pdp_tail,
+    white_covariance,
+)
 
 EPS, DELTA = 1.0, 1e-5
 GAMMA = EPS**2 / (2.0 * math.log(2.0 / DELTA))  # gamma_c(1, 1e-5), written out

@@ -15,8 +15,13 @@ import pytest
 from scipy import stats
 
 from dpkmeans.privacy import discrete as D
-from dpkmeans.privacy.discrete import (MAX_INT, MAX_SIGMA2, bernoulli_exp, discrete_gaussian,
-                                       discrete_laplace)
+from dpkmeans.privacy.discrete import (
+    MAX_INT,
+    MAX_SIGMA2,
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
+)
 from tests.statistics_helpers import ALPHA, chi2_pvalue
 
 N_DRAWS = 200_000
@@ -372,6 +377,7 @@ def test_exponential_choices_match_each_replica_alone():
     small and large coefficients (coins on the whole part and on the fraction) and gaps, one
     Python-integer replica among int64 ones."""
     from fractions import Fraction
+
     from dpkmeans.privacy.discrete import exponential_choice, exponential_choices
     rng = np.random.default_rng(9)
     widths = np.array([3, 1, 5, 2, 7])

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpkmeans.engine.prototypes import CategoricalModes, MixedLayout
 from dpkmeans.privacy import discrete
 from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.engine.prototypes import CategoricalModes, MixedLayout
 
 EPS = 0.02981
 GAP = 2465

@@ -13,7 +13,7 @@ import pytest
 
 from dpkmeans.privacy import noise
 from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.papers.su.variants import noisy_record_count
+from dpkmeans.privacy.counting import noisy_record_count
 from dpkmeans.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
 
 

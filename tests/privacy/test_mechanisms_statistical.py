@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.privacy import loss as pl
+from dpkmeans.privacy import mechanisms as mech
 from tests.statistics_helpers import ALPHA, chi2_pvalue, ks_pvalue
 
 pytestmark = pytest.mark.statistical

@@ -15,10 +15,12 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans.engine.loop import DPLloydConfig, iteration_releases
 from dpkmeans.compute.lloyd import batched_stats
-from dpkmeans.privacy.noise import to_grid
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.planning import iteration_releases
 from dpkmeans.engine.prototypes import CategoricalModes, MixedLayout
+from dpkmeans.engine.strategies import SuSplit
+from dpkmeans.privacy.noise import to_grid
 
 
 def _box(d: int, r: float) -> tuple[np.ndarray, np.ndarray]:
@@ -34,13 +36,13 @@ def _prototypes(d: int, r: float) -> DPLloydConfig:
     """DPKPrototypes' numeric release: one-hot blocks first, the numeric part centred."""
     layout = MixedLayout((2,), d, 0.12)
     return DPLloydConfig(n_clusters=2, bounds=layout.bounds(_box(d, r)), schedule=[1.0],
-                         categorical=CategoricalModes(layout, [1.0]), neighbour="replace",
+                         modes=CategoricalModes(layout, [1.0]), neighbour="replace",
                          centred=True)
 
 
 BUILDERS = {
     "di (joint Laplace)": (9, _joint),
-    "Su split": (2, lambda d, r: _joint(d, r, split="su")),
+    "Su split": (2, lambda d, r: _joint(d, r, step=SuSplit())),
     "DPKPrototypes": (9, _prototypes),
 }
 

@@ -27,12 +27,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
-from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
-from dpkmeans.privacy.noise import draw_colored  # the sampler lives with the other noise (re-exported)
+from dpkmeans.extras import require
 from dpkmeans.privacy.loss import gaussian_pdp_delta, gaussian_pdp_sigma
+from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
+from dpkmeans.privacy.noise import (
+    draw_colored,  # the sampler lives with the other noise (re-exported)
+)
 from dpkmeans.privacy.sensitivity import box_midpoint, check_box
 from dpkmeans.validation import check_delta, check_epsilon
-from dpkmeans.extras import require
 
 __all__ = [
     "pdp_tail",
@@ -437,7 +439,6 @@ def ceds_covariance(D: ArrayLike, gamma: float) -> np.ndarray:
     4
     """
     D, g = _check_deltas(D), _check_gamma(gamma)
-    m = D.shape[1]
     order = np.argsort(np.linalg.norm(D, axis=1), kind="stable")
     chosen = order[_independent_in_order(D[order])]
     r = chosen.size  # < m when the Delta's do not span (CEDS then works on the r found)

@@ -1,8 +1,9 @@
 """Gaussian mechanism calibration: classic (Dwork and Roth 2014, Thm. A.1) and analytic
-(Balle and Wang 2018, Thm. 8 and Alg. 1), and the exact delta of Gaussian noise (book chapter 2).
+(Balle and Wang 2018, Thm. 8 and Alg. 1), the exact delta of Gaussian noise (book chapter 2),
+and the zCDP conversion of the discrete Gaussian (Canonne, Kamath and Steinke 2020; chapter 6).
 
 Pure arithmetic, no random draw: :mod:`dpkmeans.privacy.mechanisms` (which re-exports these names),
-:mod:`dpkmeans.privacy.noise` and :mod:`dpkmeans.privacy.loss` calibrate with it.
+:mod:`dpkmeans.privacy.noise_types` and :mod:`dpkmeans.privacy.loss` calibrate with it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ __all__ = [
     "gaussian_delta",
     "gaussian_tail_at",
     "calibrate_noise_multiplier",
+    "zcdp_delta",
+    "zcdp_rho_for",
 ]
 
 
@@ -258,3 +261,85 @@ def gaussian_sigma_analytic(sensitivity: float, epsilon: float,
         return 0.0
     s = calibrate_noise_multiplier(lambda s: _log_gaussian_delta(eps, s), dlt)
     return sens / s
+
+
+# --- zCDP of the discrete Gaussian (Canonne, Kamath and Steinke 2020, section 2.3) ---------
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """The smallest delta such that rho-zCDP gives (epsilon, delta)-DP, by CKS20 Cor. 13:
+    delta = inf_{a > 1} exp((a - 1)(a rho - epsilon)) / (a - 1) * (1 - 1/a)^a.
+
+    Any a > 1 gives a valid delta; the infimum is found by bisection on the derivative of the
+    log, so a numerical miss can only make the returned delta larger (safe).
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter (<= 0 gives delta 0).
+    epsilon : float
+        The target epsilon.
+
+    Returns
+    -------
+    float
+        delta, at most 1.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.gaussian import zcdp_delta
+    >>> round(zcdp_delta(0.1, 1.0), 6)
+    0.008933
+    """
+    if rho <= 0:
+        return 0.0
+    lo, hi = 1.0 + 1e-9, (epsilon + 1.0) / (2.0 * rho) + 2.0
+    for _ in range(200):
+        a = 0.5 * (lo + hi)
+        if (2.0 * a - 1.0) * rho - epsilon + math.log1p(-1.0 / a) < 0:
+            lo = a
+        else:
+            hi = a
+    a = 0.5 * (lo + hi)
+    log_delta = (a - 1.0) * (a * rho - epsilon) + a * math.log1p(-1.0 / a) - math.log(a - 1.0)
+    return min(math.exp(log_delta), 1.0)
+
+
+def zcdp_rho_for(epsilon: float, delta: float) -> float:
+    """The largest rho (to 1e-12 relative, rounded down) with zcdp_delta(rho, epsilon) <= delta.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget (> 0).
+    delta : float
+        The target delta, in (0, 1).
+
+    Returns
+    -------
+    float
+        rho, found by bisection.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``delta`` is out of range.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.gaussian import zcdp_delta, zcdp_rho_for
+    >>> rho = zcdp_rho_for(1.0, 1e-5)
+    >>> round(rho, 6), zcdp_delta(rho, 1.0) <= 1e-5
+    (0.030557, True)
+    """
+    eps, dlt = check_epsilon(epsilon), check_delta(delta)
+    lo, hi = 0.0, eps + 1.0
+    while zcdp_delta(hi, eps) <= dlt:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if zcdp_delta(mid, eps) <= dlt:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return lo

@@ -40,12 +40,28 @@ from numpy.typing import ArrayLike
 
 from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.privacy.discrete import exponential_choice, exponential_choices
-from dpkmeans.privacy.gaussian import (gaussian_delta, gaussian_sigma_analytic,
-                                       gaussian_sigma_classic)
-from dpkmeans.privacy.gaussian import calibrate_noise_multiplier, gaussian_tail_at  # noqa: F401 (importable here)
-from dpkmeans.privacy.noise import (FLOAT_LEAK, NOISE_KINDS, CovarianceNoise, NoiseCalibration,
-                                    NoisePlan, _power_of_two_below, calibrate, check_sampler,
-                                    perturb, perturb_elements)
+from dpkmeans.privacy.gaussian import (  # noqa: F401 (importable here)
+    calibrate_noise_multiplier,
+    gaussian_delta,
+    gaussian_sigma_analytic,
+    gaussian_sigma_classic,
+    gaussian_tail_at,
+)
+from dpkmeans.privacy.noise import (
+    NOISE_KINDS,
+    CovarianceNoise,
+    NoiseCalibration,
+    NoisePlan,
+    perturb,
+    perturb_elements,
+)
+from dpkmeans.privacy.noise_types import (
+    DISCRETE_LAPLACE,
+    GAUSSIAN,
+    NoiseType,
+    noise_type,
+    power_of_two_below,
+)
 from dpkmeans.validation import (
     check_delta,
     check_epsilon,
@@ -216,8 +232,8 @@ def laplace_mechanism(
            [8.27851102]])
     """
     arr = _as_value(value)
-    cal = calibrate("laplace", sensitivity, epsilon, sampler=sampler,
-                    coordinates=max(arr.size, 1), integer_valued=integer_valued)
+    cal = DISCRETE_LAPLACE.with_sampler(sampler).calibrate(
+        sensitivity, epsilon, coordinates=max(arr.size, 1), integer_valued=integer_valued)
     return _release_one(arr, cal, rng, ledger=ledger, label=label, repeats=repeats,
                         details=details, integer_valued=integer_valued)
 
@@ -344,10 +360,9 @@ def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
     >>> e.mechanism, e.epsilon, e.leak
     ('Laplace (discrete)', 1.0, None)
     """
-    leak = FLOAT_LEAK if cal.sampler == "continuous" and cal.adds_noise else None
     return Entry(cal.mechanism, times * cal.epsilon, cal.sensitivity, cal.scale,
                  min(times * cal.delta, 1.0), label, {**cal.details(), **dict(details or {})},
-                 leak)
+                 cal.leak)
 
 
 def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
@@ -624,7 +639,7 @@ def release_choices(ledger: PrivacyLedger, charges: Charges, gaps: Sequence[np.n
     return exponential_choices(list(gaps), coefficient, widths, list(rngs))
 
 
-def unit_noise(kind: str, rngs: Sequence[np.random.Generator],
+def unit_noise(kind: NoiseType | str, rngs: Sequence[np.random.Generator],
                shape: tuple[int, ...]) -> np.ndarray:
     """Continuous sampler only: unit-scale float64 noise (Laplace or standard normal) of shape
     (R, *shape), replica r's from ``rngs[r]`` only, drawn up front for releases that scale it
@@ -634,8 +649,9 @@ def unit_noise(kind: str, rngs: Sequence[np.random.Generator],
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        Unit Laplace (scale 1) or standard normal noise.
+    kind : NoiseType or {"laplace", "gaussian", "colored"}
+        The noise type (or its name) whose float sampler draws: unit Laplace (scale 1) or
+        standard normal noise.
     rngs : sequence of numpy.random.Generator
         One generator per replica: replica r draws from ``rngs[r]`` only.
     shape : tuple of int
@@ -659,8 +675,7 @@ def unit_noise(kind: str, rngs: Sequence[np.random.Generator],
     >>> bool(np.all(noisy == np.array([[10.0, 20.0]]) + cal.scale * unit)), ledger.is_private
     (True, False)
     """
-    return np.stack([g.laplace(0.0, 1.0, size=shape) if kind == "laplace"
-                     else g.standard_normal(size=shape) for g in rngs])
+    return noise_type(kind).unit_noise(rngs, shape)
 
 
 # --- Gaussian ---------------------------------------------------------------------------
@@ -741,19 +756,19 @@ def gaussian_mechanism(
     ...
     ValueError: calibration must be None or 'zcdp' with sampler='discrete', got 'classic' ...
     """
-    sampler = check_sampler(sampler)
+    noise = GAUSSIAN.with_sampler(sampler)
     arr = _as_value(value)
-    if sampler == "discrete":
+    if noise.exact:
         if calibration not in (None, "zcdp"):
             raise ValueError(f"calibration must be None or 'zcdp' with sampler='discrete', got "
                              f"{calibration!r} ('analytic' and 'classic' are continuous-noise "
                              "theorems: pass sampler='continuous')")
-        cal = calibrate("gaussian", sensitivity, epsilon, delta, coordinates=max(arr.size, 1))
+        cal = noise.calibrate(sensitivity, epsilon, delta, coordinates=max(arr.size, 1))
     elif calibration in (None, "analytic"):
-        cal = calibrate("gaussian", sensitivity, epsilon, delta, sampler="continuous")
+        cal = noise.calibrate(sensitivity, epsilon, delta)
     elif calibration == "classic":
-        cal = NoiseCalibration("gaussian", "continuous", check_sensitivity(sensitivity),
-                               check_epsilon(epsilon), check_delta(delta),
+        cal = NoiseCalibration(noise, check_sensitivity(sensitivity), check_epsilon(epsilon),
+                               check_delta(delta),
                                gaussian_sigma_classic(sensitivity, epsilon, delta))
     else:
         raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
@@ -862,7 +877,7 @@ def exponential_grid(utility: ArrayLike, sensitivity: float, epsilon: float, *,
     ([4194304, 0, 3145728], Fraction(1, 2097154), True)
     """
     u, sens, eps = _exponential_inputs(utility, sensitivity, epsilon)
-    exponent = _power_of_two_below(sens) - EXPONENTIAL_GRID_BITS
+    exponent = power_of_two_below(sens) - EXPONENTIAL_GRID_BITS
     if integer_valued:
         if not np.all(u == np.round(u)):
             raise ValueError("integer_valued=True but the utility has a non-integer entry")

@@ -25,23 +25,36 @@ dimension, at the price of slightly more noise than the analytic continuous cali
 One assumption is not removed: the statistic is computed in float64 and treated as exact. Its
 rounding error (about N u max|x|, u = 2^-53) is far below one grid step for every dataset of
 the book, but it is an assumption, stated here and in the ledger details.
+
+Each noise family is a :class:`~dpkmeans.privacy.noise_types.NoiseType`, which holds its
+calibration and its samplers; the functions here take one, or the name users pass
+(``"laplace"``, ``"gaussian"``; :func:`~dpkmeans.privacy.noise_types.noise_type`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpkmeans.errors import BudgetTooSmallError
-from dpkmeans.privacy.discrete import discrete_gaussian, discrete_laplace
-from dpkmeans.privacy.gaussian import gaussian_sigma_analytic
-from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
+from dpkmeans.privacy.gaussian import zcdp_delta, zcdp_rho_for
+from dpkmeans.privacy.noise_types import (
+    FLOAT_LEAK,
+    GAUSSIAN_GRID_BITS,
+    LAPLACE_GRID_BITS,
+    LAPLACE_MAX_SCALE,
+    NOISE_KINDS,
+    SAMPLERS,
+    NoiseCalibration,
+    NoiseType,
+    check_sampler,
+    noise_type,
+    round_up,
+)
+from dpkmeans.validation import check_epsilon, check_positive_int, check_sensitivity
 
 __all__ = [
     "SAMPLERS",
@@ -68,157 +81,12 @@ __all__ = [
     "draw_colored",
 ]
 
-#: Noise samplers: exact discrete noise on a public grid (default) or numpy's float samplers.
-SAMPLERS = ("discrete", "continuous")
-#: Noise distributions of the engine and the mechanisms.
-NOISE_KINDS = ("laplace", "gaussian")
-#: What a ledger records when a continuous (float64) sampler is used.
-FLOAT_LEAK = ("continuous float64 noise (sampler='continuous'): some outputs are impossible "
-              "under the neighbouring input (Mironov 2012), so no epsilon bounds the float "
-              "release; sampler='discrete' is exact")
-#: Laplace grid: g = 2^(floor(log2 Delta) - 30), so the rounded sensitivity exceeds Delta by at
-#: most (c + 1) / 2^30 of itself, the scale t = ceil(steps / epsilon) is rounded up by at most
-#: epsilon / 2^30 of itself, and values up to 2^31 Delta fit the integer arithmetic (larger ones
-#: are clamped to that public range, :func:`to_grid`).
-LAPLACE_GRID_BITS = 30
-#: Gaussian grid: g = 2^(floor(log2 sigma) - 20) (at least Delta / 2^30), so sigma is at most
-#: 2^21 steps and sigma^2 stays within the exact sampler's integer range
-#: (:func:`dpkmeans.privacy.discrete.discrete_gaussian`).
-GAUSSIAN_GRID_BITS = 20
-#: Largest Laplace scale t (in grid steps) :func:`calibrate` gives the exact sampler: a sample
-#: then overflows int64 with probability about exp(-2^63 / t) = exp(-128) per draw
-#: (:func:`dpkmeans.privacy.discrete.discrete_laplace`), never in practice; at the sampler's own
-#: bound, 2^62, it would be about one draw in seven.
-LAPLACE_MAX_SCALE = 2**56
 #: Largest |value| / g that fits the integer arithmetic (int64 with head room for the noise):
 #: :func:`to_grid` clamps to it.
 _MAX_STEPS = 2.0**61
 
 
-def check_sampler(sampler: object) -> str:
-    """``sampler`` must be one of :data:`SAMPLERS`.
-
-    Parameters
-    ----------
-    sampler : object
-        The sampler's name to check.
-
-    Returns
-    -------
-    str
-        ``sampler``.
-
-    Raises
-    ------
-    ValueError
-        If it is not ``"discrete"`` or ``"continuous"``.
-
-    Examples
-    --------
-    >>> from dpkmeans.privacy.noise import check_sampler
-    >>> check_sampler("float")
-    Traceback (most recent call last):
-    ...
-    ValueError: sampler must be one of ('discrete', 'continuous'), got 'float'
-    """
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    return str(sampler)
-
-
-def _power_of_two_below(x: float) -> int:
-    """floor(log2 x) for x > 0, exactly (from the binary exponent, not from a float log)."""
-    mantissa, exponent = math.frexp(x)  # x = mantissa * 2^exponent, 0.5 <= mantissa < 1
-    return exponent - 1
-
-
-@dataclass(frozen=True)
-class NoiseCalibration:
-    """The noise of one release: what was asked for and what is drawn.
-
-    ``scale`` is the noise's Laplace scale b or Gaussian sigma in the value's units, at least the
-    nominal one. For the discrete sampler, ``grid`` is the public step g, ``sensitivity_steps``
-    the sensitivity of the rounded query in steps (an integer for Laplace; L2 for Gaussian) and
-    ``noise_steps`` the integer parameter given to the exact sampler (Laplace t, Gaussian
-    sigma^2 in steps^2), and ``nominal_scale`` the scale the same rule gives without any
-    rounding (Delta / epsilon for Laplace). All are functions of public inputs only.
-
-    Parameters
-    ----------
-    kind : {"laplace", "gaussian"}
-        The noise distribution.
-    sampler : {"discrete", "continuous"}
-        The exact sampler on a grid, or numpy's float64 one.
-    sensitivity, epsilon, delta : float
-        What was asked for (L1 sensitivity for Laplace, L2 for Gaussian).
-    scale : float
-        The Laplace b or Gaussian sigma drawn, in the value's units (0: no noise).
-    grid : float, default 0.0
-        The public grid step g (discrete only).
-    sensitivity_steps : float, default 0.0
-        The sensitivity of the rounded query, in steps (discrete only).
-    noise_steps : int, default 0
-        The exact sampler's integer parameter (discrete only).
-    nominal_scale : float, default 0.0
-        The scale before any rounding (discrete only).
-
-    Examples
-    --------
-    >>> from dpkmeans.privacy.noise import calibrate
-    >>> cal = calibrate("laplace", 1.0, 0.5)
-    >>> cal.mechanism, cal.nominal_scale, cal.grid == 2.0**-30, cal.noise_steps
-    ('Laplace (discrete)', 2.0, True, 2147483650)
-    >>> f"{cal.scale / cal.nominal_scale - 1:.2g}"  # rounded up by a few parts in 10^9
-    '9.3e-10'
-    """
-
-    kind: str
-    sampler: str
-    sensitivity: float
-    epsilon: float
-    delta: float
-    scale: float
-    grid: float = 0.0
-    sensitivity_steps: float = 0.0
-    noise_steps: int = 0
-    nominal_scale: float = 0.0  # the scale before any rounding (discrete only)
-
-    @property
-    def adds_noise(self) -> bool:
-        """Whether the release is noised at all (a zero sensitivity needs no noise)."""
-        return self.scale > 0
-
-    @property
-    def mechanism(self) -> str:
-        """The ledger's name for the mechanism."""
-        if self.kind == "laplace":
-            return "Laplace (discrete)" if self.sampler == "discrete" else "Laplace (continuous)"
-        if self.sampler == "discrete":
-            return "Gaussian (discrete, zCDP)"
-        return "Gaussian (continuous, analytic)"
-
-    def details(self) -> dict[str, Any]:
-        """What the ledger records about the sampler (the rounding included).
-
-        Returns
-        -------
-        dict
-            The sampler; for a discrete one also its grid, the sensitivity on the grid, the
-            noise steps, the relative rounding of the scale and the float64 assumption.
-        """
-        if self.sampler == "continuous" or not self.adds_noise:
-            return {"sampler": self.sampler}
-        return {
-            "sampler": "discrete",
-            "grid": self.grid,
-            "sensitivity on grid": self.sensitivity_steps * self.grid,
-            "noise steps": self.noise_steps,
-            "scale rounding": self.scale / self.nominal_scale - 1.0,
-            "assumes": "float64 statistic exact to within a grid step",
-        }
-
-
-def calibrate(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0, *,
+def calibrate(kind: NoiseType | str, sensitivity: float, epsilon: float, delta: float = 0.0, *,
               sampler: str = "discrete", coordinates: int = 1,
               integer_valued: bool = False) -> NoiseCalibration:
     """Calibrate the noise of one release of a ``coordinates``-vector.
@@ -231,8 +99,8 @@ def calibrate(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0,
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        The noise distribution.
+    kind : NoiseType or {"laplace", "gaussian", "colored"}
+        The noise type, or its name (with ``sampler``, :func:`noise_type`).
     sensitivity : float
         L1 (Laplace) or L2 (Gaussian) sensitivity of the whole vector (>= 0).
     epsilon : float
@@ -240,9 +108,9 @@ def calibrate(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0,
     delta : float, default 0.0
         0 for Laplace; in (0, 1) for Gaussian.
     sampler : {"discrete", "continuous"}, default "discrete"
-        The exact sampler on a public grid, or numpy's float64 sampler (a leak, when charged).
-        A continuous Gaussian is calibrated by the analytic Gaussian mechanism; a discrete
-        one through zCDP.
+        The exact sampler on a public grid, or numpy's float64 sampler (a leak, when charged),
+        of a named noise. A continuous Gaussian is calibrated by the analytic Gaussian
+        mechanism; a discrete one through zCDP.
     coordinates : int, default 1
         The number of coordinates of the released vector (each rounding adds to the
         sensitivity in steps).
@@ -275,64 +143,11 @@ def calibrate(kind: str, sensitivity: float, epsilon: float, delta: float = 0.0,
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
     coordinates = check_positive_int(coordinates, "coordinates")
-    if kind == "laplace":
-        if delta != 0.0:
-            raise ValueError("delta must be 0 for Laplace noise")
-        return _laplace(sens, eps, sampler, coordinates, integer_valued)
-    if kind == "gaussian":
-        return _gaussian(sens, eps, check_delta(delta), sampler, coordinates)
-    raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
+    return noise_type(kind, sampler).calibrate(sens, eps, delta, coordinates=coordinates,
+                                               integer_valued=integer_valued)
 
 
-def _laplace_grid(sens: float, coordinates: int, integer_valued: bool) -> tuple[float, int]:
-    """The public grid step g of a discrete Laplace release and its sensitivity in steps."""
-    exponent = _power_of_two_below(sens) - LAPLACE_GRID_BITS
-    if integer_valued:
-        exponent = min(exponent, 0)  # the integers lie on the grid
-    grid = math.ldexp(1.0, exponent)
-    return grid, math.ceil(sens / grid) + (0 if integer_valued else coordinates)
-
-
-def _laplace_floor(steps: int) -> float:
-    """The smallest float64 epsilon whose scale t = ceil(steps / epsilon) is at most
-    :data:`LAPLACE_MAX_SCALE`, checked exactly in rationals."""
-    floor = steps / LAPLACE_MAX_SCALE
-    if Fraction(floor) < Fraction(steps, LAPLACE_MAX_SCALE):
-        floor = math.nextafter(floor, math.inf)
-    return floor
-
-
-def round_up(x: float, digits: int = 3) -> float:
-    """``x`` rounded up to ``digits`` significant digits: a limit that can be quoted in a
-    message and passed back as it reads (``f"{round_up(x):g}"`` is at least x).
-
-    Parameters
-    ----------
-    x : float
-        A positive, finite number.
-    digits : int, default 3
-        Significant digits kept.
-
-    Returns
-    -------
-    float
-        The smallest number of ``digits`` significant digits that is at least ``x``.
-
-    Examples
-    --------
-    >>> from dpkmeans.privacy.noise import round_up
-    >>> round_up(4.6521e-10), round_up(2.0)
-    (4.66e-10, 2.0)
-    """
-    if not (math.isfinite(x) and x > 0):
-        return x
-    exponent = math.floor(math.log10(x)) - digits + 1
-    candidate = math.ceil(Fraction(x) / Fraction(10) ** exponent)
-    value = float(candidate * Fraction(10) ** exponent)
-    return value if value >= x else math.nextafter(value, math.inf)
-
-
-def min_epsilon(kind: str, sensitivity: float, *, sampler: str = "discrete",
+def min_epsilon(kind: NoiseType | str, sensitivity: float, *, sampler: str = "discrete",
                 coordinates: int = 1, integer_valued: bool = False) -> float:
     """The smallest epsilon :func:`calibrate` accepts for a release with these inputs.
 
@@ -344,8 +159,8 @@ def min_epsilon(kind: str, sensitivity: float, *, sampler: str = "discrete",
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        The noise distribution.
+    kind : NoiseType or {"laplace", "gaussian", "colored"}
+        The noise type, or its name (with ``sampler``, :func:`noise_type`).
     sensitivity : float
         L1 (Laplace) or L2 (Gaussian) sensitivity of the whole vector (>= 0).
     sampler : {"discrete", "continuous"}, default "discrete"
@@ -377,129 +192,8 @@ def min_epsilon(kind: str, sensitivity: float, *, sampler: str = "discrete",
     sampler = check_sampler(sampler)
     sens = check_sensitivity(sensitivity)
     coordinates = check_positive_int(coordinates, "coordinates")
-    if kind not in NOISE_KINDS:
-        raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
-    if kind == "gaussian" or sampler == "continuous" or sens == 0:
-        return 0.0
-    return _laplace_floor(_laplace_grid(sens, coordinates, integer_valued)[1])
-
-
-def _laplace(sens: float, eps: float, sampler: str, coordinates: int,
-             integer_valued: bool) -> NoiseCalibration:
-    b = sens / eps
-    if sampler == "continuous" or sens == 0:
-        return NoiseCalibration("laplace", sampler, sens, eps, 0.0, b)
-    grid, steps = _laplace_grid(sens, coordinates, integer_valued)
-    floor = _laplace_floor(steps)
-    if eps < floor:
-        minimum = round_up(floor)
-        raise BudgetTooSmallError(
-            f"epsilon = {eps:g} is too small for the exact sampler (Laplace noise, "
-            f"sensitivity {sens:.3g}): give epsilon >= {minimum:g}",
-            minimum, requested=eps)
-    num, den = eps.as_integer_ratio()  # eps = num / den exactly
-    t = -(-steps * den // num)  # ceil(steps / eps), exact in integers: t >= steps/eps
-    return NoiseCalibration("laplace", "discrete", sens, eps, 0.0, t * grid, grid,
-                            steps, t, b)
-
-
-def _gaussian(sens: float, eps: float, delta: float, sampler: str,
-              coordinates: int) -> NoiseCalibration:
-    if sens == 0:
-        return NoiseCalibration("gaussian", sampler, sens, eps, delta, 0.0)
-    if sampler == "continuous":
-        return NoiseCalibration("gaussian", sampler, sens, eps, delta,
-                                gaussian_sigma_analytic(sens, eps, delta))
-    rho = zcdp_rho_for(eps, delta)
-    nominal = sens / math.sqrt(2.0 * rho)
-    grid = math.ldexp(1.0, max(_power_of_two_below(nominal) - GAUSSIAN_GRID_BITS,
-                               _power_of_two_below(sens) - LAPLACE_GRID_BITS))
-    steps = sens / grid + math.sqrt(coordinates)  # L2: rounding adds at most 1 per coordinate
-    sigma2 = math.ceil(steps * steps / (2.0 * rho) * (1.0 + 1e-12)) + 1  # >= steps^2 / (2 rho)
-    return NoiseCalibration("gaussian", "discrete", sens, eps, delta,
-                            math.sqrt(sigma2) * grid, grid, steps, sigma2, nominal)
-
-
-# --- zCDP of the discrete Gaussian (Canonne, Kamath and Steinke 2020, section 2.3) ---------
-def zcdp_delta(rho: float, epsilon: float) -> float:
-    """The smallest delta such that rho-zCDP gives (epsilon, delta)-DP, by CKS20 Cor. 13:
-    delta = inf_{a > 1} exp((a - 1)(a rho - epsilon)) / (a - 1) * (1 - 1/a)^a.
-
-    Any a > 1 gives a valid delta; the infimum is found by bisection on the derivative of the
-    log, so a numerical miss can only make the returned delta larger (safe).
-
-    Parameters
-    ----------
-    rho : float
-        The zCDP parameter (<= 0 gives delta 0).
-    epsilon : float
-        The target epsilon.
-
-    Returns
-    -------
-    float
-        delta, at most 1.
-
-    Examples
-    --------
-    >>> from dpkmeans.privacy.noise import zcdp_delta
-    >>> round(zcdp_delta(0.1, 1.0), 6)
-    0.008933
-    """
-    if rho <= 0:
-        return 0.0
-    lo, hi = 1.0 + 1e-9, (epsilon + 1.0) / (2.0 * rho) + 2.0
-    for _ in range(200):
-        a = 0.5 * (lo + hi)
-        if (2.0 * a - 1.0) * rho - epsilon + math.log1p(-1.0 / a) < 0:
-            lo = a
-        else:
-            hi = a
-    a = 0.5 * (lo + hi)
-    log_delta = (a - 1.0) * (a * rho - epsilon) + a * math.log1p(-1.0 / a) - math.log(a - 1.0)
-    return min(math.exp(log_delta), 1.0)
-
-
-def zcdp_rho_for(epsilon: float, delta: float) -> float:
-    """The largest rho (to 1e-12 relative, rounded down) with zcdp_delta(rho, epsilon) <= delta.
-
-    Parameters
-    ----------
-    epsilon : float
-        The privacy budget (> 0).
-    delta : float
-        The target delta, in (0, 1).
-
-    Returns
-    -------
-    float
-        rho, found by bisection.
-
-    Raises
-    ------
-    ValueError
-        If ``epsilon`` or ``delta`` is out of range.
-
-    Examples
-    --------
-    >>> from dpkmeans.privacy.noise import zcdp_delta, zcdp_rho_for
-    >>> rho = zcdp_rho_for(1.0, 1e-5)
-    >>> round(rho, 6), zcdp_delta(rho, 1.0) <= 1e-5
-    (0.030557, True)
-    """
-    eps, dlt = check_epsilon(epsilon), check_delta(delta)
-    lo, hi = 0.0, eps + 1.0
-    while zcdp_delta(hi, eps) <= dlt:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if zcdp_delta(mid, eps) <= dlt:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-12 * hi:
-            break
-    return lo
+    return noise_type(kind, sampler).min_epsilon(sens, coordinates=coordinates,
+                                                 integer_valued=integer_valued)
 
 
 # --- drawing -----------------------------------------------------------------------------
@@ -548,7 +242,7 @@ def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: boo
     return np.rint(scaled).astype(np.int64)
 
 
-def draw_steps(kind: str, noise_steps: np.ndarray,
+def draw_steps(kind: NoiseType | str, noise_steps: np.ndarray,
                rngs: Sequence[np.random.Generator], *, per_replica: bool = False) -> np.ndarray:
     """Integer noise in grid steps, shape (R, *noise_steps.shape); replica r draws from rngs[r]
     only (:mod:`dpkmeans.privacy.discrete`). Elements whose ``noise_steps`` is 0 get no noise.
@@ -560,8 +254,9 @@ def draw_steps(kind: str, noise_steps: np.ndarray,
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        Discrete Laplace (parameter t) or discrete Gaussian (parameter sigma^2 in steps^2).
+    kind : NoiseType or {"laplace", "gaussian"}
+        An exact noise type, or its name: discrete Laplace (parameter t) or discrete Gaussian
+        (parameter sigma^2 in steps^2).
     noise_steps : ndarray of int
         The integer noise parameter of each element (0: no noise).
     rngs : sequence of numpy.random.Generator
@@ -588,30 +283,10 @@ def draw_steps(kind: str, noise_steps: np.ndarray,
     array([[   -1,     0,  1617],
            [   -7,     0, -4086]])
     """
-    steps = np.asarray(noise_steps, dtype=np.int64)
-    if per_replica:
-        if steps.ndim == 0 or steps.shape[0] != len(rngs):
-            raise ValueError(f"per-replica noise steps need a leading axis of {len(rngs)} "
-                             f"replicas, got shape {steps.shape}")
-        active = steps[0] > 0
-        if kind != "laplace" or not ((steps > 0) == active).all():  # one mask for all
-            return np.stack([draw_steps(kind, s, [g])[0] for s, g in zip(steps, rngs)])
-        out = np.zeros(steps.shape, dtype=np.int64)
-        if active.any():
-            out[:, active] = discrete_laplace(steps[:, active], rngs, per_replica=True)
-        return out
-    active = steps > 0
-    out = np.zeros((len(rngs), *steps.shape), dtype=np.int64)
-    if not active.any():
-        return out
-    sampler = discrete_laplace if kind == "laplace" else discrete_gaussian
-    if active.all():
-        return sampler(steps, rngs)
-    out[:, active] = sampler(steps[active], rngs)
-    return out
+    return noise_type(kind).draw_steps(noise_steps, rngs, per_replica=per_replica)
 
 
-def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
+def grid_release(kind: NoiseType | str, values: np.ndarray, grid: np.ndarray | float,
                  noise_steps: np.ndarray, rngs: Sequence[np.random.Generator], *,
                  integer_valued: bool = False, per_replica: bool = False) -> np.ndarray:
     """(round(values / grid) + integer noise) * grid for values (R, *S), with a grid and a noise
@@ -620,8 +295,8 @@ def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        The noise distribution.
+    kind : NoiseType or {"laplace", "gaussian"}
+        The (exact) noise type, or its name.
     values : ndarray
         The exact values, shape (R, *S).
     grid : float or ndarray
@@ -661,18 +336,18 @@ def grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
     return (on_grid + draw_steps(kind, noise_steps, rngs, per_replica=per_replica)) * grid
 
 
-def shared_grid_release(kind: str, values: np.ndarray, grid: np.ndarray | float,
+def shared_grid_release(kind: NoiseType | str, values: np.ndarray, grid: np.ndarray | float,
                         noise_steps: np.ndarray, rngs: Sequence[np.random.Generator], *,
                         per_replica: bool = False) -> np.ndarray:
     """Like :func:`grid_release` for values (R, k, c), but with ONE integer draw per row k added
     to all c columns (noise_steps has shape (k,), or (R, k) with ``per_replica``): a flaw that
     Zhang, Liu and Wang (2018) read literally, kept for its as-published variant
-    (the "shared-noise" effect of :data:`dpkmeans.engine.flaws.LOOP_EFFECTS`).
+    (:class:`dpkmeans.papers.silhouette.flaws.SharedNoise`).
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        The noise distribution.
+    kind : NoiseType or {"laplace", "gaussian"}
+        The (exact) noise type, or its name.
     values : ndarray
         The exact values, shape (R, k, c).
     grid : float or ndarray
@@ -748,19 +423,17 @@ def perturb(values: np.ndarray, calibration: NoiseCalibration | CovarianceNoise,
         return values + draws.reshape(values.shape)
     if not calibration.adds_noise:
         return values.copy()
-    if calibration.sampler == "continuous":
+    noise = calibration.noise
+    if not noise.exact:
         if unit is not None:
             return values + calibration.scale * (unit[..., :1] if shared else unit)
         shape = values.shape[1:-1] + (1,) if shared else values.shape[1:]
-        draws = [g.laplace(0.0, calibration.scale, size=shape)
-                 if calibration.kind == "laplace"
-                 else g.normal(0.0, calibration.scale, size=shape) for g in rngs]
-        return values + np.stack(draws)
+        return values + noise.draw(calibration.scale, rngs, shape)
     if shared:
         steps = np.full(values.shape[1:-1], calibration.noise_steps, dtype=np.int64)
-        return shared_grid_release(calibration.kind, values, calibration.grid, steps, rngs)
+        return shared_grid_release(noise, values, calibration.grid, steps, rngs)
     steps = np.full(values.shape[1:], calibration.noise_steps, dtype=np.int64)
-    return grid_release(calibration.kind, values, calibration.grid, steps, rngs,
+    return grid_release(noise, values, calibration.grid, steps, rngs,
                         integer_valued=integer_valued)
 
 
@@ -777,10 +450,10 @@ class NoisePlan:
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
-        The noise distribution.
-    sampler : {"discrete", "continuous"}
-        The sampler.
+    noise : NoiseType or {"laplace", "gaussian", "colored"}
+        The noise type, or its name.
+    sampler : {"discrete", "continuous"} or None
+        The sampler of a named noise (None: "discrete"); a noise type's own is kept.
     grid, steps, scale : ndarray
         Per element: the grid step, the integer noise parameter and the continuous scale;
         shape (k, c), or (R, k, c) for one plan per replica.
@@ -801,12 +474,22 @@ class NoisePlan:
     array([[[3.40722656, 3.        ]]])
     """
 
-    kind: str
-    sampler: str
+    noise: NoiseType | str
+    sampler: str | None
     grid: np.ndarray
     steps: np.ndarray
     scale: np.ndarray
     shared: bool = False
+
+    def __post_init__(self) -> None:
+        noise = noise_type(self.noise, self.sampler or "discrete")
+        object.__setattr__(self, "noise", noise)
+        object.__setattr__(self, "sampler", noise.sampler)
+
+    @property
+    def kind(self) -> str:
+        """The name of the family the plan's sampler draws (text for display)."""
+        return self.noise.sampler_family.family
 
     @property
     def per_replica(self) -> bool:
@@ -826,7 +509,7 @@ class NoisePlan:
         NoisePlan
             The plan of arrays (k, c) of replica r.
         """
-        return NoisePlan(self.kind, self.sampler, self.grid[r], self.steps[r], self.scale[r],
+        return NoisePlan(self.noise, None, self.grid[r], self.steps[r], self.scale[r],
                          self.shared)
 
 
@@ -870,9 +553,9 @@ def perturb_elements(values: np.ndarray, plan: NoisePlan, rngs: Sequence[np.rand
     """
     per_replica = plan.per_replica
     if plan.shared:
-        if plan.sampler == "continuous":
+        if not plan.noise.exact:
             return values + plan.scale * unit[..., :1]
-        return shared_grid_release(plan.kind, values, plan.grid, plan.steps[..., 0], rngs,
+        return shared_grid_release(plan.noise, values, plan.grid, plan.steps[..., 0], rngs,
                                    per_replica=per_replica)
     noised = plan.scale > 0
     if per_replica and not (noised == noised[0]).all():  # the replicas noise other elements
@@ -883,10 +566,10 @@ def perturb_elements(values: np.ndarray, plan: NoisePlan, rngs: Sequence[np.rand
     grid, steps, scale = (a[:, mask] if per_replica else a[mask]
                           for a in (plan.grid, plan.steps, plan.scale))
     noisy = values.copy()
-    if plan.sampler == "continuous":
+    if not plan.noise.exact:
         noisy[:, mask] = values[:, mask] + scale * unit[:, mask]
     elif mask.any():
-        noisy[:, mask] = grid_release(plan.kind, values[:, mask], grid, steps, rngs,
+        noisy[:, mask] = grid_release(plan.noise, values[:, mask], grid, steps, rngs,
                                       per_replica=per_replica)
     return noisy
 
@@ -929,6 +612,7 @@ class CovarianceNoise:
 
     sampler = "continuous"
     adds_noise = True
+    leak = FLOAT_LEAK
 
     def details(self) -> dict[str, Any]:
         """Nothing beyond the caller's details: the covariance is the caller's to describe.

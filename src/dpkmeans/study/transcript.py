@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-
 from scipy.special import logsumexp
 
 from dpkmeans.compute.backends import get_backend
 from dpkmeans.compute.lloyd import block_stats
-from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import DPLloydResult
 from dpkmeans.engine.prototypes import mode_scores
+from dpkmeans.privacy.noise_types import NoiseType, noise_type, noise_type_of
 from dpkmeans.privacy.sensitivity import box_midpoint
 
 __all__ = ["exact_statistics", "element_log_ratio", "mode_log_ratio", "transcript_log_ratios"]
@@ -38,11 +39,11 @@ def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray)
     assignment and a fixed order of additions"): no search for equal centroid sets, which
     after the first iteration are all distinct. Only a start shared by every replica (the
     first iteration's) is computed once."""
-    engine = get_backend("memory")
-    data, _, _ = engine.prepare(X, config.bounds)
+    backend = get_backend("memory")
+    data, _, _ = backend.prepare(X, config.bounds)
     C = np.ascontiguousarray(centroids, dtype=np.float64)
     shared = C.shape[0] > 1 and bool(np.all(C == C[:1]))
-    sums, counts = engine.map_reduce(data, block_stats, C[:1] if shared else C, config.scores)
+    sums, counts = backend.map_reduce(data, block_stats, C[:1] if shared else C, config.scores)
     if shared:
         sums, counts = (np.repeat(a, C.shape[0], axis=0) for a in (sums, counts))
     d = config.bounds[0].size
@@ -53,20 +54,17 @@ def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray)
     return np.concatenate([sums, counts[..., None]], axis=2)
 
 
-def element_log_ratio(kind: str, y: np.ndarray, mu0: np.ndarray, mu1: np.ndarray,
+def element_log_ratio(noise: NoiseType | str, y: np.ndarray, mu0: np.ndarray, mu1: np.ndarray,
                       scale: np.ndarray) -> np.ndarray:
-    """log f(y - mu0) - log f(y - mu1) per element, for Laplace (scale b) or Gaussian (sigma)
-    noise; 0 where the scale is 0 (nothing released) or the two means agree.
+    """log f(y - mu0) - log f(y - mu1) per element, for the noise of a noise type (or its
+    name, :func:`~dpkmeans.privacy.noise_types.noise_type`): its samplers' family's
+    :meth:`~dpkmeans.privacy.noise_types.NoiseType.log_ratio` (Laplace scale b, Gaussian
+    sigma); 0 where the scale is 0 (nothing released) or the two means agree.
 
     The continuous densities score the library's discrete samplers too: the statistic only
     has to be computable, not exact, for the audit to be sound."""
     safe = np.where(scale > 0, scale, 1.0)
-    if kind == "laplace":
-        out = (np.abs(y - mu1) - np.abs(y - mu0)) / safe
-    elif kind == "gaussian":
-        out = ((y - mu1) ** 2 - (y - mu0) ** 2) / (2.0 * safe**2)
-    else:
-        raise ValueError(f"noise kind must be 'laplace' or 'gaussian', got {kind!r}")
+    out = noise_type(noise).sampler_family.log_ratio(y, mu0, mu1, safe)
     return np.where((scale > 0) & (mu0 != mu1), out, 0.0)
 
 
@@ -77,7 +75,7 @@ def mode_log_ratio(config: DPLloydConfig, t: int, counts0: np.ndarray, counts1: 
     mode of each attribute is drawn with P[v] proportional to exp(eps_draw count_v / 2), from
     the exact category counts (R, k, n_onehot) under D and D'; ``released`` are the centroids
     after the iteration (R, k, width), whose one-hot blocks hold the modes."""
-    modes = config.categorical
+    modes = config.modes
     touched = min(2, config.n_clusters) if config.neighbour == "replace" else 1
     draw = modes.entries(float(modes.schedule[t]), 1, clusters_touched=touched)[1]
     out = np.zeros(released.shape[0])
@@ -104,17 +102,18 @@ def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
     if not result.release_history:
         raise ValueError("the run kept no transcript: run(..., record_history=True)")
     config = result.config
-    white, kind = config.whitening(), config.sampler_noise
+    noise = noise_type_of(config)
+    white = noise.whitening(config.bounds)  # colored noise is white on the whitened vector
     ratios = np.zeros((result.centroids.shape[0], len(result.release_history)))
     for t, (noisy, scale) in enumerate(result.release_history):
         entering = result.initial_centroids if t == 0 else result.history[t - 1]
         exact0, exact1 = (exact_statistics(X, config, entering) for X in (X0, X1))
         scale = np.broadcast_to(scale, noisy.shape)
-        ratios[:, t] = element_log_ratio(kind, noisy * white, exact0 * white,
-                                         exact1 * white, scale).sum(axis=(1, 2))
-        if config.categorical is not None:
+        ratios[:, t] = element_log_ratio(noise, noisy * white, exact0 * white, exact1 * white,
+                                         scale).sum(axis=(1, 2))
+        if config.modes is not None:
             ran = t < result.iterations_run  # a stopped replica released no more modes
-            counts0, counts1 = (mode_scores(e[..., :-1], config.categorical.layout)
+            counts0, counts1 = (mode_scores(e[..., :-1], config.modes.layout)
                                 for e in (exact0, exact1))
             modes = mode_log_ratio(config, t, counts0, counts1, result.history[t])
             ratios[:, t] += np.where(ran, modes, 0.0)

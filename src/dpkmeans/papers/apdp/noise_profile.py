@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpkmeans.engine.loop import DPLloydConfig, iteration_releases
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.planning import iteration_releases
+from dpkmeans.privacy.noise_types import NoiseType, noise_type, noise_type_of
 
 __all__ = ["noise_sd", "centroid_noise_sd"]
 
 
-def noise_sd(kind: str, scale: float) -> float:
-    """Standard deviation of one noise coordinate: sqrt(2) b for Laplace, sigma for Gaussian."""
-    return float(np.sqrt(2.0) * scale) if kind == "laplace" else float(scale)
+def noise_sd(kind: NoiseType | str, scale: float) -> float:
+    """Standard deviation of one noise coordinate: sqrt(2) b for Laplace, sigma for Gaussian
+    (:meth:`~dpkmeans.privacy.noise_types.NoiseType.sd` of the noise type or its name)."""
+    return noise_type(kind).sd(scale)
 
 
 def centroid_noise_sd(config: DPLloydConfig, cluster_size: float, *, offset: float = 0.0,
@@ -40,7 +43,7 @@ def centroid_noise_sd(config: DPLloydConfig, cluster_size: float, *, offset: flo
     if not 0.0 < weight <= 1.0:
         raise ValueError(f"weight must lie in (0, 1], got {weight}")
     d = config.bounds[0].size
-    white = config.whitening()
+    white = noise_type_of(config).whitening(config.bounds)
     out = []
     for eps_t in config.schedule:
         sd = np.zeros(d + 1)
@@ -48,7 +51,7 @@ def centroid_noise_sd(config: DPLloydConfig, cluster_size: float, *, offset: flo
             if release.cluster not in (None, 0):
                 continue
             cal = release.calibration
-            sd[release.columns] = noise_sd(cal.kind, cal.scale)
+            sd[release.columns] = cal.noise.sd(cal.scale)
         sd = sd / white  # colored noise is white on the whitened vector
         out.append(np.sqrt(np.mean(sd[:d] ** 2) + offset**2 * sd[d] ** 2) / n)
     return np.array(out)
