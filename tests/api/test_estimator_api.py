@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.engine.loop import run
 from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.api.mixed_estimator import DPKPrototypes
+from dpkmeans.engine.loop import run
 from dpkmeans.papers.di import variants
 
 
@@ -62,7 +62,7 @@ def test_the_stopping_rule_reads_released_centroids_only():
     released = [result.initial_centroids, *result.history]
     for r in range(4):
         shifts = [np.linalg.norm(b[r] - a[r], axis=1).max() for a, b in zip(released, released[1:])]
-        stop = next((t + 1 for t, s in enumerate(shifts) if s < config.stop_threshold),
+        stop = next((t + 1 for t, s in enumerate(shifts) if s < config.stop.threshold),
                     config.iterations)
         assert result.iterations_run[r] == stop < config.iterations
 

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.api.catalogue import CATALOGUE, choice
-from dpkmeans.errors import BudgetExceededError, ClippingWarning, PrivacyLeakWarning
 from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.errors import BudgetExceededError, ClippingWarning, PrivacyLeakWarning
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 
 @pytest.fixture

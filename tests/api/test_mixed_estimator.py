@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
+from dpkmeans.api.mixed_estimator import CATEGORIES_LEAK, DPKPrototypes
+from dpkmeans.compute.metrics import f_measure
 from dpkmeans.data import load
 from dpkmeans.data.registry import get_registry
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
-from dpkmeans.compute.metrics import f_measure
-from dpkmeans.api.mixed_estimator import CATEGORIES_LEAK, DPKPrototypes
 
 COLOURS = ["red", "green", "blue"]
 SIZES = ["S", "M", "L"]
@@ -404,9 +404,9 @@ def test_scikit_learn_check_estimator_passes_in_full():
 
 
 def test_a_shared_accountant_across_mixed_fits():
-    from dpkmeans.privacy.accounting import PrivacyLedger
-    from dpkmeans.errors import BudgetExceededError
     from dpkmeans.api.mixed_estimator import DPKPrototypes
+    from dpkmeans.errors import BudgetExceededError
+    from dpkmeans.privacy.accounting import PrivacyLedger
 
     gen = np.random.default_rng(0)
     frame = pd.DataFrame({"x": gen.uniform(0, 1, 200), "c": gen.choice(["a", "b"], 200)})

@@ -16,15 +16,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpkmeans.engine import schedules
-from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.errors import ClippingWarning, PrivacyLeakWarning
 from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.compute.lloyd import assign, batched_stats
+from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.engine import schedules
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import FixedShares
+from dpkmeans.errors import ClippingWarning, PrivacyLeakWarning
 from dpkmeans.papers.dpkccm import study
 from dpkmeans.papers.dpkccm.study import Point
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 BOX2 = (-np.ones(2), np.ones(2))
 
@@ -134,14 +136,16 @@ def test_the_clip_count_is_neither_an_attribute_nor_in_the_warning():
 
 def test_an_allocation_must_give_its_largest_share_one_before_any_noise():
     with pytest.raises(ValueError, match="largest share 1"):
-        DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0], allocation=[0.5, 0.5, 0.25])
-    DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0], allocation=[1.0, 0.5, 0.25])
+        DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0],
+                      allocation=FixedShares([0.5, 0.5, 0.25]))
+    DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0],
+                  allocation=FixedShares([1.0, 0.5, 0.25]))
 
 
 def test_allocations_and_parallel_scopes_are_refused_under_replace():
     with pytest.raises(ValueError, match="add/remove"):
-        DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=[1.0], allocation=[1.0, 1.0],
-                      neighbour="replace")
+        DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=[1.0],
+                      allocation=FixedShares([1.0, 1.0]), neighbour="replace")
     ledger = PrivacyLedger(neighbour="replace")
     with pytest.raises(ValueError, match="add/remove"):
         with ledger.parallel("clusters"):

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from dpkmeans import DPKPrototypes
-from dpkmeans.errors import BudgetTooSmallError, ClippingWarning
 from dpkmeans.api.estimators import DPKMeans
 from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.errors import BudgetTooSmallError, ClippingWarning
 
 N = 37
 SENTINEL = 0.123456789

@@ -16,11 +16,10 @@ import pytest
 
 from dpkmeans import DPKPrototypes
 from dpkmeans.engine import schedules
-from dpkmeans.papers.di import variants
-from dpkmeans.privacy.identifiability import epsilon_from_rho
-from dpkmeans.papers.di.iterations import (SU_ERROR, prototypes_epsilon_m,
-                                           prototypes_iterations)
 from dpkmeans.engine.prototypes import MixedLayout
+from dpkmeans.papers.di import variants
+from dpkmeans.papers.di.iterations import SU_ERROR, prototypes_epsilon_m, prototypes_iterations
+from dpkmeans.privacy.identifiability import epsilon_from_rho
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 TRUE_CENTRES = {0.25: "red", 0.75: "blue"}  # the README's clusters and their colours

@@ -9,14 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkmeans.engine import schedules
-from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.papers.di.flaws import CATEGORICAL_FULL_BUDGET, EXACT_COUNTS
-from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SWAPPED_SPLIT
-from dpkmeans.errors import ClippingWarning
-from dpkmeans.engine.init import sphere_packing, uniform_box
 from dpkmeans.compute.lloyd import batched_stats, lloyd_reference
+from dpkmeans.engine import schedules
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.engine.init import sphere_packing, uniform_box
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import FixedShares, JointRelease, PostProcess, PublicStart, SuSplit
+from dpkmeans.errors import ClippingWarning
+from dpkmeans.papers.di.flaws import EXACT_COUNTS, ExactCounts
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SWAPPED_SPLIT, SwappedSplit
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
 
 
 def blobs(n: int = 600, d: int = 2, k: int = 3, seed: int = 0) -> np.ndarray:
@@ -44,8 +47,9 @@ def test_ledger_total_equals_declared_epsilon(k, d, eps, T, schedule, split, nei
                                                seed):
     X = np.random.default_rng(seed).uniform(-1, 1, size=(50, d))
     config = DPLloydConfig(n_clusters=k, bounds=(-np.ones(d), np.ones(d)),
-                           schedule=getattr(schedules, schedule)(eps, T), split=split,
-                           neighbour=neighbour, initializer=uniform_box)
+                           schedule=getattr(schedules, schedule)(eps, T),
+                           step=JointRelease() if split == "joint" else SuSplit(),
+                           neighbour=neighbour, start=PublicStart(uniform_box))
     result = run(X, config, seed, replicas=replicas)
     assert result.ledger.total().epsilon == pytest.approx(eps, rel=1e-9)
     assert result.ledger.is_fully_spent()
@@ -69,7 +73,8 @@ def test_never_nan_or_infinite_even_with_tiny_budgets_and_empty_clusters(eps, se
 def test_empty_clusters_receive_noise():
     X = np.full((20, 2), -0.9)
     config = DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0],
-                           initializer=lambda b, k, g: np.array([[-0.9, -0.9], [0.9, 0.9], [0.9, -0.9]]))
+                           start=PublicStart(lambda b, k, g: np.array([[-0.9, -0.9], [0.9, 0.9],
+                                                                       [0.9, -0.9]])))
     result = run(X, config, 7)
     _, exact = batched_stats(X, result.initial_centroids)
     assert exact[0].tolist() == [20.0, 0.0, 0.0]
@@ -93,7 +98,7 @@ def test_same_seed_gives_bit_identical_output_and_replicas_do_not_depend_on_batc
 def test_huge_epsilon_recovers_non_private_lloyd():
     X = blobs()
     config = DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=schedules.uniform(1e9, 6),
-                           initializer=sphere_packing)
+                           start=PublicStart(sphere_packing))
     result = run(X, config, 5, replicas=2)
     reference = lloyd_reference(X, result.initial_centroids, 6)
     np.testing.assert_allclose(result.centroids, reference, atol=1e-6)
@@ -144,7 +149,8 @@ def test_final_release_is_post_processing():
     def keep_first(centroids, counts):
         return centroids[:, :1]
 
-    config = DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0], release=keep_first)
+    config = DPLloydConfig(n_clusters=3, bounds=BOX2, schedule=[1.0],
+                           output=PostProcess(keep_first))
     result = run(blobs(), config, 0)
     assert result.centroids.shape == (1, 1, 2)
     assert result.ledger.entries[-1].label == "final release: keep_first"
@@ -155,11 +161,13 @@ def test_final_release_is_post_processing():
     ({"n_clusters": 0}, "n_clusters"),
     ({"schedule": []}, "schedule"),
     ({"schedule": [0.5, -0.1]}, "schedule"),
-    ({"split": "half"}, "split"),
+    ({"step": "su"}, "step must be"),
+    ({"start": sphere_packing}, "start must be"),
     ({"noise": "cauchy"}, "noise"),
     ({"neighbour": "swap"}, "neighbour"),
     ({"count_floor": 0.0}, "count_floor"),
-    ({"allocation": [1.0, 2.0, 0.5]}, "allocation"),
+    ({"allocation": FixedShares([1.0, 2.0, 0.5])}, "allocation"),
+    ({"allocation": [1.0, 1.0, 0.5]}, "allocation must be"),
     ({"bounds": (np.ones(2), -np.ones(2))}, "bounds"),
     ({"delta": 1e-5}, "delta"),
 ])
@@ -189,22 +197,24 @@ def test_as_published_flaws_are_recorded_truthfully():
     X = np.random.default_rng(2).uniform(-1, 1, size=(60, d))
     box = (-np.ones(d), np.ones(d))
     impr = dplloyd_impr(3, 1.0, box, n_records=60)
-    swapped = run(X, dataclasses.replace(impr, flaws=(SWAPPED_SPLIT,)), 0)
+    swapped = run(X, dataclasses.replace(impr, step=SwappedSplit(), flaws=(SWAPPED_SPLIT,)), 0)
     c = (4 * d * 0.225**2) ** (1 / 3)
     assert swapped.ledger.total().epsilon == pytest.approx((1 + d * c) / (d + c))  # overspends
     assert swapped.ledger.is_private  # it is private, just at a larger epsilon than declared
-    leaky = run(X, dataclasses.replace(dplloyd(3, 1.0, box),
-                                       flaws=(EXACT_COUNTS, SKIP_EMPTY_CLUSTERS)), 0)
+    leaky = run(X, dataclasses.replace(dplloyd(3, 1.0, box), step=ExactCounts(),
+                                       flaws=(EXACT_COUNTS, DATA_DERIVED_BOUNDS)), 0)
     assert not leaky.ledger.is_private
     assert [e.mechanism for e in leaky.ledger.entries[:2]] == ["LEAK (not private)"] * 2
     assert np.all(np.isfinite(leaky.centroids))
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"flaws": (SWAPPED_SPLIT,)}, "split='su'"),
+    ({"step": SwappedSplit()}, "swapped-split"),
+    ({"step": SuSplit(), "flaws": (SWAPPED_SPLIT,)}, "change a step of the loop"),
     ({"flaws": (SKIP_EMPTY_CLUSTERS,), "neighbour": "replace"}, "under replace adjacency"),
-    ({"flaws": (CATEGORICAL_FULL_BUDGET,)}, "needs categorical modes"),
-    ({"flaws": (SWAPPED_SPLIT, SWAPPED_SPLIT), "split": "su"}, "listed twice"),
+    ({"step": SwappedSplit(), "noise": "gaussian", "delta": 1e-6, "flaws": (SWAPPED_SPLIT,)},
+     "Laplace noise only"),
+    ({"flaws": (SWAPPED_SPLIT, SWAPPED_SPLIT), "step": SuSplit()}, "listed twice"),
 ])
 def test_flaw_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -234,7 +244,7 @@ def test_centred_release_adds_the_midpoint_back():
 
 
 def test_the_discrete_release_lies_on_its_public_grid():
-    from dpkmeans.engine.loop import iteration_releases
+    from dpkmeans.engine.planning import iteration_releases
     from dpkmeans.privacy.floating_point import grid_output_possible
 
     config = dplloyd(3, 1.0, BOX2, iterations=2)
@@ -249,7 +259,7 @@ def test_the_discrete_release_lies_on_its_public_grid():
 def test_the_planned_ledger_of_diffprivlib_is_its_closed_form_overspend():
     """diffprivlib's flaws as an engine configuration: its ledger, planned without data, spends
     (1 + d c) / (d + c) times the declared epsilon (the chapter's closed form) and leaks."""
-    from dpkmeans.engine.loop import plan_ledger
+    from dpkmeans.engine.planning import plan_ledger
     from dpkmeans.papers.su.study import diffprivlib_config, diffprivlib_epsilon_factor
 
     for d in (2, 10, 24):

@@ -10,13 +10,22 @@ import numpy as np
 import pytest
 
 from dpkmeans.engine import schedules
-from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
+from dpkmeans.engine.prototypes import (
+    CategoricalModes,
+    MixedInitializer,
+    MixedLayout,
+    decode,
+    encode,
+    mode_scores,
+)
+from dpkmeans.engine.strategies import FixedShares, PublicStart, SuSplit
+from dpkmeans.papers.colored.flaws import EXACT_ITERATIONS, NoiseFreeIterations
 from dpkmeans.papers.di import variants
-from dpkmeans.papers.colored.flaws import EXACT_ITERATIONS
-from dpkmeans.papers.di.flaws import CATEGORICAL_FULL_BUDGET
-from dpkmeans.engine.prototypes import (CategoricalModes, MixedInitializer, MixedLayout, decode,
-                                        encode, mode_scores)
+from dpkmeans.papers.di.flaws import CATEGORICAL_FULL_BUDGET, FullBudgetModes, PublishedModes
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 LEVELS = (3, 2, 4)
 
@@ -184,15 +193,13 @@ def test_modes_validation():
     for bad in ([], [1.0, 0.0], [1.0, -1.0], [math.nan], [[1.0], [1.0]]):
         with pytest.raises(ValueError, match="categorical schedule"):
             CategoricalModes(layout, np.asarray(bad, dtype=float))
-    with pytest.raises(ValueError, match="per_attribute"):
-        CategoricalModes(layout, [1.0], per_attribute="all")
     with pytest.raises(ValueError, match="at least one categorical attribute"):
         CategoricalModes(MixedLayout((), 2, 0.5), [1.0])
 
 
 def test_a_large_epsilon_picks_the_largest_count():
     layout = MixedLayout((4, 3), 1, 0.5)
-    modes = CategoricalModes(layout, [1.0], per_attribute="full")  # each draw at 1e3
+    modes = FullBudgetModes(layout, [1.0])  # each draw at 1e3
     gen = np.random.default_rng(8)
     counts = np.zeros((3, 5, layout.n_onehot))
     for r in range(3):
@@ -214,7 +221,7 @@ def test_pick_frequencies_are_the_exponential_mechanism(eps):
     """20,000 draws per attribute: each category within 5 binomial sigmas of
     exp(eps count / 2) / Z."""
     layout = MixedLayout((4, 3), 1, 0.5)
-    modes = CategoricalModes(layout, [1.0], per_attribute="full")  # each draw at eps
+    modes = FullBudgetModes(layout, [1.0])  # each draw at eps
     n = 20_000
     block_counts = [np.array([0.0, 1.0, 2.0, 4.0]), np.array([3.0, 3.0, 0.0])]
     counts = np.broadcast_to(np.concatenate(block_counts), (1, n, layout.n_onehot)).copy()
@@ -237,18 +244,19 @@ def test_release_accepts_integer_counts():
     assert np.array_equal(out, [[[0.0, layout.scale, 0.0]]])
 
 
-@pytest.mark.parametrize("per_attribute", ["split", "full"])
+@pytest.mark.parametrize("kind", [CategoricalModes, FullBudgetModes, PublishedModes])
 @pytest.mark.parametrize("clusters_touched", [1, 2])
-@pytest.mark.parametrize("understated", [False, True])
-def test_charge_records_one_entry_per_attribute(per_attribute, clusters_touched, understated):
+def test_charge_records_one_entry_per_attribute(kind, clusters_touched):
+    """The corrected modes, and the paper's two as-published ones: every attribute at the
+    whole budget, and that with each draw at Delta sf = 1 (understated under replace)."""
     layout = MixedLayout(LEVELS, 2, 0.5)
-    modes = CategoricalModes(layout, [0.9], per_attribute=per_attribute)
+    modes = kind(layout, [0.9])
+    understated = kind is PublishedModes
     ledger = PrivacyLedger(neighbour="replace" if clusters_touched == 2 else "add/remove")
     eps_t = 0.9
-    attribute = eps_t / 3 if per_attribute == "split" else eps_t
+    attribute = eps_t / 3 if kind is CategoricalModes else eps_t
     assert modes.attribute_budget(eps_t) == attribute
-    draw = modes.charge(ledger, eps_t, 4, clusters_touched=clusters_touched,
-                        understated=understated)
+    draw = modes.charge(ledger, eps_t, 4, clusters_touched=clusters_touched)
     expected_draw = attribute if understated else attribute / clusters_touched
     assert draw == pytest.approx(expected_draw, rel=1e-15)
     entries = ledger.entries
@@ -304,7 +312,7 @@ def test_corrected_kprototypes_spends_eps_r_plus_eps_c(heartlike):
     # corrected: each cluster's draw gets eps_c_t / d_c / 2 (two clusters' counts change)
     first = exponential[0]
     assert first.details["epsilon per cluster draw"] == pytest.approx(
-        config.categorical.schedule[0] / layout.n_categorical / 2, rel=1e-14)
+        config.modes.schedule[0] / layout.n_categorical / 2, rel=1e-14)
     assert result.centroids.shape == (3, 2, layout.width)
     assert_one_hot(result.centroids, layout)
     assert_one_hot(result.initial_centroids, layout)
@@ -319,11 +327,11 @@ def test_plan_ledger_is_a_real_run_s_ledger(heartlike, neighbour, per_attribute)
     numeric_schedule = schedules.uniform(2.0, 4)
     categorical_schedule = schedules.halving(0.8, 4)
     flaws = (CATEGORICAL_FULL_BUDGET,) if per_attribute == "full" else ()
+    kind = FullBudgetModes if per_attribute == "full" else CategoricalModes
     config = DPLloydConfig(n_clusters=3, bounds=layout.bounds((0.0, 1.0)),
                            schedule=numeric_schedule, neighbour=neighbour,
-                           initializer=MixedInitializer(layout), flaws=flaws,
-                           categorical=CategoricalModes(layout, categorical_schedule,
-                                                        per_attribute=per_attribute))
+                           start=PublicStart(MixedInitializer(layout)), flaws=flaws,
+                           modes=kind(layout, categorical_schedule))
     result = run(Z, config, 5, replicas=2)
     planned = plan_ledger(config, replicas=2)
     assert result.ledger.total().epsilon == pytest.approx(planned.total().epsilon, rel=1e-14)
@@ -336,7 +344,7 @@ def test_plan_ledger_is_a_real_run_s_ledger(heartlike, neighbour, per_attribute)
 
 def _config(layout: MixedLayout, **kw) -> DPLloydConfig:
     args = dict(n_clusters=2, bounds=layout.bounds((0.0, 1.0)), schedule=[0.5, 0.5],
-                categorical=CategoricalModes(layout, [0.2, 0.2]))
+                modes=CategoricalModes(layout, [0.2, 0.2]))
     args.update(kw)
     return DPLloydConfig(**args)
 
@@ -350,23 +358,19 @@ def test_categorical_config_validation():
     with pytest.raises(ValueError, match="mixed layout"):
         _config(layout, bounds=(np.zeros(2), np.ones(2)))
     with pytest.raises(ValueError, match="one budget per iteration"):
-        _config(layout, categorical=CategoricalModes(layout, [0.2, 0.2, 0.2]))
+        _config(layout, modes=CategoricalModes(layout, [0.2, 0.2, 0.2]))
     with pytest.raises(ValueError, match="one budget per iteration"):
         _config(layout, schedule=[1.0])
-    full = CategoricalModes(layout, [0.2, 0.2], per_attribute="full")
+    full = FullBudgetModes(layout, [0.2, 0.2])
     with pytest.raises(ValueError, match="categorical-full-budget"):
-        _config(layout, categorical=full)  # full without the flaw
-    with pytest.raises(ValueError, match="categorical-full-budget"):
-        _config(layout, flaws=(CATEGORICAL_FULL_BUDGET,))  # the flaw with "split"
-    with pytest.raises(ValueError, match="needs categorical modes"):
-        _config(layout, categorical=None, flaws=(CATEGORICAL_FULL_BUDGET,))
-    _config(layout, categorical=full, flaws=(CATEGORICAL_FULL_BUDGET,))  # valid
-    _config(layout, categorical=full, flaws=(CATEGORICAL_FULL_BUDGET,), neighbour="replace")
-    with pytest.raises(ValueError, match="split='joint'"):
-        _config(layout, split="su")
-    with pytest.raises(ValueError, match="exact iterations"):
-        _config(layout, flaws=(EXACT_ITERATIONS,))
+        _config(layout, modes=full)  # the flawed modes without the flaw
+    _config(layout, modes=full, flaws=(CATEGORICAL_FULL_BUDGET,))  # valid
+    _config(layout, modes=full, flaws=(CATEGORICAL_FULL_BUDGET,), neighbour="replace")
+    with pytest.raises(ValueError, match="the joint release"):
+        _config(layout, step=SuSplit())
+    with pytest.raises(ValueError, match="the joint release"):
+        _config(layout, step=NoiseFreeIterations(), flaws=(EXACT_ITERATIONS,))
     with pytest.raises(ValueError, match="Laplace noise"):
         _config(layout, noise="gaussian", delta=1e-6)
-    with pytest.raises(ValueError, match="allocation"):
-        _config(layout, allocation=np.array([1.0, 0.5]))
+    with pytest.raises(ValueError, match="equal shares"):
+        _config(layout, allocation=FixedShares(np.array([1.0, 0.5])))

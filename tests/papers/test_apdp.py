@@ -8,12 +8,20 @@ import numpy as np
 import pytest
 
 from dpkmeans.compute import metrics
-from dpkmeans.engine import schedules
 from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
-from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
+from dpkmeans.engine import schedules
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
+from dpkmeans.engine.strategies import PublicStart
 from dpkmeans.papers.apdp import variants
-from dpkmeans.papers.apdp.flaws import PARTITION_STOP, PRIVATE_EPSILON_M, RECORD_INITIALISATION
+from dpkmeans.papers.apdp.flaws import (
+    PARTITION_STOP,
+    PRIVATE_EPSILON_M,
+    RECORD_INITIALISATION,
+    PartitionRepeats,
+)
+from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp.variants import RecordInitialRelease, as_published, corrected
 
 
@@ -79,7 +87,7 @@ def test_the_published_ratio_grows_with_epsilon_but_the_corrected_one_saws():
 
 def test_corrected_is_private_and_spends_exactly_epsilon(mixture):
     config = corrected(3, 1.0, _box(2), n_records=600)
-    assert config.initializer is not None and config.initial_release is None
+    assert isinstance(config.start, PublicStart) and not config.start.charged
     result = run(mixture, config, 5, replicas=4)
     assert result.ledger.is_private and np.allclose(result.spent, 1.0)
     assert plan_ledger(config).total().epsilon == pytest.approx(1.0)
@@ -110,7 +118,7 @@ def test_unknown_schedule_names_the_choices():
 
 def test_record_initialisation_picks_one_record_per_split(mixture):
     """With a huge eps_0 the noise is negligible: each start is a record of its own split."""
-    config = DPLloydConfig(3, _box(2), [1.0], initial_release=RecordInitialRelease(1e9),
+    config = DPLloydConfig(3, _box(2), [1.0], start=RecordInitialRelease(1e9),
                            flaws=(RECORD_INITIALISATION,), budget=1.0, sampler="continuous")
     result = run(mixture, config, 9, replicas=5)
     N = mixture.shape[0]
@@ -122,7 +130,7 @@ def test_record_initialisation_picks_one_record_per_split(mixture):
 
 
 def test_record_initialisation_needs_k_records():
-    config = DPLloydConfig(3, _box(2), [1.0], initial_release=RecordInitialRelease(1.0),
+    config = DPLloydConfig(3, _box(2), [1.0], start=RecordInitialRelease(1.0),
                            flaws=(RECORD_INITIALISATION,), budget=1.0)
     with pytest.raises(ValueError, match="at least k = 3 records"):
         run(np.full((2, 2), 0.5), config, 1)
@@ -145,7 +153,7 @@ def test_partition_stop_ends_a_run_whose_partition_repeats(mixture):
     """Noise-free (huge budget) Lloyd converges, and the run stops when the partition repeats;
     the stop is a recorded leak and the stopped replicas spend less."""
     config = DPLloydConfig(3, _box(2), np.full(30, 1e9), flaws=(PARTITION_STOP,),
-                           budget=30e9, sampler="continuous")
+                           stop=PartitionRepeats(), budget=30e9, sampler="continuous")
     result = run(mixture, config, 4, replicas=4, record_history=True)
     assert np.all(result.iterations_run < 30) and not result.ledger.is_private
     assert np.all(result.spent < 30e9)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.engine.strategies import SuSplit
 from dpkmeans.papers.apdp import claims, study
 from dpkmeans.papers.apdp.study import Point
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
@@ -54,7 +55,8 @@ def test_configurations_follow_their_papers():
     cfg = {a: study.study_config(Point("adult", a, 2.0), 6, 32561) for a in study.ALGORITHMS}
     assert {c.iterations for a, c in cfg.items() if a in study.CORRECTED} == {10}
     assert cfg["dplloyd"].iterations == 5 and cfg["dpkccm_stepped"].iterations == 12
-    assert cfg["dplloyd_impr"].split == "su" and cfg["silhouette"].allocation_rule is not None
+    assert isinstance(cfg["dplloyd_impr"].step, SuSplit)
+    assert not cfg["silhouette"].allocation.public
     for name, config in cfg.items():
         assert bool(config.flaws) == (name in study.PUBLISHED), name
         assert config.epsilon == pytest.approx(2.0)

@@ -15,12 +15,20 @@ from dpkmeans.compute.blocks import BLOCK_ROWS
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.standalone import Replica
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.papers.balcan.algorithm import (BalcanClustering, _child_counts, _initial_set,
-                                              _keys, _locate, _project, _swap_losses,
-                                              _swap_table, catalogue_config)
+from dpkmeans.papers.balcan.algorithm import (
+    BalcanClustering,
+    _child_counts,
+    _initial_set,
+    _keys,
+    _locate,
+    _project,
+    _swap_losses,
+    _swap_table,
+    catalogue_config,
+)
 from dpkmeans.privacy.accounting import PrivacyLedger
-from tests.papers.blobs import THREE_CENTRES, blobs
 from dpkmeans.privacy.loss import estimate_log_ratios
+from tests.papers.blobs import THREE_CENTRES, blobs
 
 BOX3 = (-np.ones(3), np.ones(3))
 BOX8 = (-np.ones(8), np.ones(8))

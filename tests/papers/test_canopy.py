@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpkmeans.engine import loop as engine
 from dpkmeans.compute.blocks import BLOCK_ROWS
-from dpkmeans.papers.di.canopy import CanopyInitialRelease, CanopyResult, optimized_canopy
 from dpkmeans.data import load
 from dpkmeans.data.registry import get_registry
+from dpkmeans.engine import loop as engine
+from dpkmeans.papers.di.canopy import CanopyInitialRelease, CanopyResult, optimized_canopy
 
 _DATA_ROOT = os.environ.get("DPKMEANS_DATA")  # read at import, as tests/data/test_data_loader.py
 
@@ -105,7 +105,7 @@ def test_hook_gives_every_replica_the_same_centres_and_records_the_step():
     X, _ = _blobs(1)
     X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))  # inside the box [0, 1]^2
     config = engine.DPLloydConfig(n_clusters=2, bounds=(np.zeros(2), np.ones(2)),
-                                  schedule=[1.0], initial_release=CanopyInitialRelease())
+                                  schedule=[1.0], start=CanopyInitialRelease())
     result = engine.run(X, config, seed=0, replicas=3)
     expected = optimized_canopy(X, n_clusters=2).centres
     assert result.initial_centroids.shape == (3, 2, 2)

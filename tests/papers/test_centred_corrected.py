@@ -9,10 +9,10 @@ import pytest
 
 from dpkmeans import DPKPrototypes
 from dpkmeans.api.catalogue import CATALOGUE, FitInputs
-from dpkmeans.engine.loop import iteration_releases
+from dpkmeans.engine.planning import iteration_releases
+from dpkmeans.engine.prototypes import MixedLayout
 from dpkmeans.papers.di import variants as di
 from dpkmeans.papers.dpkccm import variants as dpkccm
-from dpkmeans.engine.prototypes import MixedLayout
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 UNIT2 = (np.zeros(2), np.ones(2))

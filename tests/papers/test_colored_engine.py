@@ -7,12 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans.privacy import colored
 from dpkmeans.engine import loop as engine
-from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, plan_ledger
-from dpkmeans.papers.colored import variants
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.planning import iteration_releases, plan_ledger
 from dpkmeans.engine.schedules import uniform
+from dpkmeans.engine.strategies import PublishAsIs, SuSplit
+from dpkmeans.papers.colored import variants
+from dpkmeans.privacy import colored
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 BOX = (np.array([0.0, 0.0, -2.0]), np.array([1.0, 4.0, 2.0]))  # half-widths 0.5, 2, 2
 
@@ -33,7 +35,7 @@ def test_colored_noise_has_the_box_optimum_s_shape():
     R = 40000
     gen = np.random.default_rng(0)
     unit = gen.standard_normal((R, 2, 4))
-    noisy = engine._noisy_iteration(np.zeros((R, 2, 4)), releases, config, [gen], unit,
+    noisy = engine.noisy_iteration(np.zeros((R, 2, 4)), releases, config, [gen], unit,
                                     PrivacyLedger())
     var = noisy.reshape(-1, 4).var(axis=0)
     shape = np.diag(colored.box_covariance(BOX, 1.0))
@@ -69,7 +71,7 @@ def test_colored_and_white_runs_are_private_at_the_same_budget(X):
 
 @pytest.mark.parametrize("kw, words", [({"centred": False}, "centred"),
                                         ({"neighbour": "replace"}, "add/remove"),
-                                        ({"split": "su"}, "su")])
+                                        ({"step": SuSplit()}, "su")])
 def test_colored_noise_needs_the_centred_joint_add_remove_query(kw, words):
     with pytest.raises(ValueError, match=words):
         DPLloydConfig(2, BOX, uniform(1.0, 2), noise="colored", delta=1e-5, **kw)
@@ -100,7 +102,7 @@ def test_the_exact_loop_is_lloyd_from_its_initial_centres(X):
 
     from sklearn.cluster import KMeans
 
-    config = replace(variants.as_published(3, 1.0, 1e-5, BOX), output_release=None)
+    config = replace(variants.as_published(3, 1.0, 1e-5, BOX), output=PublishAsIs())
     result = engine.run(X, config, 2)
     km = KMeans(3, init=result.initial_centroids[0], n_init=1, tol=0, max_iter=300).fit(X)
     assert np.allclose(np.sort(result.centroids[0], axis=0), np.sort(km.cluster_centers_, axis=0),

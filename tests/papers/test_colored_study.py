@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.privacy import colored
 from dpkmeans.papers.colored import claims, study
 from dpkmeans.papers.colored.audit import A, audit_pair, run_audits
 from dpkmeans.papers.colored.study import Point
+from dpkmeans.privacy import colored
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.study.claims import agreement
-from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.papers.di import audit, claims, study, variants
 from dpkmeans.papers.di.study import Point
+from dpkmeans.privacy.identifiability import epsilon_from_rho
+from dpkmeans.study.claims import agreement
 from dpkmeans.study.sweep import expand, load_spec
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,11 +10,12 @@ import math
 import numpy as np
 import pytest
 
-from dpkmeans.engine import loop as engine
-from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.engine.loop import plan_ledger, run
-from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.compute.lloyd import batched_stats
+from dpkmeans.engine import loop as engine
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
+from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.engine.strategies import RunWholeSchedule
 from dpkmeans.papers.di import variants
 from dpkmeans.papers.di.variants import (
     claimed_epsilon,
@@ -24,7 +25,8 @@ from dpkmeans.papers.di.variants import (
     kprototypes_corrected,
     printed_rule,
 )
-from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.privacy.sensitivity import sum_sensitivity
 
 M = variants.M_NUMERIC  # 10001
@@ -182,7 +184,8 @@ def test_as_published_intended_overspends_twice_the_schedule():
         assert e.epsilon == pytest.approx(2 * config.schedule[t], rel=1e-14)
         assert e.details["noise steps"] > 0
     # without the stop, every iteration runs and the total is twice the scheduled sum
-    full = run(blobs(600, d), dataclasses.replace(config, stop_threshold=None), 3, replicas=3)
+    full = run(blobs(600, d), dataclasses.replace(config, stop=RunWholeSchedule()), 3,
+               replicas=3)
     assert np.all(full.iterations_run == config.iterations)
     assert full.ledger.total().epsilon == pytest.approx(2 * config.schedule.sum(), rel=1e-12)
 
@@ -219,7 +222,7 @@ def test_exact_counts_divide_the_noisy_sums():
     sums, counts = batched_stats(X, initial)
     assert np.array_equal(counts, np.full((R, 1), 5.0))
     stats = np.concatenate([sums, counts[..., None]], axis=2)
-    noisy = engine._noisy_iteration(stats, [release], config, rngs, None,
+    noisy = engine.noisy_iteration(stats, [release], config, rngs, None,
                                     PrivacyLedger(neighbour="replace"))
     assert np.array_equal(noisy[..., -1], counts)
     assert not np.array_equal(noisy[..., :-1], sums)  # the sums got noise
@@ -251,11 +254,11 @@ def test_kprototypes_as_published_true_cost():
                                       data_derived_bounds=False)
     assert "categorical-full-budget" in {f.name for f in config.flaws}
     d_c = layout.n_categorical
-    numeric, categorical = config.schedule, config.categorical.schedule
+    numeric, categorical = config.schedule, config.modes.schedule
     eps_c = epsilon_from_rho(0.7, 2)
     assert numeric.sum() == pytest.approx(EPS_005 * (1 - 2.0**-10), rel=1e-12)
     assert categorical.sum() == pytest.approx(eps_c * (1 - 2.0**-10), rel=1e-12)
-    for cfg in (config, dataclasses.replace(config, stop_threshold=None)):
+    for cfg in (config, dataclasses.replace(config, stop=RunWholeSchedule())):
         result = run(Z, cfg, 9, replicas=3)
         n = int(result.iterations_run.max())
         assert not result.ledger.is_private
@@ -294,7 +297,7 @@ def test_kprototypes_corrected_spends_eps_r_plus_eps_c():
     # with epsilon, the default categorical share is the paper's eps_c / (eps_r + eps_c)
     by_eps = kprototypes_corrected(layout, box(3), epsilon=2.0)
     share = claimed_epsilon(0.05, 0.7)["epsilon_categorical"] / total
-    assert by_eps.categorical.schedule.sum() == pytest.approx(2.0 * share, rel=1e-12)
+    assert by_eps.modes.schedule.sum() == pytest.approx(2.0 * share, rel=1e-12)
     assert by_eps.epsilon == pytest.approx(2.0, rel=1e-12)
 
 

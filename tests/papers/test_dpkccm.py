@@ -11,9 +11,16 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpkmeans.engine import schedules
-from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk, average_k, average_nk, dpkccm_config
 from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import JointRelease, PostProcess, PublishAsIs
 from dpkmeans.papers.dpkccm.merging import MergeRelease, merge_eq12, merge_release, merge_to_k
+from dpkmeans.papers.dpkccm.variants import (
+    VARIANTS,
+    allocation_nk,
+    average_k,
+    average_nk,
+    dpkccm_config,
+)
 
 coords = st.floats(-1.0, 1.0, allow_nan=False)
 positive = st.floats(1e-3, 1e6, allow_nan=False)
@@ -159,13 +166,14 @@ STEPPED_SHARES = np.repeat([1 / 24, 1 / 12, 1 / 8], 4)
 def test_each_variant_configures_the_engine_as_in_seed_000(name):
     k, d, eps = 3, 3, 0.7
     config = VARIANTS[name](k, eps, box(d))
-    assert config.name == name and config.split == "joint" and config.iterations == 12
+    assert config.name == name and isinstance(config.step, JointRelease) and config.iterations == 12
     assert config.epsilon == pytest.approx(eps, rel=1e-12)
     expected = eps * STEPPED_SHARES if name.startswith("allocation") else np.full(12, eps / 12)
     np.testing.assert_allclose(config.schedule, expected, rtol=1e-12)
     merges = name.endswith("_nk")
     assert config.n_clusters == (3 * k if merges else k)
-    assert (config.release == merge_release(k)) if merges else config.release is None
+    assert (config.output == PostProcess(merge_release(k))) if merges \
+        else config.output == PublishAsIs()
     result = run(blobs(d=d), config, 11, replicas=3)
     assert result.initial_centroids.shape == (3, config.n_clusters, d)  # sphere packing for n k
     assert result.centroids.shape == (3, k, d)

@@ -9,13 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.papers.dpkccm import study
-from dpkmeans.study.claims import combine, compare_means, verdict
+from dpkmeans.compute.lloyd import batched_stats
 from dpkmeans.data import DataError, gaussian_mixture_dataset
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import SuSplit
+from dpkmeans.papers.dpkccm import study
 from dpkmeans.papers.dpkccm.claims import CLAIMS, claims_ledger, main_points, pairwise
 from dpkmeans.papers.dpkccm.study import Point
-from dpkmeans.engine.loop import run
-from dpkmeans.compute.lloyd import batched_stats
+from dpkmeans.study.claims import combine, compare_means, verdict
 from dpkmeans.study.sweep import expand, load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,11 +68,11 @@ def test_study_configs_match_the_paper_and_use_single_precision_scores():
     dpkccm = study.study_config(Point("allocation_nk", 4, 0.6, n=3), bounds, 500)
     assert dpkccm.n_clusters == 12 and dpkccm.iterations == 12 and dpkccm.scores == "single"
     np.testing.assert_allclose(dpkccm.schedule[[0, 4, 8]], [0.6 / 24, 0.6 / 12, 0.6 / 8])
-    assert dpkccm.release is not None and dpkccm.release.k == 4
+    assert dpkccm.output.function.k == 4
     decreasing = study.study_config(Point("allocation_k", 4, 0.6, schedule="decreasing"), bounds, 500)
     np.testing.assert_allclose(decreasing.schedule, dpkccm.schedule[::-1])
     impr = study.study_config(Point("dplloyd-impr", 4, 0.6), bounds, 500)
-    assert impr.split == "su" and 2 <= impr.iterations <= 7
+    assert isinstance(impr.step, SuSplit) and 2 <= impr.iterations <= 7
     with pytest.raises(ValueError, match="merge factor"):
         study.study_config(Point("dplloyd-impr", 4, 0.6, n=3), bounds, 500)
     with pytest.raises(ValueError, match="does not merge"):

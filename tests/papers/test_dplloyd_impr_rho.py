@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpkmeans.engine import schedules
-from dpkmeans.papers.su.variants import dplloyd_impr
-from dpkmeans.engine.loop import iteration_releases
 from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.engine import schedules
+from dpkmeans.engine.planning import iteration_releases
+from dpkmeans.papers.su.variants import dplloyd_impr
 
 ROOT = Path(__file__).resolve().parents[2]
 BOXES = [(np.full(3, -1.0), np.full(3, 1.0)), (np.zeros(3), np.full(3, 4.0)),
@@ -56,7 +56,7 @@ def test_chapter_5_states_the_assumption():
 def test_split_and_iterations_do_not_depend_on_the_box(box):
     reference = dplloyd_impr(4, 1.0, BOXES[0], n_records=3000)
     config = dplloyd_impr(4, 1.0, box, n_records=3000)
-    assert config.rho == reference.rho == schedules.SU_RHO["[-1,1]"] and config.centred
+    assert config.step.rho == reference.step.rho == schedules.SU_RHO["[-1,1]"] and config.centred
     np.testing.assert_array_equal(config.schedule, reference.schedule)  # T and eps_t
     eps_t = float(config.schedule[0])
     mine, ref = ([r for r in iteration_releases(c, eps_t) if r.cluster == 0]

@@ -15,12 +15,19 @@ from dpkmeans.compute.blocks import BLOCK_ROWS
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.standalone import Replica
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.papers.lsh.algorithm import (LSHClustering, _codes_below, _leaf_of, _leaf_ranges,
-                                           _node_counts, catalogue_config, google_count_share)
+from dpkmeans.papers.lsh.algorithm import (
+    LSHClustering,
+    _codes_below,
+    _leaf_of,
+    _leaf_ranges,
+    _node_counts,
+    catalogue_config,
+    google_count_share,
+)
 from dpkmeans.privacy.accounting import PrivacyLedger
-from tests.papers.blobs import THREE_CENTRES, blobs
 from dpkmeans.privacy.loss import estimate_log_ratios
 from dpkmeans.privacy.noise import zcdp_rho_for
+from tests.papers.blobs import THREE_CENTRES, blobs
 
 BOX3 = (-np.ones(3), np.ones(3))
 

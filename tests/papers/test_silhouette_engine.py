@@ -8,18 +8,18 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.compute.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
-from dpkmeans.engine.loop import Release, _noisy_iteration, _release_specs, _weighted_iteration
-from dpkmeans.engine.hooks import HookContext
 from dpkmeans.compute.lloyd import batched_stats, block_silhouette, local_map_reduce
-from dpkmeans.privacy.noise import calibrate
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.engine.loop import noisy_iteration, weighted_iteration
+from dpkmeans.engine.planning import Release
 from dpkmeans.papers.silhouette.variants import (
     ExactSilhouetteWeights,
     NoisySilhouetteWeights,
     as_published,
     corrected,
 )
+from dpkmeans.privacy.accounting import PrivacyLedger
 
 BOX = (np.zeros(2), np.ones(2))
 
@@ -93,8 +93,8 @@ def test_block_silhouette_is_the_centre_silhouette():
 
 def test_exact_weights_are_at_least_one_and_noisy_weights_at_most_one(blobs):
     C = np.array([[[0.2, 0.2], [0.8, 0.3], [0.5, 0.8]], [[0.1, 0.1], [0.15, 0.1], [0.9, 0.9]]])
-    from dpkmeans.privacy.accounting import PrivacyLedger
     from dpkmeans.compute.backends import MemoryBackend
+    from dpkmeans.privacy.accounting import PrivacyLedger
 
     config = corrected(3, 1.0, BOX)
     ledger = PrivacyLedger(budget=None)
@@ -124,15 +124,15 @@ def test_weighted_noise_in_one_call_equals_each_replica_alone(variant):
     stats = np.concatenate([rng.random((R, 3, 2)) * 50, rng.integers(0, 90, (R, 3, 1))], axis=2)
     weights = rng.uniform(0.5, 1.0, (R, 3))
     unit = rng.laplace(size=(R, 3, 3)) if variant == "continuous" else None
-    noisy, cost, _ = _weighted_iteration(stats, config, eps_t, weights, gens(R), unit,
+    noisy, cost, _ = weighted_iteration(stats, config, eps_t, weights, gens(R), unit,
                                          PrivacyLedger())
-    (label, cols, sens, _), = _release_specs(config, eps_t)
+    (label, cols, sens, _), = config.step.specs(config, eps_t)
     for r, g in enumerate(gens(R)):
         releases = [Release(label, j, cols,
-                            calibrate(config.sampler_noise, sens, eps_t * w, config.delta,
-                                      sampler=config.sampler, coordinates=cols.stop - cols.start))
+                            config.noise.calibrate(sens, eps_t * w, config.delta,
+                                                   coordinates=cols.stop - cols.start))
                     for j, w in enumerate(weights[r])]
-        alone = _noisy_iteration(stats[r:r + 1], releases, config, [g],
+        alone = noisy_iteration(stats[r:r + 1], releases, config, [g],
                                  None if unit is None else unit[r:r + 1], PrivacyLedger())
         np.testing.assert_array_equal(noisy[r:r + 1], alone)
     np.testing.assert_array_equal(cost, eps_t * weights.max(axis=1))

@@ -11,10 +11,13 @@ import numpy as np
 import pytest
 
 from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
-from dpkmeans.errors import BudgetExceededError
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
+from dpkmeans.engine.strategies import AllocationRule, FixedShares, PublicStart, ShiftBelow, SuSplit
+from dpkmeans.errors import BudgetExceededError
 from dpkmeans.papers.silhouette import variants
 from dpkmeans.papers.silhouette.flaws import MIN_NORMALISED_WEIGHTS
 from dpkmeans.papers.silhouette.variants import (
@@ -43,7 +46,7 @@ def X() -> np.ndarray:
 
 
 @dataclass
-class Recording:
+class Recording(AllocationRule):
     """An allocation rule that delegates to another and keeps what it saw and returned."""
 
     rule: object
@@ -58,7 +61,7 @@ class Recording:
         return w
 
 
-class Fixed:
+class Fixed(AllocationRule):
     """An allocation rule returning the given weights (k,) or (R, k) for the active replicas."""
 
     name = "fixed"
@@ -129,7 +132,7 @@ def test_as_published_records_every_leak_and_charges_the_true_cost(X):
 def test_as_published_overspend_is_computed_from_its_weights(X):
     eps = 1.0
     recording = Recording(ExactSilhouetteWeights())
-    config = replace(as_published(3, eps, BOX), allocation_rule=recording)
+    config = replace(as_published(3, eps, BOX), allocation=recording)
     result = run(X, config, 3, replicas=4)
     assert len(recording.calls) == result.iterations_run.max()
     per_replica_cost = np.zeros(4)
@@ -177,7 +180,7 @@ def test_as_published_initial_centres_are_the_means_of_the_file_order_splits(X):
 def test_corrected_is_private_and_each_replica_spends_at_most_epsilon(X):
     eps = 1.0
     recording = Recording(NoisySilhouetteWeights())
-    config = replace(corrected(3, eps, BOX), allocation_rule=recording)
+    config = replace(corrected(3, eps, BOX), allocation=recording)
     assert config.flaws == () and config.budget == eps
     result = run(X, config, 5, replicas=4)
     ledger = result.ledger
@@ -255,13 +258,14 @@ def test_bad_n_clusters_is_refused_with_a_clear_message(make, k, error, message)
 
 
 def _base(**kw) -> DPLloydConfig:
-    return DPLloydConfig(n_clusters=3, bounds=BOX, schedule=schedules.halving(5.0, 5),
-                         initializer=sphere_packing, **kw)
+    args = dict(n_clusters=3, bounds=BOX, schedule=schedules.halving(5.0, 5),
+                start=PublicStart(sphere_packing))
+    return DPLloydConfig(**{**args, **kw})
 
 
 def test_all_ones_allocation_rule_is_the_plain_loop_bit_for_bit(X):
     plain = run(X, _base(), 11, replicas=4)
-    ruled = run(X, _base(allocation_rule=Fixed(np.ones(3))), 11, replicas=4)
+    ruled = run(X, _base(allocation=Fixed(np.ones(3))), 11, replicas=4)
     for name in ("centroids", "initial_centroids", "noisy_counts", "spent", "iterations_run"):
         assert getattr(ruled, name).tobytes() == getattr(plain, name).tobytes(), name
     assert ruled.ledger.total() == plain.ledger.total()
@@ -272,14 +276,14 @@ def test_a_rule_s_weights_scale_each_cluster_s_budget_like_a_fixed_allocation(X)
     """Weights a (max 1) in every iteration draw the same noise as allocation=a (cluster j at
     eps_t a_j); a constant weight c as the schedule c eps_t."""
     a = np.array([0.5, 1.0, 0.25])
-    fixed = run(X, _base(allocation=a), 12, replicas=3)
-    ruled = run(X, _base(allocation_rule=Fixed(a)), 12, replicas=3)
+    fixed = run(X, _base(allocation=FixedShares(a)), 12, replicas=3)
+    ruled = run(X, _base(allocation=Fixed(a)), 12, replicas=3)
     assert ruled.centroids.tobytes() == fixed.centroids.tobytes()
     assert ruled.noisy_counts.tobytes() == fixed.noisy_counts.tobytes()
     assert ruled.ledger.total() == fixed.ledger.total()
-    half = _base(allocation_rule=Fixed(np.full(3, 0.5)), budget=5.0)
+    half = _base(allocation=Fixed(np.full(3, 0.5)), budget=5.0)
     scaled = DPLloydConfig(n_clusters=3, bounds=BOX, schedule=0.5 * schedules.halving(5.0, 5),
-                           initializer=sphere_packing)
+                           start=PublicStart(sphere_packing))
     got, expected = run(X, half, 13, replicas=3), run(X, scaled, 13, replicas=3)
     assert got.centroids.tobytes() == expected.centroids.tobytes()
     np.testing.assert_allclose(got.spent, 2.5, rtol=1e-12)
@@ -290,7 +294,7 @@ def test_weights_that_differ_by_replica_are_charged_at_the_most_expensive(X):
     eps = 4.0
     W = np.array([[0.25, 0.5, 0.5], [1.0, 0.1, 0.2], [0.3, 0.3, 0.6]])
     config = DPLloydConfig(n_clusters=3, bounds=BOX, schedule=schedules.halving(eps, 4),
-                           initializer=sphere_packing, allocation_rule=Fixed(W), budget=eps)
+                           start=PublicStart(sphere_packing), allocation=Fixed(W), budget=eps)
     result = run(X, config, 14, replicas=3)
     eps_t = schedules.halving(eps, 4)
     np.testing.assert_allclose(result.spent, eps * W.max(axis=1), rtol=1e-12)
@@ -302,30 +306,28 @@ def test_weights_that_differ_by_replica_are_charged_at_the_most_expensive(X):
 
 def test_weights_above_one_in_a_private_configuration_exceed_the_budget(X):
     with pytest.raises(BudgetExceededError, match="exceeds the declared budget"):
-        run(X, _base(allocation_rule=Fixed(np.array([1.0, 2.0, 1.0]))), 0, replicas=2)
+        run(X, _base(allocation=Fixed(np.array([1.0, 2.0, 1.0]))), 0, replicas=2)
 
 
 @pytest.mark.parametrize("bad", [[1.0, 0.0, 1.0], [1.0, -0.5, 1.0], [1.0, np.nan, 1.0],
                                  [1.0, np.inf, 1.0]])
 def test_non_positive_or_non_finite_weights_are_refused(X, bad):
     with pytest.raises(ValueError, match="allocation weights must be finite and > 0"):
-        run(X, _base(allocation_rule=Fixed(bad)), 0)
+        run(X, _base(allocation=Fixed(bad)), 0)
 
 
-def test_an_allocation_rule_needs_the_joint_split_add_remove_and_no_fixed_allocation():
+def test_an_allocation_rule_needs_the_joint_release_and_add_remove():
     rule = Fixed(np.ones(3))
-    with pytest.raises(ValueError, match="split='joint' and no allocation"):
-        _base(allocation_rule=rule, split="su")
-    with pytest.raises(ValueError, match="split='joint' and no allocation"):
-        _base(allocation_rule=rule, allocation=np.ones(3))
+    with pytest.raises(ValueError, match="the joint release"):
+        _base(allocation=rule, step=SuSplit())
     with pytest.raises(ValueError, match="add/remove"):
-        _base(allocation_rule=rule, neighbour="replace")
+        _base(allocation=rule, neighbour="replace")
 
 
 def test_plan_ledger_refuses_data_dependent_hooks():
     for config in (as_published(3, 1.0, BOX), corrected(3, 1.0, BOX),
-                   _base(allocation_rule=Fixed(np.ones(3))),
-                   _base(initial_release=EqualSplitInitialRelease(1.0), budget=6.0)):
+                   _base(allocation=Fixed(np.ones(3))),
+                   _base(start=EqualSplitInitialRelease(1.0), budget=6.0)):
         with pytest.raises(ValueError, match="run it and read result.spent"):
             plan_ledger(config)
     plain = plan_ledger(equal_weights(3, 1.5, BOX), replicas=2)
@@ -338,8 +340,8 @@ def test_plan_ledger_refuses_data_dependent_hooks():
 @pytest.mark.parametrize("make", [as_published, corrected])
 def test_a_threshold_above_the_box_diameter_stops_every_replica_after_one_iteration(X, make):
     eps = 2.0
-    recording = Recording(make(3, eps, BOX).allocation_rule)
-    config = replace(make(3, eps, BOX), stop_threshold=2.0, allocation_rule=recording)  # > sqrt 2
+    recording = Recording(make(3, eps, BOX).allocation)
+    config = replace(make(3, eps, BOX), stop=ShiftBelow(2.0), allocation=recording)  # > sqrt 2
     result = run(X, config, 6, replicas=4, record_history=True)
     assert result.iterations_run.tolist() == [1] * 4
     assert len(result.history) == 1 and len(recording.calls) == 1

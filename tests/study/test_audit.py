@@ -8,13 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkmeans.study import audit
 from dpkmeans.engine import schedules
-from dpkmeans.privacy import mechanisms as m
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.strategies import JointRelease, PublicStart
+from dpkmeans.papers.di.flaws import EXACT_COUNTS, ExactCounts
+from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SkipEmptyClusters
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.engine.loop import DPLloydConfig
-from dpkmeans.papers.di.flaws import EXACT_COUNTS
-from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS
+from dpkmeans.privacy import mechanisms as m
+from dpkmeans.study import audit
 
 pytestmark = pytest.mark.statistical
 
@@ -86,7 +87,8 @@ def empty_pair():
                                             ((SKIP_EMPTY_CLUSTERS,), "violation detected")])
 def test_skipping_noise_on_empty_clusters_is_caught(empty_pair, flaws, verdict):
     config = DPLloydConfig(n_clusters=2, bounds=BOX2, schedule=schedules.uniform(0.5, 3),
-                           initializer=fixed_init, flaws=flaws)
+                           start=PublicStart(fixed_init), flaws=flaws,
+                           step=SkipEmptyClusters() if flaws else JointRelease())
     report = audit.audit_configuration("DPLloyd", config, *empty_pair, moved_second_centroid,
                                        trials=20_000, seed=4)
     assert report.verdict == verdict
@@ -96,7 +98,8 @@ def test_skipping_noise_on_empty_clusters_is_caught(empty_pair, flaws, verdict):
                                             ((EXACT_COUNTS,), "violation detected")])
 def test_exact_counts_are_caught(flaws, verdict):
     config = DPLloydConfig(n_clusters=1, bounds=(-np.ones(3), np.ones(3)), schedule=[1.0],
-                           initializer=lambda b, k, g: np.zeros((1, 3)), flaws=flaws)
+                           start=PublicStart(lambda b, k, g: np.zeros((1, 3))), flaws=flaws,
+                           step=ExactCounts() if flaws else JointRelease())
     X0, X1 = np.zeros((1, 3)), np.zeros((2, 3))  # one record vs two: count 1 vs 2
 
     def largest_coordinate(result):

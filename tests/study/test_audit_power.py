@@ -10,11 +10,15 @@ from scipy import special, stats
 from dpkmeans.api.catalogue import choice
 from dpkmeans.engine.loop import run
 from dpkmeans.privacy import mechanisms as mech
-from dpkmeans.study import tightness
 from dpkmeans.study.one_run import guess_and_count, one_run_lower_bound, one_run_p_value
 from dpkmeans.study.transcript import element_log_ratio, transcript_log_ratios
-from dpkmeans.study.uniform import (loss_thresholds, trials_needed, uniform_bound_at,
-                                    uniform_lower_bound)
+from dpkmeans.study.uniform import (
+    loss_thresholds,
+    trials_needed,
+    uniform_bound_at,
+    uniform_lower_bound,
+)
+from dpkmeans.synthesis import tightness
 
 
 # --- the uniform bound -------------------------------------------------------------------------

@@ -14,8 +14,7 @@ import pytest
 from dpkmeans.papers.apdp import claims as apdp_claims
 from dpkmeans.papers.colored import claims as colored_claims
 from dpkmeans.papers.dpkccm import claims as dpkccm_claims
-from dpkmeans.study.claims import (CLAIM_VERDICTS, VERDICTS, combine, tally,
-                                   verdict_with_counts)
+from dpkmeans.study.claims import CLAIM_VERDICTS, VERDICTS, combine, tally, verdict_with_counts
 from tests.notebook_glue import glued_values
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.study import tightness
 from dpkmeans.study.uniform import loss_thresholds, trials_needed
+from dpkmeans.synthesis import tightness
 
 ROOT = Path(__file__).resolve().parents[2]
 POWER = ROOT / "data" / "results" / "audit_power.csv"

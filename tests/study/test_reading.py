@@ -6,8 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpkmeans.study.reading import (count_of, machine, markdown_table, number, percent, share,
-                                    table, yes_no)
+from dpkmeans.study.reading import (
+    count_of,
+    machine,
+    markdown_table,
+    number,
+    percent,
+    share,
+    table,
+    yes_no,
+)
 
 
 @pytest.mark.parametrize("value, shown", [

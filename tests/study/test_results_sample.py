@@ -29,8 +29,6 @@ import pandas as pd
 import pytest
 
 from dpkmeans.data import DataError
-from dpkmeans.papers.su.study import evaluate
-from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.papers.apdp import claims as apdp_claims
 from dpkmeans.papers.apdp import study as apdp_study
 from dpkmeans.papers.colored import audit as colored_audit
@@ -44,11 +42,13 @@ from dpkmeans.papers.dpkccm import claims as dpkccm_claims
 from dpkmeans.papers.dpkccm import study as dpkccm_study
 from dpkmeans.papers.silhouette import claims as silhouette_claims
 from dpkmeans.papers.silhouette import study as silhouette_study
+from dpkmeans.papers.su.study import evaluate
+from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.reproduce import EXPERIMENTS
+from dpkmeans.study import sweep
 from dpkmeans.study.shared import Point
 from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
-from dpkmeans.study import sweep, tightness
-from dpkmeans.synthesis import home_ground, leaderboard, outside_audit
+from dpkmeans.synthesis import home_ground, leaderboard, outside_audit, tightness
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"

@@ -14,10 +14,16 @@ import pandas as pd
 import pytest
 
 from dpkmeans import files
-from dpkmeans.study import sweep
 from dpkmeans.errors import DPKMeansError
-from dpkmeans.study.sweep import (FLOAT_FORMAT, append_rows, expand, load_spec, run_cell_notebook,
-                                  run_sweep)
+from dpkmeans.study import sweep
+from dpkmeans.study.sweep import (
+    FLOAT_FORMAT,
+    append_rows,
+    expand,
+    load_spec,
+    run_cell_notebook,
+    run_sweep,
+)
 from tests.test_reproduce_interrupt import tiny_book
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,7 +146,7 @@ def test_a_cells_kernel_prints_no_tcp_warning(tmp_path, capfd):
 
 def test_the_grading_runner_prints_no_tcp_warning(tmp_path):
     tiny_book(tmp_path, [0.1])
-    runner = ROOT / "src" / "dpkmeans" / "assignments" / "runner.py"
+    runner = ROOT / "src" / "dpkmeans_classroom" / "runner.py"
     proc = subprocess.run([sys.executable, str(runner),
                            str(tmp_path / "notebooks" / "sweeps" / "sleep_cell.ipynb"),
                            str(tmp_path / "executed.ipynb"), str(tmp_path / "result.json"), "60",

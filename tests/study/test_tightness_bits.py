@@ -13,12 +13,13 @@ import pandas as pd
 import pytest
 
 from dpkmeans.compute.backends import get_backend
-from dpkmeans.engine.loop import DPLloydConfig, run
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
 from dpkmeans.privacy.sensitivity import box_midpoint
-from dpkmeans.study import tightness
 from dpkmeans.study.sweep import FLOAT_FORMAT
 from dpkmeans.study.transcript import exact_statistics
 from dpkmeans.study.uniform import event_counts, loss_thresholds
+from dpkmeans.synthesis import tightness
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def _engine_query(X: np.ndarray, config: DPLloydConfig, centroids: np.ndarray) -> np.ndarray:
     """The exact statistics through the backend's own query (its search for equal centroid
     sets included), centred as the loop centres them: the reference."""
-    engine = get_backend("memory")
-    data, _, _ = engine.prepare(X, config.bounds)
-    sums, counts = engine.stats(data, centroids, scores=config.scores)
+    backend = get_backend("memory")
+    data, _, _ = backend.prepare(X, config.bounds)
+    sums, counts = backend.stats(data, centroids, scores=config.scores)
     centre = box_midpoint(config.bounds) if config.centred else np.zeros(config.bounds[0].size)
     centre[:config.numeric_offset] = 0.0
     if config.centred:
@@ -43,7 +44,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 @pytest.mark.parametrize("name", ["dplloyd", "dp-kccm", "di", "colored", "DPKPrototypes"])
 def test_exact_statistics_are_the_engines_query_at_every_iteration(name):
     config = tightness._config(name)
-    X0, X1, _ = tightness._pair(config.neighbour, config.categorical is not None)
+    X0, X1, _ = tightness._pair(config.neighbour, config.modes is not None)
     R = 200
     result = run(X1, config, 11, replicas=R, record_history=True,
                  initial_centroids=tightness._start(config, R))

@@ -26,22 +26,27 @@ from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, choice
 from dpkmeans.compute import metrics
-from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
-from dpkmeans.papers.su.variants import noisy_record_count
 from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.compute.backends.dask import lazy_labels
 from dpkmeans.compute.backends.parquet import ParquetRows
-from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, choice
-from dpkmeans.engine.checks import check_clusters
-from dpkmeans.engine.loop import (DPLloydConfig, check_iterations,
-                                  check_meaningful_iterations, run)
-from dpkmeans.engine.standalone import StandaloneConfig
-from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.errors import (BudgetExceededError, BudgetTooSmallError, InvalidParameterError,
-                             PrivacyLeakWarning)
-from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.compute.lloyd import assign
+from dpkmeans.engine.checks import check_clusters
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import check_iterations, check_meaningful_iterations
+from dpkmeans.engine.standalone import StandaloneConfig
+from dpkmeans.errors import (
+    BudgetExceededError,
+    BudgetTooSmallError,
+    InvalidParameterError,
+    PrivacyLeakWarning,
+)
+from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
+from dpkmeans.privacy.counting import noisy_record_count
+from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.privacy.noise import min_epsilon, round_up
 from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
@@ -61,14 +66,14 @@ def _reject_non_numeric_columns(X: ArrayLike) -> None:
             raise ValueError(f"X has non-numeric columns: {bad}")
 
 
-def _is_dask_array(X: object) -> bool:
+def is_dask_array(X: object) -> bool:
     """A ``dask.array.Array`` (checked without importing dask)."""
     return type(X).__module__.startswith("dask.") and hasattr(X, "chunks")
 
 
 def _is_lazy(X: object) -> bool:
     """Data the Dask backend reads itself: a dask array or a streamed Parquet source."""
-    return _is_dask_array(X) or isinstance(X, ParquetRows)
+    return is_dask_array(X) or isinstance(X, ParquetRows)
 
 
 def _bound_side(side: object, name: str, d: int) -> np.ndarray:
@@ -806,14 +811,14 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                       delta=delta), eps, algorithm)
         if self.bounds is None:
             config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
-        with get_backend(self.backend, client=self.client) as engine:
+        with get_backend(self.backend, client=self.client) as backend:
             try:
-                result = run(X, config, run_seq, ledger=ledger, backend=engine)
+                result = run(X, config, run_seq, ledger=ledger, backend=backend)
             except BudgetTooSmallError as err:  # a standalone algorithm's fixed-share release
                 if not algorithm.standalone or err.requested is None:
                     raise
                 self._too_small(eps, algorithm, _fit_minimum(err, run_eps, eps))
-            self.labels_ = engine.labels(X, result.centroids[0])
+            self.labels_ = backend.labels(X, result.centroids[0])
         charge_accountant(self.accountant, result.ledger, name)
         self.cluster_centers_ = result.centroids[0]
         self.n_iter_ = int(result.iterations_run[0])

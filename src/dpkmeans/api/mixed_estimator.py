@@ -23,22 +23,33 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from dpkmeans.api.estimators import (
+    LabelsMixin,
+    budget_form,
+    by_column,
+    charge_accountant,
+    check_accountant,
+    check_numeric_part,
+    column_names,
+    is_dask_array,
+    public_bounds,
+    reject_sparse,
+    seed_sequence,
+    squared_distances,
+    validate_numeric,
+)
 from dpkmeans.compute import metrics
-from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.compute.backends import BACKENDS, get_backend
-from dpkmeans.engine.checks import check_clusters
-from dpkmeans.engine.loop import run
-from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.errors import InvalidParameterError, PrivacyLeakWarning
-from dpkmeans.api.estimators import (LabelsMixin, _is_dask_array, budget_form, by_column,
-                                     charge_accountant, check_accountant, check_numeric_part,
-                                     column_names, public_bounds, reject_sparse, seed_sequence,
-                                     squared_distances, validate_numeric)
-from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.compute.lloyd import assign
-from dpkmeans.papers.di.variants import kmeans_corrected, kprototypes_corrected
-from dpkmeans.papers.di.iterations import IterationPlan, prototypes_iterations
+from dpkmeans.engine.checks import check_clusters
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.engine.loop import run
 from dpkmeans.engine.prototypes import MixedLayout, decode, encode
+from dpkmeans.errors import InvalidParameterError, PrivacyLeakWarning
+from dpkmeans.papers.di.iterations import IterationPlan, prototypes_iterations
+from dpkmeans.papers.di.variants import kmeans_corrected, kprototypes_corrected
+from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
+from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.validation import check_epsilon, check_positive_int, check_real
 
 __all__ = ["DPKPrototypes"]
@@ -460,7 +471,7 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     def _validate_X(self, X: ArrayLike, *, reset: bool) -> tuple[np.ndarray, np.ndarray]:
         """(numeric (N, d_r) float64, categorical (N, d_c) object) from a DataFrame or array;
         at fit (``reset``) the columns are resolved and recorded."""
-        if _is_dask_array(X):
+        if is_dask_array(X):
             raise ValueError("invalid X: DPKPrototypes encodes X in memory (a DataFrame or an "
                              "array); backend='dask' distributes the statistics")
         reject_sparse(X)
@@ -686,8 +697,8 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         ledger.post_process(PLAN_NOTE.format(T=T))
         if categories_read_off:
             ledger.leak(CATEGORIES_LEAK)
-        with get_backend(self.backend, client=self.client) as engine:
-            result = run(data, config, self._seed(), ledger=ledger, backend=engine)
+        with get_backend(self.backend, client=self.client) as backend:
+            result = run(data, config, self._seed(), ledger=ledger, backend=backend)
         charge_accountant(self.accountant, result.ledger, "DPKPrototypes")
         prototypes = result.centroids[0]
         if layout is None:
@@ -705,7 +716,7 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_iter_planned_ = plan.iterations
         self.n_records_used_ = plan.n_records
         self.categorical_share_ = None if layout is None else float(
-            config.categorical.schedule.sum() / config.epsilon)
+            config.modes.schedule.sum() / config.epsilon)
         self.ledger_ = result.ledger
         self.privacy_spent_: PrivacyCost = result.ledger.total()
         self.epsilon_ = float(config.epsilon)

@@ -1,3 +1,5 @@
-"""The one DP-Lloyd loop every algorithm configures: its configuration, hooks, initialisers,
-budget schedules and categorical modes (docs/design.md, "The loop").
+"""The one DP-Lloyd loop every algorithm configures (docs/design.md, "One loop, many papers"):
+its configuration (``config``) and strategies (``strategies``), the release planning
+(``planning``), the loop (``loop``), and its initialisers, budget schedules, categorical modes
+and flaw records.
 """

@@ -70,6 +70,17 @@ def warn_clipped(n_clipped: int) -> None:
     ----------
     n_clipped : int
         The number of clipped values (private: it decides whether to warn, never shown).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpkmeans.engine.checks import warn_clipped
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_clipped(0)
+    ...     warn_clipped(3)
+    >>> [type(w.message).__name__ for w in caught]
+    ['ClippingWarning']
     """
     if n_clipped:
         warnings.warn(CLIPPED, ClippingWarning, stacklevel=caller_stacklevel())

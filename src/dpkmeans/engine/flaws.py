@@ -7,42 +7,27 @@ describes the release, or an *overspend*, which the ledger charges at its true c
 text the ledger records, the book chapter that shows it, and the neighbour relations it is
 defined under.
 
-Most flaws change nothing in the loop: what they read or spend happens in a hook their
+Most flaws change nothing in the loop: what they read or spend happens in a strategy their
 paper supplies (an initial release, an allocation rule, an output release) or before the run
 (how the box or the number of iterations was chosen), and the record only puts the flaw in
-the ledger. A few change a step of the loop itself; a record names those steps in
-``effects``, drawn from :data:`LOOP_EFFECTS`, which describe the loop's mechanics and name no
-paper.
+the ledger. A flaw that changes a step of the loop itself (exact counts, noise-free
+iterations, a stop on the exact partition, ...) is a strategy its paper supplies
+(:mod:`dpkmeans.engine.strategies`), which lists the record in its ``flaws``: the
+configuration refuses the strategy unless it carries the record too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
 
-__all__ = ["Flaw", "FLAW_KINDS", "LOOP_EFFECTS", "DATA_DERIVED_BOUNDS", "check_flaws",
+__all__ = ["Flaw", "FLAW_KINDS", "DATA_DERIVED_BOUNDS", "check_flaws",
            "open_run_ledger"]
 
 #: A leak (no epsilon describes the release) or an overspend (the ledger charges the true cost).
 FLAW_KINDS = ("leak", "overspend")
-
-#: The steps of the loop a flaw may change, and how (book chapter 6 and the paper chapters).
-LOOP_EFFECTS = {
-    "skip-empty-clusters": ("a cluster with no record gets no noise and keeps its centroid "
-                            "(its exact statistics, zero, are restored after the release)"),
-    "exact-counts": "only the sums are noised; the counts are released exactly",
-    "swapped-split": "the count's and each dimension's shares of Su's split are exchanged",
-    "shared-noise": "one draw is added to a cluster's sum (every coordinate) and to its count",
-    "exact-iterations": "the iterations run without noise; only the output release adds noise",
-    "partition-stop": "the run stops when the exact partition no longer changes",
-    "replace-sensitivity-d": ("under replace adjacency the releases are calibrated to the "
-                              "sensitivity of one cluster, not two"),
-    "categorical-full-budget": ("every categorical attribute's mode is chosen with the "
-                                "iteration's whole categorical budget"),
-}
-
 
 @dataclass(frozen=True)
 class Flaw:
@@ -51,8 +36,38 @@ class Flaw:
     ``name`` is its key in the book's tables; ``kind`` one of :data:`FLAW_KINDS`; ``text``
     what the ledger records (a leak's description, or an overspend's note); ``chapter`` the
     book chapter that shows and audits it; ``neighbours`` the neighbour relations under which
-    the configuration may carry it; ``effects`` the steps of the loop it changes
-    (:data:`LOOP_EFFECTS`; empty when a hook or the set-up does the flawed step).
+    the configuration may carry it; ``changes_loop`` whether it changes a step of the loop:
+    then it is reproduced by a strategy its paper supplies (:mod:`dpkmeans.engine.strategies`),
+    which lists the record in its ``flaws``, and a configuration carries the record only with
+    that strategy.
+
+    Parameters
+    ----------
+    name : str
+        The key in the book's tables (non-empty).
+    kind : str
+        One of :data:`FLAW_KINDS`.
+    text : str
+        What the ledger records.
+    chapter : str
+        The book chapter that shows and audits it.
+    neighbours : tuple of str, default ("add/remove",)
+        The neighbour relations it is defined under (among
+        :data:`~dpkmeans.privacy.accounting.NEIGHBOUR_RELATIONS`).
+    changes_loop : bool, default False
+        Whether it changes a step of the loop.
+
+    Raises
+    ------
+    ValueError
+        If the name is empty, the kind unknown, or a neighbour relation unknown (or none).
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.flaws import Flaw
+    >>> flaw = Flaw("toy-leak", "leak", "a toy: the counts released exactly", "book chapter 6")
+    >>> flaw.overspends, flaw.neighbours
+    (False, ('add/remove',))
     """
 
     name: str
@@ -60,7 +75,7 @@ class Flaw:
     text: str
     chapter: str
     neighbours: tuple[str, ...] = ("add/remove",)
-    effects: frozenset[str] = field(default_factory=frozenset)
+    changes_loop: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -73,11 +88,6 @@ class Flaw:
         if unknown or not self.neighbours:
             raise ValueError(f"flaw {self.name!r}: neighbours must be among "
                              f"{NEIGHBOUR_RELATIONS}, got {self.neighbours!r}")
-        object.__setattr__(self, "effects", frozenset(self.effects))
-        unknown = sorted(self.effects - set(LOOP_EFFECTS))
-        if unknown:
-            raise ValueError(f"flaw {self.name!r}: effects must be among "
-                             f"{sorted(LOOP_EFFECTS)}, got {unknown}")
 
     @property
     def overspends(self) -> bool:
@@ -96,7 +106,37 @@ DATA_DERIVED_BOUNDS = Flaw(
 
 def check_flaws(flaws: Iterable[Flaw], neighbour: str) -> tuple[Flaw, ...]:
     """The flaws of a configuration as a tuple, each a :class:`Flaw` defined under
-    ``neighbour``, no name twice; a TypeError or ValueError names the problem."""
+    ``neighbour``, no name twice; a TypeError or ValueError names the problem.
+
+    Parameters
+    ----------
+    flaws : iterable of Flaw
+        The configuration's flaws.
+    neighbour : str
+        The configuration's neighbour relation.
+
+    Returns
+    -------
+    tuple of Flaw
+        ``flaws``, checked.
+
+    Raises
+    ------
+    TypeError
+        If an item is not a :class:`Flaw`.
+    ValueError
+        If a flaw is listed twice or is not defined under ``neighbour``.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, check_flaws
+    >>> [f.name for f in check_flaws([DATA_DERIVED_BOUNDS], "replace")]
+    ['data-derived-bounds']
+    >>> check_flaws([DATA_DERIVED_BOUNDS] * 2, "replace")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a flaw is listed twice: ...
+    """
     out = tuple(flaws)
     for flaw in out:
         if not isinstance(flaw, Flaw):
@@ -116,7 +156,38 @@ def open_run_ledger(ledger: PrivacyLedger | None, budget: PrivacyCost | float | 
                     neighbour: str, flaws: Iterable[Flaw]) -> PrivacyLedger:
     """A run's ledger with its configuration's flaws recorded: the caller's ``ledger`` (under the
     same neighbour relation), or a new one with ``budget`` (none when a flaw is carried: the
-    total is then the true spend). A leak is recorded as a leak, an overspend as a note."""
+    total is then the true spend). A leak is recorded as a leak, an overspend as a note.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger or None
+        The caller's ledger, or None for a new one.
+    budget : PrivacyCost, float or tuple
+        The new ledger's budget (when no flaw is carried).
+    neighbour : str
+        The configuration's neighbour relation.
+    flaws : iterable of Flaw
+        The configuration's flaws, recorded in the ledger.
+
+    Returns
+    -------
+    PrivacyLedger
+        The run's ledger.
+
+    Raises
+    ------
+    ValueError
+        If the caller's ledger has another neighbour relation.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, open_run_ledger
+    >>> open_run_ledger(None, 1.0, "add/remove", []).budget
+    PrivacyCost(epsilon=1.0, delta=0.0)
+    >>> ledger = open_run_ledger(None, 1.0, "add/remove", [DATA_DERIVED_BOUNDS])
+    >>> ledger.budget is None, ledger.is_private
+    (True, False)
+    """
     flaws = tuple(flaws)
     if ledger is None:
         ledger = PrivacyLedger(budget=None if flaws else budget, neighbour=neighbour)

@@ -1,25 +1,15 @@
-"""Hooks of the DP-Lloyd engine for what one fixed loop cannot express.
+"""What a strategy of the DP-Lloyd loop sees when the loop calls it (docs/design.md, "One
+loop, many papers").
 
-A paper that needs more than a schedule, an initializer and a release plugs one of these into
-its :class:`~dpkmeans.engine.loop.DPLloydConfig`; the engine calls it at a fixed point of the loop,
-and the hook releases whatever it publishes through :meth:`HookContext.release`, which charges
-the run's ledger and draws the noise in one call (ledger first):
+A strategy that reads the data (:mod:`dpkmeans.engine.strategies`: an initial release, an
+allocation rule, an output release) is called at a fixed point of the loop with a
+:class:`HookContext`, and releases whatever it publishes through :meth:`HookContext.release`,
+which charges the run's ledger and draws the noise in one call (ledger first). Weights of an
+allocation rule may differ between replicas (they follow each replica's own releases); the
+loop then draws each replica's noise with that replica's scales and keeps each replica's
+spend.
 
-* an :class:`InitialRelease` computes the initial centroids *from the data* (with a budget:
-  e.g. the silhouette paper's noisy means of equal splits), before the first iteration;
-* an :class:`OutputRelease` turns the loop's final centroids into the published ones with its
-  own noise (the one-shot colored noise of Ravi, Scaglione and Peisert 2021), after the
-  loop and any final release;
-* an :class:`AllocationRule` gives each cluster a weight w_j > 0 in every iteration, computed
-  from released quantities (its own noisy statistics, or, in an as-published variant, exact
-  ones recorded as a leak); cluster j's release then gets the budget epsilon_t w_j. Under
-  parallel composition the iteration costs epsilon_t max_j w_j: at most epsilon_t exactly when
-  the weights are normalised by their maximum.
-
-Weights may differ between replicas (they follow each replica's own releases); the engine then
-draws each replica's noise with that replica's scales and keeps each replica's spend.
-
-A hook never draws privacy noise from a generator itself (``tests/test_privacy_boundary.py``
+A strategy never draws privacy noise from a generator itself (``tests/test_privacy_boundary.py``
 checks it). Randomness that is not privacy noise -- a data-independent choice, or an
 as-published variant's data-dependent choice that its ledger records as a leak -- comes from
 :attr:`HookContext.public_rngs`.
@@ -29,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,7 +28,7 @@ from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.privacy.noise import CovarianceNoise, NoiseCalibration
 
-__all__ = ["HookContext", "InitialRelease", "AllocationRule", "OutputRelease"]
+__all__ = ["HookContext"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +39,45 @@ class HookContext:
 
     The active replicas' generators are held, not handed out: :meth:`release` charges the
     ledger and draws a release's noise from them (replica r's from its own generator), and
-    :attr:`public_rngs` names them for randomness that is not privacy noise."""
+    :attr:`public_rngs` names them for randomness that is not privacy noise.
+
+    Parameters
+    ----------
+    backend : Any
+        The compute backend of the run.
+    data : Any
+        The backend's (private) data.
+    n_rows : int
+        The number of records (private).
+    config : Any
+        The public configuration (a :class:`~dpkmeans.engine.config.DPLloydConfig`).
+    centroids : numpy.ndarray or None
+        The active replicas' current centroids, (R, k, d), or None before the initial release.
+    _rngs : list of numpy.random.Generator
+        The active replicas' generators (one each).
+    ledger : PrivacyLedger
+        The run's ledger.
+    iteration : int, default 0
+        The iteration (1-based; 0 for the initial release).
+    epsilon : float, default 0.0
+        The iteration's schedule budget.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.engine.hooks import HookContext
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> ledger = PrivacyLedger(budget=1.0)
+    >>> context = HookContext(None, None, 10, None, None, [np.random.default_rng(0)], ledger)
+    >>> context.replicas
+    1
+    >>> cal = calibrate("laplace", 1.0, 0.5, coordinates=2)
+    >>> context.release(cal, [[10.0, 20.0]], label="sums")
+    array([[ 8.98027705, 23.4113711 ]])
+    >>> len(ledger.entries)
+    1
+    """
 
     backend: Any
     data: Any
@@ -71,7 +99,29 @@ class HookContext:
                 integer_valued: bool = False) -> np.ndarray:
         """Release ``values`` (one row per active replica) with the noise of ``calibration``:
         charged to the run's ledger, then drawn, replica r's from its own generator
-        (:func:`dpkmeans.privacy.mechanisms.release`; a refused release draws nothing)."""
+        (:func:`dpkmeans.privacy.mechanisms.release`; a refused release draws nothing).
+
+        Parameters
+        ----------
+        calibration : NoiseCalibration or CovarianceNoise
+            The noise of one release.
+        values : array_like
+            The exact values, shape (R, *S).
+        label : str
+            What is released (the ledger entry's label).
+        details : mapping or None, default None
+            Added to the calibration's details in the entry.
+        shared : bool, default False
+            One draw per row of the last axis, added to all of its columns (an as-published
+            flaw).
+        integer_valued : bool, default False
+            The values are integers (counts).
+
+        Returns
+        -------
+        numpy.ndarray
+            The noisy values, shape (R, *S).
+        """
         return mechanisms.release(self.ledger, calibration, values, self._rngs, label=label,
                                   details=details, shared=shared, integer_valued=integer_valued)
 
@@ -83,29 +133,3 @@ class HookContext:
         ``tests/test_privacy_boundary.py``; privacy noise goes through :meth:`release`."""
         return self._rngs
 
-
-class InitialRelease(Protocol):
-    """Initial centroids (R, k, d) computed from the data; releases through ``ctx.release``."""
-
-    name: str
-
-    def __call__(self, ctx: HookContext) -> np.ndarray: ...
-
-
-class AllocationRule(Protocol):
-    """Per-cluster weights (R, k) of an iteration, all > 0; releases through ``ctx.release``
-    (charged before any noise is drawn) and, in an as-published variant, records its leaks in
-    ``ctx.ledger``."""
-
-    name: str
-
-    def weights(self, ctx: HookContext) -> np.ndarray: ...
-
-
-class OutputRelease(Protocol):
-    """The published centroids (R, k', d) from the loop's final ones (``ctx.centroids``), with
-    noise released through ``ctx.release`` (charged first; leaks recorded in ``ctx.ledger``)."""
-
-    name: str
-
-    def __call__(self, ctx: HookContext) -> np.ndarray: ...

@@ -38,6 +38,39 @@ def sphere_packing(
     describe it; diffprivlib's ``_init_centers`` does the same). The default ``a`` is
     a quarter of the narrowest side: 0.5 on [-1, 1]^d, as in Ni et al. Uses only the
     public bounds, so it costs no privacy budget.
+
+    Parameters
+    ----------
+    bounds : tuple of array_like
+        The public box ``(lower, upper)``, each of shape (d,).
+    n_clusters : int
+        k.
+    rng : numpy.random.Generator
+        The generator of the candidates.
+    radius : float, optional
+        ``a``; by default a quarter of the box's narrowest side.
+    max_failures : int, default 100
+        Consecutive rejections before ``a`` is halved.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (k, d) centres.
+
+    Raises
+    ------
+    ValueError
+        If ``radius`` is not > 0 (or the box has a side of width 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.engine.init import sphere_packing
+    >>> c = sphere_packing(([-1, -1], [1, 1]), 3, np.random.default_rng(0), radius=0.25)
+    >>> c.shape, bool(np.all(np.abs(c) <= 0.75))
+    ((3, 2), True)
+    >>> bool(min(np.linalg.norm(c[i] - c[j]) for i in range(3) for j in range(i)) >= 0.5)
+    True
     """
     lower, upper = check_bounds(bounds)
     k = check_positive_int(n_clusters, "n_clusters")
@@ -164,14 +197,61 @@ class _Neighbours:
 
 def uniform_box(bounds: tuple[ArrayLike, ArrayLike], n_clusters: int,
                 rng: np.random.Generator) -> np.ndarray:
-    """k centres drawn uniformly in the public box (data-independent)."""
+    """k centres drawn uniformly in the public box (data-independent).
+
+    Parameters
+    ----------
+    bounds : tuple of array_like
+        The public box ``(lower, upper)``, each of shape (d,).
+    n_clusters : int
+        k.
+    rng : numpy.random.Generator
+        The generator of the centres.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (k, d) centres.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.engine.init import uniform_box
+    >>> uniform_box(([0, 0], [1, 2]), 2, np.random.default_rng(0)).round(3)
+    array([[0.637, 0.54 ],
+           [0.041, 0.033]])
+    """
     lower, upper = check_bounds(bounds)
     k = check_positive_int(n_clusters, "n_clusters")
     return check_generator(rng).uniform(lower, upper, size=(k, lower.size))
 
 
 def kmeans_plusplus(X: ArrayLike, n_clusters: int, rng: np.random.Generator) -> np.ndarray:
-    """k-means++ seeding on the data. NOT private: a non-private reference only."""
+    """k-means++ seeding on the data. NOT private: a non-private reference only.
+
+    Parameters
+    ----------
+    X : array_like
+        The (N, d) records.
+    n_clusters : int
+        k.
+    rng : numpy.random.Generator
+        Draws the seed of scikit-learn's ``kmeans_plusplus``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (k, d) centres, chosen among the records.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.engine.init import kmeans_plusplus
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> c = kmeans_plusplus(X, 2, np.random.default_rng(0))
+    >>> sorted(bool(row[0] > 1) for row in c)
+    [False, True]
+    """
     from sklearn.cluster import kmeans_plusplus as _sk_kmeans_plusplus
 
     k = check_positive_int(n_clusters, "n_clusters")

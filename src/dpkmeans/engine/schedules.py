@@ -44,7 +44,26 @@ def _shaped(epsilon: float, weights: np.ndarray, normalise: bool) -> np.ndarray:
 
 
 def uniform(epsilon: float, iterations: int) -> np.ndarray:
-    """epsilon_t = epsilon / T (DPLloyd's baseline schedule)."""
+    """epsilon_t = epsilon / T (DPLloyd's baseline schedule).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    iterations : int
+        T.
+
+    Returns
+    -------
+    numpy.ndarray
+        The T budgets.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import uniform
+    >>> uniform(1.0, 4)
+    array([0.25, 0.25, 0.25, 0.25])
+    """
     T = check_positive_int(iterations, "iterations")
     return _shaped(epsilon, np.ones(T), True)
 
@@ -54,6 +73,28 @@ def halving(epsilon: float, iterations: int, *, normalise: bool = True) -> np.nd
 
     Open-ended (``normalise=False``) it is epsilon / 2^t and sums to epsilon (1 - 2^-T);
     normalised it is epsilon 2^-t / (1 - 2^-T), which spends epsilon exactly.
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    iterations : int
+        T.
+    normalise : bool, default True
+        Whether the budgets sum to epsilon.
+
+    Returns
+    -------
+    numpy.ndarray
+        The T budgets.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import halving
+    >>> halving(1.0, 3, normalise=False)
+    array([0.5  , 0.25 , 0.125])
+    >>> halving(1.0, 3).round(4)
+    array([0.5714, 0.2857, 0.1429])
     """
     T = check_positive_int(iterations, "iterations")
     return _shaped(epsilon, 2.0 ** -np.arange(1, T + 1), normalise)
@@ -64,6 +105,28 @@ def series_sum(epsilon: float, iterations: int, *, normalise: bool = True) -> np
 
     Open-ended it sums to epsilon T / (T + 1); normalised it is scaled by (T + 1) / T.
     Decays polynomially, so late iterations keep more budget than under halving.
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    iterations : int
+        T.
+    normalise : bool, default True
+        Whether the budgets sum to epsilon.
+
+    Returns
+    -------
+    numpy.ndarray
+        The T budgets.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import series_sum
+    >>> series_sum(1.0, 3, normalise=False).round(4)
+    array([0.5   , 0.1667, 0.0833])
+    >>> series_sum(1.0, 3).round(4)
+    array([0.6667, 0.2222, 0.1111])
     """
     T = check_positive_int(iterations, "iterations")
     t = np.arange(1, T + 1, dtype=float)
@@ -72,7 +135,31 @@ def series_sum(epsilon: float, iterations: int, *, normalise: bool = True) -> np
 
 def dpkccm_stepped(epsilon: float, iterations: int = 12) -> np.ndarray:
     """DP-KCCM's increasing schedule (Ni et al. 2021): three equal blocks of iterations
-    that receive 1/6, 1/3 and 1/2 of epsilon; with T = 12, epsilon/24, /12, /8 each."""
+    that receive 1/6, 1/3 and 1/2 of epsilon; with T = 12, epsilon/24, /12, /8 each.
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    iterations : int, default 12
+        T, a multiple of 3.
+
+    Returns
+    -------
+    numpy.ndarray
+        The T budgets.
+
+    Raises
+    ------
+    ValueError
+        If T is not a multiple of 3.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import dpkccm_stepped
+    >>> dpkccm_stepped(2.4, 6).round(4)
+    array([0.2, 0.2, 0.4, 0.4, 0.6, 0.6])
+    """
     T = check_positive_int(iterations, "iterations")
     if T % 3:
         raise ValueError(f"iterations must be a multiple of 3 for the stepped schedule, got {T}")
@@ -91,6 +178,31 @@ def arithmetic_progression(epsilon: float, iterations: int,
     T epsilon_m (d_AP >= 0); T = 1 is the single term epsilon. Raises ValueError
     otherwise (the published branch condition, :func:`apdp_plan`, decides which
     schedule runs instead).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    iterations : int
+        T.
+    epsilon_m : float
+        The least budget of an iteration (> 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        The T budgets, decreasing.
+
+    Raises
+    ------
+    ValueError
+        If epsilon < T epsilon_m.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import arithmetic_progression
+    >>> arithmetic_progression(1.0, 4, 0.1).round(4)
+    array([0.4, 0.3, 0.2, 0.1])
     """
     eps = check_epsilon(epsilon)
     T = check_positive_int(iterations, "iterations")
@@ -114,7 +226,23 @@ APDP_BRANCHES = ("ap", "fallback", "su-ap", "su-uniform")
 
 @dataclass(frozen=True)
 class ApdpPlan:
-    """APDP's per-iteration budgets and the branch that produced them."""
+    """APDP's per-iteration budgets and the branch that produced them.
+
+    Parameters
+    ----------
+    schedule : numpy.ndarray
+        The per-iteration budgets.
+    branch : str
+        One of :data:`APDP_BRANCHES`.
+    epsilon_m : float
+        The minimum per-iteration budget the branch was decided with.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import apdp_plan
+    >>> apdp_plan(0.3, 4, 0.1, corrected=True)
+    ApdpPlan(schedule=array([0.15, 0.15]), branch='su-uniform', epsilon_m=0.1)
+    """
 
     schedule: np.ndarray
     branch: str
@@ -122,6 +250,7 @@ class ApdpPlan:
 
     @property
     def iterations(self) -> int:
+        """T, the number of iterations."""
         return int(self.schedule.size)
 
 
@@ -137,6 +266,32 @@ def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
     public inputs (a public N): it decides the schedule. T is the floor of a
     floating-point ratio, as in :func:`su_iterations` (and diffprivlib): at an exact
     multiple such as 0.3 / 0.1 = 2.9999999999999996 it may land one below.
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    max_iterations : int
+        t_m.
+    epsilon_m : float
+        The minimum per-iteration budget (> 0), from public inputs.
+    corrected : bool
+        The book's correction below the minimum (True) or the paper's fallback.
+
+    Returns
+    -------
+    ApdpPlan
+        The schedule and its branch.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import apdp_plan
+    >>> plan = apdp_plan(1.0, 4, 0.1, corrected=True)
+    >>> plan.branch, plan.schedule.round(4)
+    ('ap', array([0.4, 0.3, 0.2, 0.1]))
+    >>> plan = apdp_plan(0.3, 4, 0.1, corrected=False)
+    >>> plan.branch, plan.schedule
+    ('fallback', array([0.075, 0.075, 0.075, 0.075]))
     """
     eps = check_epsilon(epsilon)
     t_max = check_positive_int(max_iterations, "max_iterations")
@@ -154,7 +309,30 @@ def apdp_plan(epsilon: float, max_iterations: int, epsilon_m: float, *,
 
 def su_epsilon_m(n_records: int, n_clusters: int, d: int, rho: float = SU_RHO["[-1,1]"]) -> float:
     """Su et al.'s minimum per-iteration budget:
-    epsilon_m = sqrt(500 k^3 / N^2 (d + cbrt(4 d rho^2))^3)."""
+    epsilon_m = sqrt(500 k^3 / N^2 (d + cbrt(4 d rho^2))^3).
+
+    Parameters
+    ----------
+    n_records : int
+        N (public).
+    n_clusters : int
+        k.
+    d : int
+        The dimension.
+    rho : float, default ``SU_RHO["[-1,1]"]``
+        The typical |centroid coordinate| factor (:data:`SU_RHO`).
+
+    Returns
+    -------
+    float
+        epsilon_m.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import su_epsilon_m
+    >>> round(su_epsilon_m(1000, 3, 2), 4)
+    0.5269
+    """
     N = check_positive_int(n_records, "n_records")
     k = check_positive_int(n_clusters, "n_clusters")
     d = check_positive_int(d, "d")
@@ -163,7 +341,24 @@ def su_epsilon_m(n_records: int, n_clusters: int, d: int, rho: float = SU_RHO["[
 
 
 def su_rule(ratio: float) -> int:
-    """Su's iteration count from epsilon / epsilon_m: T = floor(clip(ratio, 2, 7))."""
+    """Su's iteration count from epsilon / epsilon_m: T = floor(clip(ratio, 2, 7)).
+
+    Parameters
+    ----------
+    ratio : float
+        epsilon / epsilon_m.
+
+    Returns
+    -------
+    int
+        T.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import su_rule
+    >>> su_rule(0.5), su_rule(4.7), su_rule(20.0)
+    (2, 4, 7)
+    """
     return int(math.floor(min(max(ratio, 2.0), 7.0)))
 
 
@@ -173,6 +368,30 @@ def su_iterations(epsilon: float, n_records: int, n_clusters: int, d: int,
 
     N enters epsilon_m, so under add/remove adjacency the record count must be public (or
     noisy); the book treats it as public and says so.
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget (> 0).
+    n_records : int
+        N (public).
+    n_clusters : int
+        k.
+    d : int
+        The dimension.
+    rho : float, default ``SU_RHO["[-1,1]"]``
+        The typical |centroid coordinate| factor (:data:`SU_RHO`).
+
+    Returns
+    -------
+    int
+        T.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import su_iterations
+    >>> su_iterations(1.0, 1000, 3, 2)
+    2
     """
     eps = check_epsilon(epsilon)
     return su_rule(eps / su_epsilon_m(n_records, n_clusters, d, rho))
@@ -186,6 +405,27 @@ def su_split(epsilon_t: float, d: int, rho: float = SU_RHO["[-1,1]"]) -> tuple[f
     epsilon_count + d * epsilon_per_dimension = epsilon_t (the split that minimises the
     first-order error of a centroid). diffprivlib returns these two the other way round,
     which overspends for d >= 5.
+
+    Parameters
+    ----------
+    epsilon_t : float
+        The iteration's budget (> 0).
+    d : int
+        The dimension.
+    rho : float, default ``SU_RHO["[-1,1]"]``
+        The typical |centroid coordinate| factor (:data:`SU_RHO`).
+
+    Returns
+    -------
+    tuple of float
+        ``(epsilon_count, epsilon_per_dimension)``.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.schedules import su_split
+    >>> count, per_dimension = su_split(1.0, 2)
+    >>> round(count, 4), round(per_dimension, 4), round(count + 2 * per_dimension, 12)
+    (0.27, 0.365, 1.0)
     """
     eps = check_epsilon(epsilon_t, "epsilon_t")
     d = check_positive_int(d, "d")

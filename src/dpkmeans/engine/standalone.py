@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.compute.backends import Backend
-from dpkmeans.engine.flaws import Flaw, open_run_ledger
 from dpkmeans.engine.checks import warn_clipped
+from dpkmeans.engine.flaws import Flaw, open_run_ledger
 from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.noise import CovarianceNoise, NoiseCalibration
@@ -42,7 +42,27 @@ __all__ = ["Replica", "StandaloneConfig", "StandaloneFit", "StandaloneRun", "run
 class StandaloneFit:
     """What one replica of a standalone algorithm publishes: its k centroids (the release),
     the rounds it ran (public: fixed by public inputs or by released values) and, optionally,
-    its noisy cluster sizes (released values) and the centroids before a final refinement."""
+    its noisy cluster sizes (released values) and the centroids before a final refinement.
+
+    Parameters
+    ----------
+    centroids : numpy.ndarray
+        The k released centroids, (k, d).
+    iterations : int, default 0
+        The rounds run (public).
+    noisy_counts : numpy.ndarray or None, default None
+        The noisy cluster sizes, (k,), if released.
+    initial : numpy.ndarray or None, default None
+        The centroids before a final refinement, (k, d), if any.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.engine.standalone import StandaloneFit
+    >>> StandaloneFit(np.zeros((2, 1)))
+    StandaloneFit(centroids=array([[0.],
+           [0.]]), iterations=0, noisy_counts=None, initial=None)
+    """
 
     centroids: np.ndarray
     iterations: int = 0
@@ -56,7 +76,38 @@ class Replica:
     of the block plan, the replica's ledger and generator.
 
     The generator is held, not handed out for noise: :meth:`release` charges the ledger and
-    draws from it; :attr:`public_rng` names it for randomness that is not privacy noise."""
+    draws from it; :attr:`public_rng` names it for randomness that is not privacy noise.
+
+    Parameters
+    ----------
+    backend : Backend
+        The compute backend.
+    data : Any
+        The backend's (clipped, private) data.
+    n_rows : int
+        The public row count of the block plan.
+    ledger : PrivacyLedger
+        The replica's ledger.
+    _rng : numpy.random.Generator
+        The replica's generator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.compute.backends import get_backend
+    >>> from dpkmeans.engine.standalone import Replica
+    >>> from dpkmeans.privacy.accounting import PrivacyLedger
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> ledger = PrivacyLedger(budget=1.0)
+    >>> replica = Replica(get_backend("memory"), None, 5, ledger, np.random.default_rng(0))
+    >>> noisy = replica.release(calibrate("laplace", 1.0, 0.5), 5.0, label="a value")
+    >>> round(float(noisy), 4)
+    1.7889
+    >>> replica.choose([1.0, 5.0, 2.0], 1.0, 0.5, label="an index")
+    1
+    >>> ledger.total()
+    PrivacyCost(epsilon=1.0, delta=0.0)
+    """
 
     backend: Backend
     data: Any
@@ -69,7 +120,28 @@ class Replica:
                 integer_valued: bool = False) -> np.ndarray:
         """Release ``values`` (any shape) with the noise of ``calibration``: charged to this
         replica's ledger, then drawn from its generator
-        (:func:`dpkmeans.privacy.mechanisms.release`; a refused release draws nothing)."""
+        (:func:`dpkmeans.privacy.mechanisms.release`; a refused release draws nothing).
+
+        Parameters
+        ----------
+        calibration : NoiseCalibration or CovarianceNoise
+            The noise of one release.
+        values : array_like
+            The exact values.
+        label : str
+            What is released (the ledger entry's label).
+        details : mapping or None, default None
+            Added to the calibration's details in the entry.
+        times : int, default 1
+            The number of releases the entry stands for.
+        integer_valued : bool, default False
+            The values are integers (counts).
+
+        Returns
+        -------
+        numpy.ndarray
+            The noisy values, of the shape of ``values``.
+        """
         values = np.asarray(values, dtype=float)
         return mechanisms.release(self.ledger, calibration, values[None], [self._rng],
                                   label=label, details=details, times=times,
@@ -79,7 +151,26 @@ class Replica:
                details: Mapping[str, Any] | None = None) -> int:
         """Pick an index of ``utility`` (higher is better) with the exponential mechanism,
         charged to this replica's ledger first (:func:`dpkmeans.privacy.mechanisms.
-        exponential_mechanism`: exact, on a public grid)."""
+        exponential_mechanism`: exact, on a public grid).
+
+        Parameters
+        ----------
+        utility : array_like
+            The utility of each index.
+        sensitivity : float
+            The utility's sensitivity.
+        epsilon : float
+            The selection's budget.
+        label : str
+            What is chosen (the ledger entry's label).
+        details : mapping or None, default None
+            Added to the entry's details.
+
+        Returns
+        -------
+        int
+            The chosen index.
+        """
         return int(mechanisms.exponential_mechanism(utility, sensitivity, epsilon, self._rng,
                                                     ledger=self.ledger, label=label,
                                                     details=details))
@@ -93,7 +184,13 @@ class Replica:
 
     def seed_sequence(self) -> np.random.SeedSequence:
         """A child seed for a nested run of the DP-Lloyd loop (e.g. a refinement), drawn from
-        this replica's generator so that it follows from the run's one seed."""
+        this replica's generator so that it follows from the run's one seed.
+
+        Returns
+        -------
+        numpy.random.SeedSequence
+            The child seed.
+        """
         return np.random.SeedSequence(int(self._rng.integers(2**63)))
 
 
@@ -120,6 +217,29 @@ class StandaloneConfig:
         The algorithm's name (the catalogue's).
     flaws : tuple of Flaw, default ()
         Flaws a variant reproduces (recorded in the ledger; none for a corrected algorithm).
+
+    Raises
+    ------
+    ValueError
+        If an input is out of range or ``neighbour`` is unknown.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> import numpy as np
+    >>> from dpkmeans.engine.standalone import StandaloneConfig, StandaloneFit
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> @dataclass(frozen=True)
+    ... class Midpoints(StandaloneConfig):  # k copies of the box's midpoint, and a noisy count
+    ...     def fit_replica(self, replica):
+    ...         cal = calibrate("laplace", 1.0, self.epsilon, integer_valued=True)
+    ...         n = replica.release(cal, [replica.n_rows], label="rows", integer_valued=True)
+    ...         mid = (self.bounds[0] + self.bounds[1]) / 2
+    ...         return StandaloneFit(np.tile(mid, (self.n_clusters, 1)),
+    ...                              noisy_counts=np.full(self.n_clusters, n[0] / 2))
+    >>> config = Midpoints(2, ([0.0, 0.0], [1.0, 2.0]), 1.0, name="midpoints")
+    >>> config.cost
+    PrivacyCost(epsilon=1.0, delta=0.0)
     """
 
     n_clusters: int
@@ -152,7 +272,23 @@ class StandaloneConfig:
 
     def fit_replica(self, replica: Replica) -> StandaloneFit:
         """Run the algorithm once on ``replica.data``; every release through
-        ``replica.release``."""
+        ``replica.release``.
+
+        Parameters
+        ----------
+        replica : Replica
+            The replica's data, ledger and generator.
+
+        Returns
+        -------
+        StandaloneFit
+            What the replica publishes.
+
+        Raises
+        ------
+        NotImplementedError
+            Here: a subclass implements it.
+        """
         raise NotImplementedError
 
 
@@ -166,7 +302,33 @@ class StandaloneRun:
     """R replicas of a standalone algorithm: their centroids (R, k, d), the centroids before
     a final refinement (R, k, d), noisy cluster sizes (R, k; nan where none is released),
     replica 0's ledger, the values clipped (for the data holder only), the rounds each ran and
-    each one's spend. :func:`dpkmeans.engine.loop.run` returns it as a ``DPLloydResult``."""
+    each one's spend. :func:`dpkmeans.engine.loop.run` returns it as a ``DPLloydResult``.
+
+    Parameters
+    ----------
+    centroids : numpy.ndarray
+        (R, k, d).
+    initial : numpy.ndarray
+        The centroids before a final refinement, (R, k, d).
+    noisy_counts : numpy.ndarray
+        (R, k); nan where none is released.
+    ledger : PrivacyLedger
+        Replica 0's ledger.
+    n_clipped : int
+        The values clipped (private: for the data holder only).
+    iterations : numpy.ndarray
+        The rounds each replica ran, (R,).
+    spent : numpy.ndarray
+        Each replica's epsilon spent, (R,).
+
+    Examples
+    --------
+    :func:`run_standalone` returns it.
+
+    >>> from dpkmeans.engine.standalone import StandaloneRun
+    >>> list(StandaloneRun.__dataclass_fields__)[:3]
+    ['centroids', 'initial', 'noisy_counts']
+    """
 
     centroids: np.ndarray
     initial: np.ndarray
@@ -177,7 +339,7 @@ class StandaloneRun:
     spent: np.ndarray
 
 
-def run_standalone(engine: Backend, X: Any, config: StandaloneConfig,
+def run_standalone(backend: Backend, X: Any, config: StandaloneConfig,
                    seed: int | np.random.SeedSequence, R: int,
                    ledger: PrivacyLedger | None = None) -> StandaloneRun:
     """Run ``R`` independent replicas of ``config`` on X (clipped to its public bounds first,
@@ -185,8 +347,55 @@ def run_standalone(engine: Backend, X: Any, config: StandaloneConfig,
     :mod:`dpkmeans.engine.checks`); replica r draws from
     the r-th child of ``seed`` only. ``ledger`` (a caller's, e.g. after a noisy record count)
     becomes replica 0's; the others open their own with the run's budget. Each replica's
-    spend is checked against the budget."""
-    data, n_rows, n_clipped = engine.prepare(X, config.bounds)
+    spend is checked against the budget.
+
+    Parameters
+    ----------
+    backend : Backend
+        Where the data are held (:mod:`dpkmeans.compute.backends`).
+    X : Any
+        The records.
+    config : StandaloneConfig
+        The algorithm.
+    seed : int or numpy.random.SeedSequence
+        The run's one seed.
+    R : int
+        The number of replicas.
+    ledger : PrivacyLedger or None, default None
+        A caller's ledger for replica 0.
+
+    Returns
+    -------
+    StandaloneRun
+        The replicas' releases and spends.
+
+    Raises
+    ------
+    RuntimeError
+        If a replica's ledger (without flaws) does not end fully spent.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> import numpy as np
+    >>> from dpkmeans.compute.backends import get_backend
+    >>> from dpkmeans.engine.standalone import StandaloneConfig, StandaloneFit, run_standalone
+    >>> from dpkmeans.privacy.noise import calibrate
+    >>> @dataclass(frozen=True)
+    ... class Midpoints(StandaloneConfig):  # k copies of the box's midpoint, and a noisy count
+    ...     def fit_replica(self, replica):
+    ...         cal = calibrate("laplace", 1.0, self.epsilon, integer_valued=True)
+    ...         n = replica.release(cal, [replica.n_rows], label="rows", integer_valued=True)
+    ...         mid = (self.bounds[0] + self.bounds[1]) / 2
+    ...         return StandaloneFit(np.tile(mid, (self.n_clusters, 1)),
+    ...                              noisy_counts=np.full(self.n_clusters, n[0] / 2))
+    >>> config = Midpoints(2, ([0.0, 0.0], [1.0, 2.0]), 1.0, name="midpoints")
+    >>> X = np.array([[0.1, 0.2], [0.9, 1.8], [0.5, 1.0]])
+    >>> run = run_standalone(get_backend("memory"), X, config, seed=0, R=2)
+    >>> run.centroids.shape, run.spent, run.ledger.total()
+    ((2, 2, 2), array([1., 1.]), PrivacyCost(epsilon=1.0, delta=0.0))
+    """
+    data, n_rows, n_clipped = backend.prepare(X, config.bounds)
     warn_clipped(n_clipped)
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
@@ -196,7 +405,7 @@ def run_standalone(engine: Backend, X: Any, config: StandaloneConfig,
     for r, rng in enumerate(rngs):
         own = first if r == 0 else _open(config, None)
         start = own.total().epsilon
-        fits.append(config.fit_replica(Replica(engine, data, n_rows, own, rng)))
+        fits.append(config.fit_replica(Replica(backend, data, n_rows, own, rng)))
         spent[r] = before + own.total().epsilon - start
         ledgers.append(own)
     for own in ledgers:

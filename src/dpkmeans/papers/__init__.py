@@ -2,8 +2,9 @@
 
 A paper is a folder ``papers/<key>/`` whose ``__init__.py`` holds its record (``RECORD``, read
 by :mod:`dpkmeans.papers.registry`, the one list of papers), with ``variants.py`` (its
-as-published and corrected configurations of the one DP-Lloyd engine), ``study.py`` (its grids
-and paper-scale runs), ``claims.py`` (its claims ledger, judged by the shared rules of
-:mod:`dpkmeans.study.claims`) and ``entries.py`` (what the record names: the catalogue's builders, the
-finisher). It reuses the core and never copies it; ``docs/design.md`` says how to add one.
+as-published and corrected configurations of the one DP-Lloyd engine, and the catalogue's
+builders the record names), ``study.py`` (its grids and paper-scale runs) and ``claims.py`` (its
+claims ledger, judged by the shared rules of :mod:`dpkmeans.study.claims`). The record holds the
+functions themselves. It reuses the core and never copies it; ``docs/design.md`` says how to
+add one.
 """

@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult, run
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import DPLloydResult, run
 from dpkmeans.privacy.mechanisms import laplace_mechanism
 from dpkmeans.privacy.sensitivity import check_bounds
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int

@@ -17,7 +17,8 @@ from dpkmeans.data import Dataset
 from dpkmeans.data.scaling import scale_to_interval
 
 if TYPE_CHECKING:
-    from dpkmeans.engine.loop import DPLloydConfig
+    from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.strategies import PublicStart
 
 __all__ = ["Point", "stable_seed", "summarise", "to_public_space", "shared_initial_centroids",
            "unit_box"]
@@ -77,6 +78,10 @@ def shared_initial_centroids(config: DPLloydConfig, inits: int, runs: int,
                              seed: np.random.SeedSequence) -> np.ndarray:
     """``inits`` draws of the configuration's initializer (data-independent), each repeated for
     ``runs`` consecutive replicas: shape (inits * runs, clusters, d)."""
+    if not isinstance(config.start, PublicStart):
+        raise ValueError(f"{config.name} starts from the data ({config.start.name}): shared "
+                         "initial centroids need a data-independent initializer")
+    initializer = config.start.initializer
     rngs = [np.random.default_rng(s) for s in seed.spawn(inits)]
-    starts = np.stack([config.initializer(config.bounds, config.n_clusters, g) for g in rngs])
+    starts = np.stack([initializer(config.bounds, config.n_clusters, g) for g in rngs])
     return np.repeat(starts, runs, axis=0)

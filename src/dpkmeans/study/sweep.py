@@ -58,12 +58,17 @@ from dpkmeans.data.needs import require_datasets
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
 from dpkmeans.papers.registry import records
+from dpkmeans.study.cell_kernels import (
+    KERNEL_ARGUMENTS,
+    allow_cell_kernels,
+    close_warm_kernels,
+    execute_cell_notebook,
+    kernels_stopped,
+    stop_cell_kernels,
+)
+
 # the cell kernels (warm between cells, killed on Ctrl-C), re-exported under their old home
-from dpkmeans.study.environment import (cell_environment, cpu_info,  # noqa: F401
-                                       pin_cell_environment)
-from dpkmeans.study.cell_kernels import (KERNEL_ARGUMENTS, allow_cell_kernels,
-                                         close_warm_kernels, execute_cell_notebook,
-                                         kernels_stopped, stop_cell_kernels)
+from dpkmeans.study.environment import cell_environment, cpu_info, pin_cell_environment  # noqa: F401
 
 __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "SweepCellError", "load_spec",
            "check_spec", "check_results_path", "sweep_datasets", "require_sweep_data",

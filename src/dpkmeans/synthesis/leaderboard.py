@@ -18,11 +18,13 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from dpkmeans.compute import metrics
 from dpkmeans.api.catalogue import CATALOGUE, FitInputs
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.engine.init import sphere_packing
+from dpkmeans.compute import metrics
 from dpkmeans.compute.lloyd import lloyd_reference
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import PublicStart
 from dpkmeans.papers.apdp import study as apdp_study
 from dpkmeans.study.shared import Point, shared_initial_centroids, stable_seed, summarise, unit_box
 from dpkmeans.validation import check_positive_int
@@ -77,7 +79,7 @@ def reference_nicv(X: np.ndarray, case: str, base_seed: int,
                    starts: int = REFERENCE_STARTS) -> np.ndarray:
     """Non-private Lloyd's squared NICV from ``starts`` shared sphere-packing starts."""
     k, d = CASES[case][1], X.shape[1]
-    config = DPLloydConfig(k, unit_box(d), [1.0], initializer=sphere_packing)
+    config = DPLloydConfig(k, unit_box(d), [1.0], start=PublicStart(sphere_packing))
     seq = np.random.SeedSequence(stable_seed(base_seed, {"study": "leaderboard",
                                                           "reference": case}))
     first = shared_initial_centroids(config, starts, 1, seq)

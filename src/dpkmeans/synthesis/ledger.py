@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpkmeans.study.claims import combine, tally
-from dpkmeans.study.reading import join_names
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.papers.registry import paper as paper_record
 from dpkmeans.papers.registry import records
+from dpkmeans.study.claims import combine, tally
+from dpkmeans.study.reading import join_names
 
 __all__ = ["PAPERS", "PRIVATE", "Paper", "headline_claims", "papers",
            "papers_with_flaw", "privacy_claims", "privacy_summary"]

@@ -35,10 +35,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 from dpkmeans.files import write_csv
 from dpkmeans.papers.apdp.study import CASES, CORRECTED, OTHERS, PUBLISHED
 from dpkmeans.papers.apdp.variants import plan
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 
 __all__ = ["CLAIMS", "METHODS", "COMPARATORS", "EARLY", "AP_BRANCHES", "claims_ledger",
            "claims_summary", "branch_counts", "flatness", "ranking", "recommendations",

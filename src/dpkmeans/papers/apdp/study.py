@@ -38,19 +38,27 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.compute import metrics
-from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.data import Dataset, load
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.engine.init import sphere_packing
 from dpkmeans.compute.lloyd import lloyd_reference
-from dpkmeans.study.shared import (Point, shared_initial_centroids, stable_seed, summarise,
-                                   to_public_space, unit_box)
-from dpkmeans.study.sweep import results_frame
-from dpkmeans.validation import check_positive_int
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import PublicStart
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.apdp import variants
 from dpkmeans.papers.dpkccm.variants import dpkccm_config
 from dpkmeans.papers.silhouette import variants as silhouette
-from dpkmeans.papers.apdp import variants
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.study.shared import (
+    Point,
+    shared_initial_centroids,
+    stable_seed,
+    summarise,
+    to_public_space,
+    unit_box,
+)
+from dpkmeans.study.sweep import results_frame
+from dpkmeans.validation import check_positive_int
 
 __all__ = [
     "CASES",
@@ -142,7 +150,7 @@ def shared_starts(case: str, d: int, base_seed: int, inits: int, runs: int) -> n
     """The case's ``inits`` sphere-packing draws (public box and k only), each repeated for
     ``runs`` consecutive replicas: (inits * runs, k, d). Every private algorithm at every
     epsilon of the case starts from these."""
-    config = DPLloydConfig(CASES[case][1], unit_box(d), [1.0], initializer=sphere_packing)
+    config = DPLloydConfig(CASES[case][1], unit_box(d), [1.0], start=PublicStart(sphere_packing))
     seq = np.random.SeedSequence(stable_seed(base_seed, {"paper": "apdp", "starts": case}))
     return shared_initial_centroids(config, inits, runs, seq)
 

@@ -39,14 +39,21 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, Flaw
-from dpkmeans.papers.apdp.flaws import (PARTITION_STOP, PRIVATE_EPSILON_M, RECORD_INITIALISATION,
-                                       RECORD_ORDER_SPLIT)
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.engine.init import sphere_packing
-from dpkmeans.privacy.noise import calibrate
 from dpkmeans.engine.schedules import SU_RHO, ApdpPlan, apdp_plan, su_epsilon_m
+from dpkmeans.engine.strategies import InitialRelease, PublicStart
+from dpkmeans.papers.apdp.flaws import (
+    PARTITION_STOP,
+    PRIVATE_EPSILON_M,
+    RECORD_INITIALISATION,
+    RECORD_ORDER_SPLIT,
+    PartitionRepeats,
+)
+from dpkmeans.papers.registry import FitInputs
+from dpkmeans.privacy.noise import calibrate
 from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = [
@@ -90,7 +97,7 @@ def _schedule(name: str, epsilon: float, apdp: ApdpPlan, corrected: bool) -> np.
 
 
 @dataclass(frozen=True)
-class RecordInitialRelease:
+class RecordInitialRelease(InitialRelease):
     """As published: split the N records in file order into k equal parts (row i in part
     floor(i k / N)), draw one record uniformly from each part, and add Laplace noise of scale
     b = d / eps_0 to each coordinate; the noisy records, clipped to the box, start the run.
@@ -147,8 +154,8 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
         flaws += (DATA_DERIVED_BOUNDS,)
     return DPLloydConfig(
         n_clusters=k, bounds=bounds, schedule=_schedule(schedule, eps, apdp, False), budget=eps,
-        initial_release=RecordInitialRelease(eps / t_max), centred=False, flaws=flaws,
-        name=f"{schedule} (as published)")
+        start=RecordInitialRelease(eps / t_max), stop=PartitionRepeats(), centred=False,
+        flaws=flaws, name=f"{schedule} (as published)")
 
 
 def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
@@ -163,8 +170,20 @@ def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLik
                 max_iterations=check_positive_int(max_iterations, "max_iterations"))
     return DPLloydConfig(
         n_clusters=k, bounds=bounds, schedule=_schedule(schedule, eps, apdp, True),
-        initializer=sphere_packing, name=f"{schedule} (corrected)")
+        start=PublicStart(sphere_packing), name=f"{schedule} (corrected)")
 
 
 #: The configurations by name.
 VARIANTS = {"as_published": as_published, "corrected": corrected}
+
+
+# -- the functions the paper's record names (its __init__.py) ------------------------------
+
+def catalogue_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="apdp")``: the corrected arithmetic-progression schedule."""
+    return corrected(f.n_clusters, f.epsilon, f.bounds, n_records=f.n_records)
+
+
+def published_example() -> DPLloydConfig:
+    """APDPk-means as the notes describe it, k = 3 on the unit square, N = 1000."""
+    return as_published(3, 1.0, (np.zeros(2), np.ones(2)), n_records=1000)

@@ -93,14 +93,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpkmeans.compute.backends.memory import MemoryBackend
-from dpkmeans.engine.loop import DPLloydConfig, run_prepared
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run_prepared
 from dpkmeans.engine.standalone import Replica, StandaloneConfig, StandaloneFit
 from dpkmeans.privacy.noise import NoiseCalibration, calibrate
 from dpkmeans.privacy.sensitivity import box_midpoint, coordinate_bounds, lloyd_query_sensitivity
 from dpkmeans.validation import check_positive_int, check_real
 
 if TYPE_CHECKING:
-    from dpkmeans.api.catalogue import FitInputs
+    from dpkmeans.papers.registry import FitInputs
 
 __all__ = ["BalcanClustering", "DEFAULT_SHARES", "catalogue_config"]
 

@@ -20,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study import audit
-from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import DPLloydResult
 from dpkmeans.files import write_csv
-from dpkmeans.validation import check_positive_int
 from dpkmeans.papers.colored.variants import as_published, corrected
+from dpkmeans.study import audit
+from dpkmeans.validation import check_positive_int
 
 __all__ = ["A", "B", "JITTER", "BOX", "SETTINGS", "audit_pair", "distance_to_a",
            "audit_configs", "run_audits", "write_audit"]

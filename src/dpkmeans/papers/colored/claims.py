@@ -37,8 +37,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 from dpkmeans.files import write_csv
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 
 __all__ = ["CLAIMS", "SETTINGS", "BALCAN_SETTINGS", "PDP_CHECKS", "NOT_TESTED",
            "claims_ledger", "claims_summary",

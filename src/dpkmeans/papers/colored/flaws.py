@@ -1,21 +1,26 @@
 """The published privacy flaws of Ravi, Scaglione and Peisert (2021) and the authors' code, as data
-(:class:`dpkmeans.engine.flaws.Flaw`). The as-published configurations of
+(:class:`dpkmeans.engine.flaws.Flaw`), and the per-iteration "release" of the exact loop
+(:class:`NoiseFreeIterations`). The as-published configurations of
 :mod:`dpkmeans.papers.colored.variants` carry them; book chapter 9 shows and audits each. The
 ledger records a leak's text, or charges an overspend at its true cost and notes it.
 """
 
 from __future__ import annotations
 
-from dpkmeans.engine.flaws import Flaw
+from dataclasses import dataclass
+from typing import ClassVar
 
-__all__ = ["FLAWS", "EXACT_ITERATIONS", "DATA_INITIALISATION", "LOCAL_SENSITIVITY",
+from dpkmeans.engine.flaws import Flaw
+from dpkmeans.engine.strategies import IterationRelease, ReleaseSpec
+
+__all__ = ["FLAWS", "NoiseFreeIterations", "EXACT_ITERATIONS", "DATA_INITIALISATION", "LOCAL_SENSITIVITY",
            "EPSILON_TIMES_KD", "ELBOW_K"]
 
 EXACT_ITERATIONS = Flaw(
     name="exact-iterations",
+    changes_loop=True,
     kind="leak",
     chapter="book chapter 9",
-    effects=frozenset({"exact-iterations"}),
     text=("the Lloyd iterations run without noise on the private data (Ravi, Scaglione and "
           "Peisert 2021: one-shot output perturbation of the converged centroids)"),
 )
@@ -57,3 +62,17 @@ ELBOW_K = Flaw(
 
 #: Every flaw of the paper, in the order the book lists them.
 FLAWS = (EXACT_ITERATIONS, DATA_INITIALISATION, LOCAL_SENSITIVITY, EPSILON_TIMES_KD, ELBOW_K)
+
+
+@dataclass(frozen=True)
+class NoiseFreeIterations(IterationRelease):
+    """The Lloyd iterations run on the exact statistics, without noise; only the output release
+    adds noise (Ravi, Scaglione and Peisert 2021: one-shot output perturbation; flaw
+    ``exact-iterations``)."""
+
+    noised: ClassVar[bool] = False
+    flaws: ClassVar[tuple[Flaw, ...]] = (EXACT_ITERATIONS,)
+    name: str = "no noise in the iterations"
+
+    def specs(self, config: object, eps_t: float) -> list[ReleaseSpec]:
+        return []

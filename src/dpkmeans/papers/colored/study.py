@@ -52,18 +52,18 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from dpkmeans.privacy import colored
 from dpkmeans.compute import metrics
+from dpkmeans.compute.lloyd import assign, lloyd_reference
 from dpkmeans.data import load
 from dpkmeans.data.scaling import scale_to_interval
 from dpkmeans.data.synthetic import gaussian_mixture_dataset
 from dpkmeans.engine.loop import run
-from dpkmeans.compute.lloyd import assign, lloyd_reference
+from dpkmeans.papers.balcan.algorithm import BalcanClustering
+from dpkmeans.papers.colored.variants import corrected, local_deltas, white
+from dpkmeans.privacy import colored
 from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
 from dpkmeans.study.shared import stable_seed, summarise
 from dpkmeans.validation import check_positive_int
-from dpkmeans.papers.balcan.algorithm import BalcanClustering
-from dpkmeans.papers.colored.variants import corrected, local_deltas, white
 
 __all__ = [
     "DATASETS",

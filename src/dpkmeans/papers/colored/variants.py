@@ -23,12 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpkmeans.privacy import colored
-from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import DPLloydConfig
-from dpkmeans.papers.colored.flaws import FLAWS
-from dpkmeans.engine.hooks import HookContext
 from dpkmeans.compute.lloyd import assign
+from dpkmeans.engine import schedules
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.engine.strategies import InitialRelease, OutputRelease, ShiftBelow
+from dpkmeans.papers.colored.flaws import FLAWS, NoiseFreeIterations
+from dpkmeans.papers.registry import FitInputs
+from dpkmeans.privacy import colored
 from dpkmeans.privacy.noise import CovarianceNoise
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int
 
@@ -63,7 +65,7 @@ def _records(ctx: HookContext) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class KMeansPlusPlusOnData:
+class KMeansPlusPlusOnData(InitialRelease):
     """CEDS's initial centres: scikit-learn's k-means++ on the private records, one draw per
     replica from its generator (recorded by the ``data-initialisation`` flaw)."""
 
@@ -79,7 +81,7 @@ class KMeansPlusPlusOnData:
 
 
 @dataclass(frozen=True)
-class CEDSOutputRelease:
+class CEDSOutputRelease(OutputRelease):
     """The one-shot release as published: per replica, the leave-one-out Delta's of its
     converged clustering, CEDS's closed-form covariance at gamma_c(eps K d, delta), one draw.
 
@@ -133,9 +135,8 @@ def as_published(n_clusters: int, epsilon: float, delta: float,
     eps = check_epsilon(epsilon)
     return DPLloydConfig(
         n_clusters, bounds, schedules.uniform(eps, max_iter), name="ceds-as-published",
-        flaws=FLAWS,
-        initial_release=KMeansPlusPlusOnData(), stop_threshold=CONVERGED,
-        output_release=CEDSOutputRelease(eps, delta))
+        flaws=FLAWS, start=KMeansPlusPlusOnData(), step=NoiseFreeIterations(),
+        stop=ShiftBelow(CONVERGED), output=CEDSOutputRelease(eps, delta))
 
 
 def corrected(n_clusters: int, epsilon: float, delta: float,
@@ -157,3 +158,15 @@ def white(n_clusters: int, epsilon: float, delta: float, bounds: tuple[ArrayLike
     dlt = check_delta(delta)
     return DPLloydConfig(n_clusters, bounds, schedules.uniform(epsilon, T), noise="gaussian",
                          delta=dlt / T, name="white-dplloyd", sampler=sampler)
+
+
+# -- the functions the paper's record names (its __init__.py) ------------------------------
+
+def catalogue_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="colored")``: DP-Lloyd with the box-optimal colored noise."""
+    return corrected(f.n_clusters, f.epsilon, f.delta, f.bounds, iterations=f.max_iter)
+
+
+def published_example() -> DPLloydConfig:
+    """CEDS as published, k = 3 on the unit square, (1, 1e-5)."""
+    return as_published(3, 1.0, 1e-5, (np.zeros(2), np.ones(2)))

@@ -18,11 +18,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study import audit
-from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import DPLloydResult
+from dpkmeans.engine.strategies import PublicStart
 from dpkmeans.files import write_csv
 from dpkmeans.papers.di import variants
 from dpkmeans.papers.di.flaws import CANOPY_INITIALISATION
+from dpkmeans.study import audit
 
 __all__ = ["BOX", "START", "audit_pair", "cluster_two_moved", "audit_configs", "run_audits",
            "write_audit", "SETTINGS"]
@@ -55,10 +57,10 @@ def audit_configs(rho: float) -> dict[str, DPLloydConfig]:
     corrected one, at rho with m = 10001, both from the audit's fixed public start."""
     published = variants.kmeans_as_published(BOX, rho=rho, reading="printed",
                                              data_derived_bounds=False)
-    published = replace(published, initial_release=None, initializer=_fixed_start,
+    published = replace(published, start=PublicStart(_fixed_start),
                         flaws=tuple(f for f in published.flaws if f is not CANOPY_INITIALISATION))
     corrected = replace(variants.kmeans_corrected(BOX, rho=rho, iterations=1),
-                        initializer=_fixed_start)
+                        start=PublicStart(_fixed_start))
     return {"as published (exact counts)": published, "corrected (noisy counts)": corrected}
 
 

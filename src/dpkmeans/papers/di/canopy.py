@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from dpkmeans.compute.backends.memory import MemoryBackend
-from dpkmeans.engine.hooks import HookContext
 from dpkmeans.compute.lloyd import as_data_matrix
+from dpkmeans.engine.hooks import HookContext
+from dpkmeans.engine.strategies import InitialRelease
 from dpkmeans.validation import check_positive_int
 
 __all__ = ["CanopyInitialRelease", "CanopyResult", "optimized_canopy"]
@@ -101,7 +102,7 @@ def optimized_canopy(X: Any, *, n_clusters: int | None = None, k_max: int = 10,
 
 
 @dataclass(frozen=True)
-class CanopyInitialRelease:
+class CanopyInitialRelease(InitialRelease):
     """The engine's :class:`~dpkmeans.engine.hooks.InitialRelease` for Shang et al. (2021) as
     published: the
     Optimized Canopy's first ``config.n_clusters`` centres on the raw records, the same for

@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study.claims import agreement, compare_means, verdict
 from dpkmeans.files import write_csv
 from dpkmeans.papers.di import study, variants
+from dpkmeans.study.claims import agreement, compare_means, verdict
 
 __all__ = ["MARGIN", "claims_table", "printed_rule_table", "agreement_rows", "write_claims"]
 

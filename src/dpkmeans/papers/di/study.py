@@ -46,17 +46,18 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.compute import metrics
-from dpkmeans.papers.di.canopy import optimized_canopy
-from dpkmeans.data import Dataset, load
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.compute.lloyd import assign, lloyd_reference
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
 from dpkmeans.engine.prototypes import MixedLayout, encode, kprototypes_reference
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.di import variants
+from dpkmeans.papers.di.canopy import optimized_canopy
+from dpkmeans.privacy.identifiability import epsilon_from_rho
 from dpkmeans.study.shared import stable_seed, summarise
 from dpkmeans.study.sweep import results_frame
 from dpkmeans.validation import check_positive_int
-from dpkmeans.papers.di import variants
 
 __all__ = ["CELLS", "RHOS", "RHOS_R", "RHOS_C", "EPSILONS_HEART", "GAMMAS", "GAMMA_STARTS",
            "KMEANS_ALGORITHMS", "KPROTOTYPES_ALGORITHMS", "RUNS", "REFERENCE_ITERATIONS",

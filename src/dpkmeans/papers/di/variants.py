@@ -35,14 +35,23 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.engine import schedules
-from dpkmeans.papers.di.canopy import CanopyInitialRelease
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, Flaw
-from dpkmeans.papers.di.flaws import (CANOPY_INITIALISATION, CATEGORICAL_FULL_BUDGET, EXACT_COUNTS,
-                                     GAMMA_FROM_CLASSES, REPLACE_SENSITIVITY_D)
-from dpkmeans.privacy.identifiability import check_m, check_rho, epsilon_from_rho
 from dpkmeans.engine.init import sphere_packing
 from dpkmeans.engine.prototypes import CategoricalModes, MixedInitializer, MixedLayout
+from dpkmeans.engine.strategies import PublicStart, ShiftBelow
+from dpkmeans.papers.di.canopy import CanopyInitialRelease
+from dpkmeans.papers.di.flaws import (
+    CANOPY_INITIALISATION,
+    CATEGORICAL_FULL_BUDGET,
+    EXACT_COUNTS,
+    GAMMA_FROM_CLASSES,
+    REPLACE_SENSITIVITY_D,
+    PublishedModes,
+    PublishedRelease,
+)
+from dpkmeans.papers.registry import FitInputs
+from dpkmeans.privacy.identifiability import check_m, check_rho, epsilon_from_rho
 from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = ["PrintedRule", "printed_rule", "READINGS", "ITERATIONS", "STOP_THRESHOLD",
@@ -140,8 +149,9 @@ def kmeans_as_published(bounds: tuple[ArrayLike, ArrayLike], *, rho: float | Non
     return DPLloydConfig(
         n_clusters=n_clusters, bounds=bounds,
         schedule=_schedule(eps, reading, rho, m, iterations),
-        neighbour="replace", centred=False, initial_release=CanopyInitialRelease(),
-        stop_threshold=STOP_THRESHOLD, flaws=_published_flaws(data_derived_bounds),
+        neighbour="replace", centred=False, start=CanopyInitialRelease(),
+        step=PublishedRelease(), stop=ShiftBelow(STOP_THRESHOLD),
+        flaws=_published_flaws(data_derived_bounds),
         name=f"{'DI' if rho is not None else 'DP'} k-means (as published, {reading})")
 
 
@@ -155,8 +165,8 @@ def kmeans_corrected(bounds: tuple[ArrayLike, ArrayLike], *, rho: float | None =
     eps = _one_budget(rho, m, epsilon)
     return DPLloydConfig(
         n_clusters=n_clusters, bounds=bounds, schedule=schedules.halving(eps, iterations),
-        neighbour="replace", centred=True, initializer=sphere_packing,
-        stop_threshold=STOP_THRESHOLD, budget=eps, name="DI k-means (corrected)")
+        neighbour="replace", centred=True, start=PublicStart(sphere_packing),
+        stop=ShiftBelow(STOP_THRESHOLD), budget=eps, name="DI k-means (corrected)")
 
 
 def _one_budget(rho: float | None, m: int, epsilon: float | None) -> float:
@@ -193,10 +203,9 @@ def kprototypes_as_published(layout: MixedLayout, numeric_bounds: tuple[ArrayLik
     return DPLloydConfig(
         n_clusters=n_clusters, bounds=layout.bounds(numeric_bounds),
         schedule=schedules.halving(eps_r, T, normalise=False),
-        categorical=CategoricalModes(layout, schedules.halving(eps_c, T, normalise=False),
-                                     per_attribute="full"),
-        neighbour="replace", centred=False, initial_release=CanopyInitialRelease(),
-        stop_threshold=STOP_THRESHOLD,
+        modes=PublishedModes(layout, schedules.halving(eps_c, T, normalise=False)),
+        neighbour="replace", centred=False, start=CanopyInitialRelease(),
+        step=PublishedRelease(), stop=ShiftBelow(STOP_THRESHOLD),
         flaws=_published_flaws(data_derived_bounds) + (CATEGORICAL_FULL_BUDGET,
                                                         GAMMA_FROM_CLASSES),
         name=f"{'DP' if epsilon is not None else 'DI'} k-prototypes (as published)")
@@ -231,9 +240,10 @@ def kprototypes_corrected(layout: MixedLayout, numeric_bounds: tuple[ArrayLike, 
     return DPLloydConfig(
         n_clusters=n_clusters, bounds=layout.bounds(numeric_bounds),
         schedule=schedules.halving(eps_r, T),
-        categorical=CategoricalModes(layout, schedules.halving(eps_c, T)),
-        neighbour="replace", centred=True, initializer=MixedInitializer(layout),
-        stop_threshold=STOP_THRESHOLD, budget=eps_r + eps_c, name="DI k-prototypes (corrected)")
+        modes=CategoricalModes(layout, schedules.halving(eps_c, T)),
+        neighbour="replace", centred=True, start=PublicStart(MixedInitializer(layout)),
+        stop=ShiftBelow(STOP_THRESHOLD), budget=eps_r + eps_c,
+        name="DI k-prototypes (corrected)")
 
 
 def claimed_epsilon(rho_r: float, rho_c: float, m_r: int = M_NUMERIC,
@@ -244,3 +254,15 @@ def claimed_epsilon(rho_r: float, rho_c: float, m_r: int = M_NUMERIC,
     eps_r, eps_c = epsilon_from_rho(rho_r, m_r), epsilon_from_rho(rho_c, m_c)
     return {"epsilon_numeric": eps_r, "epsilon_categorical": eps_c,
             "claimed (parallel, max)": max(eps_r, eps_c), "sequential (sum)": eps_r + eps_c}
+
+
+# -- the functions the paper's record names (its __init__.py) ------------------------------
+
+def catalogue_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="di")``: DI k-means, corrected, from one epsilon."""
+    return kmeans_corrected(f.bounds, epsilon=f.epsilon, n_clusters=f.n_clusters)
+
+
+def published_example() -> DPLloydConfig:
+    """DI k-means as published on the unit square, rho = 0.05 over m = 10001 worlds."""
+    return kmeans_as_published((np.zeros(2), np.ones(2)), rho=0.05, m=10001)

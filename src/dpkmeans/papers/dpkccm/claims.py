@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 from dpkmeans.files import write_csv
 from dpkmeans.papers.dpkccm.study import EPSILONS, KS, PAPER_SETTINGS
 from dpkmeans.papers.dpkccm.variants import VARIANTS
+from dpkmeans.study.claims import VERDICTS, combine, compare_means, tally, verdict
 
 __all__ = [
     "CLAIMS",

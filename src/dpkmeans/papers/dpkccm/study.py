@@ -31,17 +31,18 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.compute import metrics
-from dpkmeans.papers.su.variants import dplloyd_impr
-from dpkmeans.data import Dataset, load
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.papers.su.study import BOX  # the paper scales to [-r, r], r = 1
-from dpkmeans.engine.init import sphere_packing
 from dpkmeans.compute.lloyd import lloyd_reference
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.loop import run
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.dpkccm.variants import VARIANTS, dpkccm_config
+from dpkmeans.papers.su.study import BOX  # the paper scales to [-r, r], r = 1
+from dpkmeans.papers.su.variants import dplloyd_impr
 from dpkmeans.study.shared import shared_initial_centroids, stable_seed, summarise, to_public_space
 from dpkmeans.validation import check_positive_int
-from dpkmeans.papers.dpkccm.variants import VARIANTS, dpkccm_config
 
 __all__ = [
     "PAPER_SETTINGS",

@@ -2,7 +2,7 @@
 
 The paper's section 4.1 compares four DP-Lloyd variants. All use sphere-packing
 initial centroids, 12 iterations and one joint Laplace release of each cluster's (S_j, n_j)
-with Delta = d r + 1 (eq. 10-11; the engine's ``split="joint"``); they differ in
+with Delta = d r + 1 (eq. 10-11; the engine's joint release); they differ in
 
 ====================  ===================  ================================  ==========
 variant               clusters in the run  schedule (T = 12)                 release
@@ -30,15 +30,18 @@ paper's formula read from the origin (``centred=False``; [0, 1]^2: 2 against 3).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.strategies import JointRelease, PostProcess, PublicStart, PublishAsIs
+from dpkmeans.papers.dpkccm.flaws import PUBLISHED
 from dpkmeans.papers.dpkccm.merging import merge_release
+from dpkmeans.papers.registry import FitInputs
 from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = [
@@ -165,9 +168,9 @@ def dpkccm_config(
         n_clusters=n * k,
         bounds=bounds,
         schedule=budgets,
-        initializer=sphere_packing,
-        split="joint",
-        release=merge_release(k) if spec.merge else None,
+        start=PublicStart(sphere_packing),
+        step=JointRelease(),
+        output=PostProcess(merge_release(k)) if spec.merge else PublishAsIs(),
         name=variant,
         centred=centred,
     )
@@ -213,3 +216,17 @@ VARIANTS: dict[str, Callable[..., DPLloydConfig]] = {
     "average_nk": average_nk,
     "allocation_nk": allocation_nk,
 }
+
+
+# -- the functions the paper's record names (its __init__.py) ------------------------------
+
+def catalogue_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="dp-kccm")``: DP-KCCM (allocation with n k clusters)."""
+    return allocation_nk(f.n_clusters, f.epsilon, f.bounds)
+
+
+def published_example() -> DPLloydConfig:
+    """DP-KCCM as published, k = 3 on the unit square: its loop, with the leaks of how the
+    paper set it up (:data:`dpkmeans.papers.dpkccm.flaws.PUBLISHED`: min-max scaling of the
+    data, hyper-parameters tuned on the evaluation data)."""
+    return replace(allocation_nk(3, 1.0, (np.zeros(2), np.ones(2))), flaws=PUBLISHED)

@@ -85,10 +85,10 @@ import numpy as np
 
 from dpkmeans.engine.standalone import Replica, StandaloneConfig, StandaloneFit
 from dpkmeans.privacy.noise import NoiseCalibration, calibrate, zcdp_rho_for
-from dpkmeans.validation import check_epsilon, check_delta, check_positive_int, check_real
+from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
 
 if TYPE_CHECKING:
-    from dpkmeans.api.catalogue import FitInputs
+    from dpkmeans.papers.registry import FitInputs
 
 __all__ = ["LSHClustering", "catalogue_config", "google_count_share", "GOOGLE_NOISE_RATIO",
            "GOOGLE_MAX_DEPTH"]
@@ -550,7 +550,7 @@ def catalogue_config(f: FitInputs) -> LSHClustering:
 
     Parameters
     ----------
-    f : dpkmeans.api.catalogue.FitInputs
+    f : dpkmeans.papers.registry.FitInputs
         k, epsilon, the box and delta (``max_iter`` and ``n_records`` are not read).
 
     Returns
@@ -565,7 +565,7 @@ def catalogue_config(f: FitInputs) -> LSHClustering:
 
     Examples
     --------
-    >>> from dpkmeans.api.catalogue import FitInputs
+    >>> from dpkmeans.papers.registry import FitInputs
     >>> from dpkmeans.papers.lsh.algorithm import catalogue_config
     >>> config = catalogue_config(FitInputs(3, 1.0, ([0.0, 0.0], [1.0, 1.0]), 5, delta=1e-6))
     >>> config.max_depth, round(config.share, 2)

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpkmeans.study import audit
-from dpkmeans.engine.loop import DPLloydConfig, DPLloydResult
-from dpkmeans.validation import check_positive_int
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import DPLloydResult
 from dpkmeans.papers.silhouette.variants import as_published, corrected
+from dpkmeans.study import audit
+from dpkmeans.validation import check_positive_int
 
 __all__ = ["GROUPS", "RATIO", "audit_pair", "ratio_statistic", "audit_configs", "run_audits"]
 

@@ -28,9 +28,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpkmeans.study.claims import (LEVEL, VERDICTS, Comparison, combine, compare_means,
-                                   tally, verdict)
 from dpkmeans.files import write_csv
+from dpkmeans.study.claims import (
+    LEVEL,
+    VERDICTS,
+    Comparison,
+    combine,
+    compare_means,
+    tally,
+    verdict,
+)
 
 __all__ = ["CLAIMS", "METHODS", "BASELINE", "EQUIVALENCE", "SMALL", "claims_ledger",
            "claims_summary", "speedup_claim", "write_claims"]

@@ -1,21 +1,26 @@
 """The published privacy flaws of Zhang, Liu and Wang (2018), as data
-(:class:`dpkmeans.engine.flaws.Flaw`). The as-published configurations of
+(:class:`dpkmeans.engine.flaws.Flaw`), and the per-iteration release that reproduces the shared
+draw (:class:`SharedNoise`). The as-published configurations of
 :mod:`dpkmeans.papers.silhouette.variants` carry them; book chapter 8 shows and audits each. The
 ledger records a leak's text, or charges an overspend at its true cost and notes it.
 """
 
 from __future__ import annotations
 
-from dpkmeans.engine.flaws import Flaw
+from dataclasses import dataclass
+from typing import ClassVar
 
-__all__ = ["FLAWS", "SHARED_NOISE", "EXACT_SILHOUETTES", "MIN_NORMALISED_WEIGHTS",
+from dpkmeans.engine.flaws import Flaw
+from dpkmeans.engine.strategies import JointRelease
+
+__all__ = ["FLAWS", "SharedNoise", "SHARED_NOISE", "EXACT_SILHOUETTES", "MIN_NORMALISED_WEIGHTS",
            "UNDEFINED_INITIAL_BUDGET", "POSITION_SPLIT"]
 
 SHARED_NOISE = Flaw(
     name="shared-noise",
+    changes_loop=True,
     kind="leak",
     chapter="book chapter 8",
-    effects=frozenset({"shared-noise"}),
     text=("one Laplace draw is added to a cluster's sum and to its count (the Noise_k^t of "
           "Zhang, Liu and Wang 2018, read literally): the cluster's sum minus its count is "
           "released exactly"),
@@ -56,3 +61,14 @@ POSITION_SPLIT = Flaw(
 #: Every flaw of the paper, in the order the book lists them.
 FLAWS = (SHARED_NOISE, EXACT_SILHOUETTES, MIN_NORMALISED_WEIGHTS, UNDEFINED_INITIAL_BUDGET,
          POSITION_SPLIT)
+
+
+@dataclass(frozen=True)
+class SharedNoise(JointRelease):
+    """The joint release of (S_j, n_j) with one draw per cluster added to its sum (every
+    coordinate) and to its count: the Noise_k^t of Zhang, Liu and Wang (2018) read literally
+    (flaw ``shared-noise``)."""
+
+    shared: ClassVar[bool] = True
+    flaws: ClassVar[tuple[Flaw, ...]] = (SHARED_NOISE,)
+    name: str = "joint, one draw shared by sum and count"

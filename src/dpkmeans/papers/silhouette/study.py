@@ -35,14 +35,15 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.compute import metrics
-from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.data import Dataset, load
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.compute.lloyd import assign, lloyd_reference
+from dpkmeans.data import Dataset, load
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.silhouette.variants import VARIANTS, corrected
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
 from dpkmeans.study.shared import stable_seed, summarise, to_public_space
 from dpkmeans.validation import check_positive_int
-from dpkmeans.papers.silhouette.variants import VARIANTS, corrected
 
 __all__ = [
     "PAPER_DATASETS",

@@ -1,7 +1,7 @@
 """Silhouette-weighted budgets (Zhang, Liu and Wang 2018), as published and corrected.
 
-Both are configurations of the one engine (:mod:`dpkmeans.engine.loop`), with two hooks
-(:mod:`dpkmeans.engine.hooks`): an allocation rule that weights each cluster's budget by its
+Both are configurations of the one engine (:mod:`dpkmeans.engine.loop`), with two strategies
+(:mod:`dpkmeans.engine.strategies`): an allocation rule that weights each cluster's budget by its
 silhouette, and, as published, an initial release from equal splits of the data.
 
 =====================  ======================================  =====================================
@@ -37,13 +37,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpkmeans.compute.lloyd import block_silhouette, block_silhouette_ahead
 from dpkmeans.engine import schedules
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.papers.silhouette.flaws import FLAWS
 from dpkmeans.engine.hooks import HookContext
 from dpkmeans.engine.init import sphere_packing
-from dpkmeans.compute.lloyd import block_silhouette, block_silhouette_ahead
+from dpkmeans.engine.strategies import AllocationRule, InitialRelease, PublicStart, ShiftBelow
+from dpkmeans.papers.registry import FitInputs
+from dpkmeans.papers.silhouette.flaws import FLAWS, SharedNoise
 from dpkmeans.privacy.noise import calibrate
 from dpkmeans.validation import check_epsilon, check_positive_int, check_real
 
@@ -81,7 +83,7 @@ def cluster_silhouettes(ctx: HookContext) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class ExactSilhouetteWeights:
+class ExactSilhouetteWeights(AllocationRule):
     """As published: w_k = (1 + S_k) / (1 + min_j S_j) from the exact silhouettes
     S_k = sum S(x) / n_k (0 for an empty cluster). Its leak and its overspend are the
     configuration's flaws ``exact-silhouettes`` and ``min-normalised-weights``."""
@@ -95,7 +97,7 @@ class ExactSilhouetteWeights:
 
 
 @dataclass(frozen=True)
-class NoisySilhouetteWeights:
+class NoisySilhouetteWeights(AllocationRule):
     """Corrected: release each cluster's (sum S(x), n_k) with Laplace noise (L1 sensitivity 2
     under add/remove: one record adds S(x) in [0, 1] and 1), in parallel over the clusters, with
     the budget share/(1 - share) of the iteration's; then S~_k = clip(sum' / max(n', 1), 0, 1)
@@ -128,7 +130,7 @@ class NoisySilhouetteWeights:
         return (1.0 + S) / (1.0 + S.max(axis=1, keepdims=True))
 
 
-def _equal_split_sums(block: np.ndarray, start: int, n_rows: int, k: int) -> tuple[np.ndarray, ...]:
+def equal_split_sums(block: np.ndarray, start: int, n_rows: int, k: int) -> tuple[np.ndarray, ...]:
     """Sums (k, d) and counts (k,) of the K equal splits of the records in file order that fall
     in this block (row i is in split floor(i k / N))."""
     rows = np.arange(start, start + block.shape[0])
@@ -139,7 +141,7 @@ def _equal_split_sums(block: np.ndarray, start: int, n_rows: int, k: int) -> tup
 
 
 @dataclass(frozen=True)
-class EqualSplitInitialRelease:
+class EqualSplitInitialRelease(InitialRelease):
     """As published: split the records in file order into K equal parts and release each part's
     (sum, count) with one shared Laplace draw of scale (d + 1) / eps_0, eps_0 = eps (the paper
     leaves it undefined; eps / 2^0 at t = 0); u_k = sum' / count' (the midpoint of the box if
@@ -154,7 +156,7 @@ class EqualSplitInitialRelease:
         cfg = ctx.config
         k, (lower, upper) = cfg.n_clusters, cfg.bounds
         d = lower.size
-        sums, counts = ctx.backend.map_reduce(ctx.data, _equal_split_sums, ctx.n_rows, k,
+        sums, counts = ctx.backend.map_reduce(ctx.data, equal_split_sums, ctx.n_rows, k,
                                               with_start=True)
         cal = calibrate("laplace", d + 1.0, self.epsilon, sampler=cfg.sampler, coordinates=d + 1)
         values = np.broadcast_to(np.hstack([sums, counts[:, None]]), (ctx.replicas, k, d + 1))
@@ -184,8 +186,9 @@ def as_published(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, Array
     return DPLloydConfig(
         n_clusters=k, bounds=bounds,
         schedule=schedules.halving(eps, MAX_ITERATIONS, normalise=False), budget=eps,
-        initial_release=EqualSplitInitialRelease(eps), allocation_rule=ExactSilhouetteWeights(),
-        stop_threshold=_stop(d), centred=False, flaws=flaws, name="silhouette (as published)")
+        start=EqualSplitInitialRelease(eps), allocation=ExactSilhouetteWeights(),
+        step=SharedNoise(), stop=ShiftBelow(_stop(d)), centred=False, flaws=flaws,
+        name="silhouette (as published)")
 
 
 def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLike], *,
@@ -200,9 +203,9 @@ def corrected(n_clusters: int, epsilon: float, bounds: tuple[ArrayLike, ArrayLik
     return DPLloydConfig(
         n_clusters=k, bounds=bounds,
         schedule=(1.0 - rule.share) * schedules.halving(eps, MAX_ITERATIONS), budget=eps,
-        initializer=sphere_packing, allocation_rule=rule,
-        stop_threshold=_stop(d) if stop_threshold is None else check_real(stop_threshold,
-                                                                          "stop_threshold"),
+        start=PublicStart(sphere_packing), allocation=rule,
+        stop=ShiftBelow(_stop(d) if stop_threshold is None else check_real(stop_threshold,
+                                                                           "stop_threshold")),
         name="silhouette (corrected)")
 
 
@@ -216,9 +219,21 @@ def equal_weights(n_clusters: int, epsilon: float,
     d = np.atleast_1d(np.asarray(bounds[0], dtype=float)).size
     return DPLloydConfig(
         n_clusters=k, bounds=bounds, schedule=schedules.halving(eps, MAX_ITERATIONS),
-        budget=eps, initializer=sphere_packing, stop_threshold=_stop(d),
+        budget=eps, start=PublicStart(sphere_packing), stop=ShiftBelow(_stop(d)),
         name="halving, equal weights")
 
 
 #: The configurations by name: the paper twice, and the ablation without silhouettes.
 VARIANTS = {"as_published": as_published, "corrected": corrected, "equal_weights": equal_weights}
+
+
+# -- the functions the paper's record names (its __init__.py) ------------------------------
+
+def catalogue_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="silhouette")``: the corrected algorithm."""
+    return corrected(f.n_clusters, f.epsilon, f.bounds)
+
+
+def published_example() -> DPLloydConfig:
+    """The paper's algorithm as published, k = 3 on the unit square."""
+    return as_published(3, 1.0, (np.zeros(2), np.ones(2)))

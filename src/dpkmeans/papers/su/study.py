@@ -15,13 +15,16 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.compute import metrics
-from dpkmeans.papers.su.variants import ALGORITHMS, dplloyd_impr
-from dpkmeans.data import Dataset, gaussian_mixture_dataset, load
-from dpkmeans.engine.loop import DPLloydConfig, plan_ledger, run
-from dpkmeans.papers.su.flaws import FLAWS
-from dpkmeans.papers.su.diffprivlib_env import diffprivlib_centroids
 from dpkmeans.compute.lloyd import assign, batched_stats, lloyd_reference
+from dpkmeans.data import Dataset, gaussian_mixture_dataset, load
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
 from dpkmeans.engine.schedules import su_split
+from dpkmeans.papers.registry import current_key
+from dpkmeans.papers.su.diffprivlib_env import diffprivlib_centroids
+from dpkmeans.papers.su.flaws import FLAWS, DiffprivlibRelease
+from dpkmeans.papers.su.variants import ALGORITHMS, dplloyd_impr
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 
 __all__ = [
@@ -50,7 +53,7 @@ def prepare_dataset(dataset: str, *, paper: str | None = None, n: int | None = N
         ds = gaussian_mixture_dataset(n, k, d, rng=np.random.default_rng(data_seed),
                                       separation=separation)
     else:
-        ds = load(dataset, paper=paper)
+        ds = load(dataset, paper=paper if paper is None else current_key(paper))
     return ds.scaled(BOX)
 
 
@@ -63,8 +66,7 @@ def diffprivlib_config(k: int, epsilon: float, bounds: tuple[np.ndarray, np.ndar
     is not private; the book runs diffprivlib itself for the centroids."""
     config = dplloyd_impr(k, epsilon, bounds, n_records=n_records)
     return replace(config, name="diffprivlib KMeans (as published)", sampler="continuous",
-                   centred=False,
-                   flaws=FLAWS)
+                   centred=False, step=DiffprivlibRelease(config.step.rho), flaws=FLAWS)
 
 
 def diffprivlib_epsilon_factor(d: int, rho: float = 0.225) -> float:

@@ -1,21 +1,21 @@
 """Named DP-Lloyd configurations: the baselines of Su et al. (2016, 2017).
 
-Each function returns a :class:`~dpkmeans.engine.loop.DPLloydConfig`; run it with
+Each function returns a :class:`~dpkmeans.engine.config.DPLloydConfig`; run it with
 :func:`dpkmeans.engine.loop.run` or through :class:`dpkmeans.api.estimators.DPKMeans`.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from dpkmeans.engine import schedules
-from dpkmeans.privacy.accounting import PrivacyLedger
-from dpkmeans.engine.loop import DPLloydConfig
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.init import sphere_packing, uniform_box
-from dpkmeans.privacy.mechanisms import laplace_mechanism
-from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.engine.schedules import SU_RHO
+from dpkmeans.engine.strategies import JointRelease, PublicStart, SuSplit
+from dpkmeans.papers.registry import FitInputs
+from dpkmeans.privacy.counting import noisy_record_count
+from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.validation import check_epsilon, check_positive_int
 
 __all__ = ["dplloyd", "dplloyd_impr", "noisy_record_count", "ALGORITHMS"]
@@ -36,8 +36,8 @@ def dplloyd(
         n_clusters=n_clusters,
         bounds=bounds,
         schedule=schedules.uniform(check_epsilon(epsilon), T),
-        initializer=uniform_box,
-        split="joint",
+        start=PublicStart(uniform_box),
+        step=JointRelease(),
         name="DPLloyd",
     )
 
@@ -66,29 +66,23 @@ def dplloyd_impr(
         n_clusters=k,
         bounds=bounds,
         schedule=schedules.uniform(eps, T),
-        initializer=sphere_packing,
-        split="su",
-        rho=rho,
+        start=PublicStart(sphere_packing),
+        step=SuSplit(rho),
         name="DPLloyd-Impr",
     )
 
 
-def noisy_record_count(n: int, epsilon: float, rng: np.random.Generator, *,
-                       ledger: PrivacyLedger | None) -> int:
-    """A differentially private record count for Su's rule: N + discrete Laplace noise
-    of sensitivity 1 (add/remove), rounded and clamped to >= 1 (post-processing).
-
-    Spends ``epsilon`` (charged to ``ledger``); exact and floating-point safe
-    (:mod:`dpkmeans.privacy.noise`). The book spends a declared share of the budget
-    on it when the user does not state N (chapter 5).
-    """
-    count = check_positive_int(n, "n")
-    noisy = laplace_mechanism(float(count), 1.0, epsilon, rng, ledger=ledger,
-                              label="N (record count)", integer_valued=True)
-    if ledger is not None:
-        ledger.post_process("N' = max(round(noisy N), 1), used by Su's rule for T")
-    return max(int(np.rint(noisy)), 1)
-
-
 #: Algorithm names accepted by the estimator and the sweeps.
 ALGORITHMS = {"dplloyd": dplloyd, "dplloyd-impr": dplloyd_impr}
+
+
+# -- the functions the paper's record names (its __init__.py) ------------------------------
+
+def dplloyd_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="dplloyd")``: epsilon / T over ``max_iter`` iterations."""
+    return dplloyd(f.n_clusters, f.epsilon, f.bounds, iterations=f.max_iter)
+
+
+def dplloyd_impr_config(f: FitInputs) -> DPLloydConfig:
+    """``DPKMeans(algorithm="dplloyd-impr")``: Su's rule for T from the public record count."""
+    return dplloyd_impr(f.n_clusters, f.epsilon, f.bounds, n_records=f.n_records)
