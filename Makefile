@@ -37,10 +37,12 @@ help:
 	@echo "make dist       the wheel and source distribution of the library, in dist/"
 	@echo "make test-wheel the wheel installed alone in a fresh environment, then with the dask extra"
 
-$(STAMP): pyproject.toml $(LOCK)
+# The library with the book's and the tests' extras, and the classroom package
+# (src/dpkmeans_classroom, a project of its own: classroom/pyproject.toml), both editable.
+$(STAMP): pyproject.toml classroom/pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test]"
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[book,test]" -e ./classroom
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -131,7 +133,7 @@ sync: $(STAMP)
 test-unit: $(STAMP) $(COMPARE_STAMP) sandbox-tools
 	$(PYTEST) $(XDIST_UNIT) tests --ignore=tests/book --ignore=tests/browser --ignore=tests/installed
 
-# The assignment grader's sandbox (src/dpkmeans/assignments/sandbox.py): Debian's bubblewrap,
+# The assignment grader's sandbox (src/dpkmeans_classroom/sandbox.py): Debian's bubblewrap,
 # installed when missing (root or sudo). Without it, grading falls back to resource limits and
 # the attack tests that need bubblewrap are skipped, saying so.
 SANDBOX_PACKAGES := bubblewrap

@@ -96,8 +96,8 @@ def speedups(backends: dict, repeats: dict[str, int]) -> dict:
 
 def overhead(backends: dict, repeats: int) -> dict:
     """The Dask path over the in-memory path, one DPLloyd fit at N = 10^6."""
-    from dpkmeans.papers.su.variants import dplloyd
     from dpkmeans.engine.loop import run
+    from dpkmeans.papers.su.variants import dplloyd
 
     n, d, k = OVERHEAD["n"], OVERHEAD["d"], OVERHEAD["k"]
     X = gaussian_mixture(n, d, k, seed=SEED)

@@ -58,9 +58,9 @@ def run_case(kind: str, params: dict, profile: bool = False) -> dict:
     import numpy as np
 
     import dpkmeans
-    from dpkmeans.privacy.accounting import PrivacyLedger
     from dpkmeans.api.estimators import DPKMeans
     from dpkmeans.engine.init import sphere_packing
+    from dpkmeans.privacy.accounting import PrivacyLedger
 
     out: dict = {"dpkmeans_file": dpkmeans.__file__}
 

@@ -403,9 +403,8 @@ def warm_up(d: int) -> float:
 def fit_out_of_core(folder: Path, files: list[str], n: int, d: int, file_bytes: int) -> dict:
     """The streamed fit with its passes, memory and CPU measured; then the bits check and the
     per-block costs."""
-    from distributed import Client, LocalCluster
-
     import dask
+    from distributed import Client, LocalCluster
 
     from dpkmeans import DPKMeans
     from dpkmeans.compute.backends.dask import WORKER_MALLOC_ENV

@@ -41,10 +41,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from dpkmeans.compute.lloyd import batched_stats
+from dpkmeans.engine.loop import run as dp_run
 from dpkmeans.papers.su.diffprivlib_env import compare_python, diffprivlib_available
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.engine.loop import run as dp_run
-from dpkmeans.compute.lloyd import batched_stats
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 10**6  # memory is reported in decimal megabytes (X at N = 10^6, d = 10 is 80 MB)

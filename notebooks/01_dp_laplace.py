@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-laplace)=
 # # Differential privacy and the Laplace mechanism
 #
 # :::{admonition} Learning objectives
@@ -40,20 +41,23 @@ N_SAMPLES = 200_000  # Monte-Carlo draws per distribution
 EPSILON = 1.0  # the privacy parameter of the numerical checks
 
 # %%
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, NullFormatter
 from myst_nb import glue
 
-from dpkmeans.privacy.mechanisms import (exponential_probabilities, laplace_mechanism,
-                                         laplace_scale)
-from dpkmeans.privacy.loss import estimate_log_ratios, laplace_privacy_loss
 from dpkmeans.compute.lloyd import lloyd_query
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.privacy.loss import estimate_log_ratios, laplace_privacy_loss
+from dpkmeans.privacy.mechanisms import (
+    exponential_probabilities,
+    laplace_mechanism,
+    laplace_scale,
+)
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import join_names, number, table
-from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.synthesis.ledger import papers, papers_with_flaw
 
 use_book_style()
@@ -135,8 +139,8 @@ rng = np.random.default_rng(SEED)
 # :lines: 1, 27-
 # ```
 #
-# and the mechanism, which records the draw in a privacy ledger ({doc}`chapter 3
-# <03_composition>`) *before* drawing:
+# and the mechanism, which records the draw in a privacy ledger ({numref}`chapter %s
+# <ch-composition>`) *before* drawing:
 #
 # ```{literalinclude} ../src/dpkmeans/privacy/mechanisms.py
 # :language: python
@@ -147,7 +151,7 @@ rng = np.random.default_rng(SEED)
 # By default the noise is drawn *exactly*: the value is rounded to a fine public grid (a power
 # of two, about $2^{-30}$ of the sensitivity) and an integer number of grid steps is added,
 # drawn from the discrete Laplace distribution with only integer arithmetic.
-# {doc}`Chapter 6 <06_auditing>` shows why textbook floating-point Laplace noise leaks and how
+# {numref}`Chapter %s <ch-auditing>` shows why textbook floating-point Laplace noise leaks and how
 # this closes the hole; for the reasoning of this chapter the two are indistinguishable, and
 # the rounding only ever adds noise (by a few parts in a billion).
 #

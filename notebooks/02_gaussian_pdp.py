@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-gaussian)=
 # # The Gaussian mechanism, (ε, δ)-DP and probabilistic DP
 #
 # :::{admonition} Learning objectives
@@ -28,7 +29,7 @@
 # - define probabilistic DP (PDP) and show that it implies $(\varepsilon, \delta)$-DP, but not
 #   the converse.
 #
-# **Prerequisites:** {doc}`chapter 1 <01_dp_laplace>` (neighbouring datasets,
+# **Prerequisites:** {numref}`chapter %s <ch-laplace>` (neighbouring datasets,
 # $\varepsilon$-DP, the privacy loss, sensitivity); the normal distribution and its
 # cumulative distribution function $\Phi$.
 # :::
@@ -43,18 +44,24 @@ N_SAMPLES = 400_000  # Monte-Carlo draws
 DELTA = 1e-5  # the delta of the calibration comparisons
 
 # %%
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
 from myst_nb import glue
 from scipy import stats
 
-from dpkmeans.privacy.mechanisms import (gaussian_delta, gaussian_mechanism,
-                                         gaussian_sigma_analytic,
-                                         gaussian_sigma_classic)
-from dpkmeans.privacy.loss import (gaussian_pdp_delta, gaussian_pdp_sigma,
-                                   gaussian_privacy_loss)
+from dpkmeans.privacy.loss import (
+    gaussian_pdp_delta,
+    gaussian_pdp_sigma,
+    gaussian_privacy_loss,
+)
+from dpkmeans.privacy.mechanisms import (
+    gaussian_delta,
+    gaussian_mechanism,
+    gaussian_sigma_analytic,
+    gaussian_sigma_classic,
+)
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import count_of, number, percent, table
 
@@ -153,7 +160,7 @@ rng = np.random.default_rng(SEED)
 # tail with $\delta(\varepsilon)$. The lemma is about the continuous Gaussian, so we ask for
 # numpy's float sampler (`sampler="continuous"`); the library's default is the exact *discrete*
 # Gaussian on a public grid, calibrated through zero-concentrated DP, which
-# {doc}`chapter 6 <06_auditing>` explains.
+# {numref}`chapter %s <ch-auditing>` explains.
 
 # %%
 eps_check, delta_check = 1.0, 1e-2
@@ -304,8 +311,8 @@ plt.show()
 # the classic formula is first wasteful and then unsafe: in the table its true $\delta$
 # exceeds the target from $\varepsilon =$ {glue:text}`ch2_first_break` on. This is not
 # academic: the code of {cite:t}`ravi2021colored` calibrates with a classic-style formula after
-# multiplying $\varepsilon$ by $k d$, which lands in that region ({doc}`chapter 9
-# <09_colored>`).
+# multiplying $\varepsilon$ by $k d$, which lands in that region ({numref}`chapter %s
+# <ch-colored>`).
 #
 # ## Probabilistic differential privacy
 #

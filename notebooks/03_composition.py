@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-composition)=
 # # Composition, post-processing and the privacy ledger
 #
 # :::{admonition} Learning objectives
@@ -27,8 +28,8 @@
 # - split a total budget over the iterations of DP-Lloyd (uniform, halving, series-sum) and see
 #   what each split does to the noise.
 #
-# **Prerequisites:** {doc}`chapter 1 <01_dp_laplace>` (differential privacy, the Laplace
-# mechanism, the DP-Lloyd iteration) and {doc}`chapter 2 <02_gaussian_pdp>`
+# **Prerequisites:** {numref}`chapter %s <ch-laplace>` (differential privacy, the Laplace
+# mechanism, the DP-Lloyd iteration) and {numref}`chapter %s <ch-gaussian>`
 # ($(\varepsilon, \delta)$-DP); basic probability and reading Python. The recap below
 # restates what this chapter uses.
 # :::
@@ -70,17 +71,17 @@ ITERATIONS = 10  # DP-Lloyd iterations in the allocation examples
 # %%
 import textwrap
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
 from myst_nb import glue
 
 from dpkmeans.engine import schedules
-from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.privacy.mechanisms import laplace_mechanism, laplace_scale
+from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.privacy.loss import estimate_log_ratios, laplace_privacy_loss
+from dpkmeans.privacy.mechanisms import laplace_mechanism, laplace_scale
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import number, table, yes_no
@@ -149,8 +150,8 @@ rng = np.random.default_rng(SEED)
 # maximum.
 # In DP-Lloyd the parts are the clusters, and the rule, "nearest public centroid", does not
 # depend on the data. {cite:t}`shang2021di` apply parallel composition under replace
-# adjacency, which undercounts the cost in exactly this way ({doc}`chapter 11
-# <11_identifiability>` audits their algorithm).
+# adjacency, which undercounts the cost in exactly this way ({numref}`chapter %s
+# <ch-identifiability>` audits their algorithm).
 #
 # The third rule says that what is computed from a private output, without looking at the
 # data again, is just as private.
@@ -271,7 +272,7 @@ table(entries[["part", "mechanism", "label", "epsilon", "sensitivity", "scale"]]
 #
 # ## Checking the rules from samples
 #
-# As in {doc}`chapter 1 <01_dp_laplace>`, we check a guarantee by simulation: draw many
+# As in {numref}`chapter %s <ch-laplace>`, we check a guarantee by simulation: draw many
 # outputs on $D$ and on $D'$, histogram them, and estimate the privacy loss in each bin as the
 # log ratio of the two histograms. Each bin gets a simultaneous 99.9% confidence interval
 # (Clopper-Pearson intervals for the two bin frequencies, corrected for the number of bins),
@@ -434,7 +435,7 @@ for t in range(1, 4):
 # One of the five papers this book reproduces, {cite:t}`shang2021di`, states its guarantees in
 # *differential identifiability* (DI) {cite}`lee2012differential` rather than in
 # $\varepsilon$, and gives its own composition rule. We meet DI properly in
-# {doc}`chapter 11 <11_identifiability>`; here we check that rule.
+# {numref}`chapter %s <ch-identifiability>`; here we check that rule.
 #
 # DI asks how well an adversary can identify one person. Suppose the adversary knows every
 # record but one, the set $D_0$, and knows that the missing record is one of $m$ candidates
@@ -487,8 +488,11 @@ for t in range(1, 4):
 # and $\rho_i = 0.0005$.
 
 # %%
-from dpkmeans.privacy.identifiability import (compose_rho_exact,
-                                              compose_rho_published, epsilon_from_rho)
+from dpkmeans.privacy.identifiability import (
+    compose_rho_exact,
+    compose_rho_published,
+    epsilon_from_rho,
+)
 
 di_rows = []
 for m, rho_i in ((2, 0.6), (10001, 0.0005)):
@@ -513,7 +517,7 @@ glue("ch3_di_exact_there", number(first_vacuous["composed in ε"]), display=Fals
 # loose, and it grows past 1, where it says nothing: with $m = 2$ and $\rho_i = 0.6$ it is
 # vacuous from {glue}`ch3_di_vacuous_m2` mechanisms on, while composing in $\varepsilon$
 # still bounds the posterior by {glue:text}`ch3_di_exact_there` there.
-# {doc}`Chapter 11 <11_identifiability>` therefore composes in $\varepsilon$ and maps back
+# {numref}`Chapter %s <ch-identifiability>` therefore composes in $\varepsilon$ and maps back
 # once at the end.
 #
 # ## Allocating a budget over iterations
@@ -532,9 +536,9 @@ glue("ch3_di_exact_there", number(first_vacuous["composed in ε"]), display=Fals
 #   iterations keep more budget than under halving.
 #
 # The later chapters study the papers' own schedules: the stepped budget of
-# {cite:t}`ni_dpkccm` ({doc}`chapter 7 <07_dpkccm>`), the silhouette-weighted split of
-# {cite:t}`zhang2018contour` ({doc}`chapter 8 <08_silhouette>`) and the reversed arithmetic
-# progression of the APDPk-means paper ({doc}`chapter 10 <10_schedules>`). Here we run each
+# {cite:t}`ni_dpkccm` ({numref}`chapter %s <ch-dpkccm>`), the silhouette-weighted split of
+# {cite:t}`zhang2018contour` ({numref}`chapter %s <ch-silhouette>`) and the reversed arithmetic
+# progression of the APDPk-means paper ({numref}`chapter %s <ch-schedules>`). Here we run each
 # classic schedule through a ledger, exactly as a DP-Lloyd run would spend it (parallel over
 # $k = 3$ clusters inside each iteration), and look at the noise each iteration receives: the
 # standard deviation of one coordinate of the noisy sum, divided by a cluster size of 200

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-kmeans)=
 # # k-means and how to measure it
 #
 # :::{admonition} Learning objectives
@@ -55,20 +56,26 @@ TRACE_ITERATIONS = 12  # iterations traced
 from fractions import Fraction
 from itertools import permutations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 import seaborn as sns
 from myst_nb import glue
 from sklearn.metrics import f1_score
 
+from dpkmeans.compute.lloyd import batched_stats, lloyd_reference
+from dpkmeans.compute.metrics import (
+    adjusted_rand_index,
+    f_measure,
+    nicv,
+    nicv_unsquared,
+    relative_nicv,
+    sse,
+)
 from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.engine.init import kmeans_plusplus, sphere_packing, uniform_box
-from dpkmeans.compute.lloyd import batched_stats, lloyd_reference
-from dpkmeans.compute.metrics import (adjusted_rand_index, f_measure, nicv,
-                                      nicv_unsquared, relative_nicv, sse)
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import count_of, number, percent, share, table
+from dpkmeans.study.reading import count_of, number, share, table
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -479,7 +486,7 @@ glue("ch4_unmatched_min", number(relabel_table["unmatched"].min(), 4), display=F
 # ```{literalinclude} ../src/dpkmeans/engine/init.py
 # :language: python
 # :pyobject: sphere_packing
-# :lines: 1-8,23-24,28-32
+# :lines: 1-8,56-57,61-65
 # ```
 #
 # An attempt proposes uniform points in the shrunk box and keeps each one that is at least

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-dplloyd)=
 # # DPLloyd and DPLloyd-Impr
 #
 # :::{admonition} Learning objectives
@@ -48,24 +49,24 @@ CENTRING_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0)
 # %%
 import json
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from dpkmeans.engine import schedules
-from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.study.committed import committed_file
-from dpkmeans.study.tightness import strongest_audits
-from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine.loop import run
 from dpkmeans.api.estimators import DPKMeans
-from dpkmeans.papers.su.study import centring_comparison, diffprivlib_epsilon_factor
+from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.engine import schedules
 from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.loop import run
+from dpkmeans.papers.su.study import centring_comparison, diffprivlib_epsilon_factor
+from dpkmeans.papers.su.variants import dplloyd
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import (machine as machine_text, number, percent, table,
-                                    yes_no)
+from dpkmeans.study.reading import machine as machine_text
+from dpkmeans.study.reading import number, percent, table, yes_no
+from dpkmeans.synthesis.tightness import strongest_audits
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -314,9 +315,10 @@ glue("ch5_n_edge", f"{n_edge:,}", display=False)
 # count, a discrete Laplace release of sensitivity 1, and runs the iterations on the rest. Both
 # releases are in the ledger, and rounding the noisy count is post-processing:
 #
-# ```{literalinclude} ../src/dpkmeans/papers/su/variants.py
+# ```{literalinclude} ../src/dpkmeans/privacy/counting.py
 # :language: python
 # :pyobject: noisy_record_count
+# :lines: 1-2, 39-
 # ```
 #
 # At the boundary above ({glue:text}`ch5_n_edge` records against one more), the noisy count makes
@@ -717,12 +719,13 @@ glue("ch5_bench_machine",
 # %% [markdown]
 # ## The strongest audit of DPLloyd and DPLloyd-Impr
 #
-# Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism and every
+# {numref}`Section {number} ({name}) <ch-auditing-algorithms>` audits every mechanism and every
 # corrected algorithm with its worst-case neighbouring pair, the privacy loss of the whole output
 # as the statistic, and a bound valid for every threshold at once. Its rows for DPLloyd and
 # DPLloyd-Impr follow: the first iteration's release ("release") and the whole run ("fit"), each
 # against its own claim. The targets are a bound of at least $0.9$ of the claim for a release and
-# $0.5$ for a fit; chapter 6 says why a row that misses its target misses it.
+# $0.5$ for a fit; {numref}`chapter %s <ch-auditing>` says why a row that misses its target misses
+# it.
 
 # %% tags=["hide-input"]
 table(strongest_audits(["dplloyd", "dplloyd-impr"]),

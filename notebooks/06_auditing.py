@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-auditing)=
 # # Auditing a mechanism
 #
 # :::{admonition} Learning objectives
@@ -43,12 +44,14 @@
 # a confidence interval.
 # :::
 #
-# A proof on paper can be wrong, and so can the code that implements it. Chapter 5 showed that a
+# A proof on paper can be wrong, and so can the code that implements it.
+# {numref}`Chapter %s <ch-dplloyd>` showed that a
 # widely used DP k-means swaps its two budget shares while its tests pass. This chapter tests
 # privacy *from the outside*: run a randomised algorithm many times on two neighbouring
 # datasets and ask whether the outputs differ more than the claimed $\varepsilon$ allows. Such
 # an audit is **black-box**: it sees only outputs. A **white-box** check reads the code or its
-# records instead, as the ledger of chapter 3 does. The chapter's code runs from the fast
+# records instead, as the ledger of {numref}`chapter %s <ch-composition>` does. The chapter's code
+# runs from the fast
 # defaults in the next cell (tagged `parameters`).
 
 # %% tags=["parameters", "hide-input"]
@@ -74,25 +77,35 @@ import time
 from fractions import Fraction
 from itertools import count
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from IPython.display import display
 from myst_nb import glue
 
-from dpkmeans.study import audit
-from dpkmeans.privacy import noise
 from dpkmeans.engine import schedules
-from dpkmeans.privacy import mechanisms as mech
-from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
-from dpkmeans.study.committed import committed_file
-from dpkmeans.engine.loop import DPLloydConfig, iteration_releases, run
-from dpkmeans.papers.di.flaws import EXACT_COUNTS
-from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SWAPPED_SPLIT
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import iteration_releases
+from dpkmeans.engine.strategies import PublicStart, SuSplit
+from dpkmeans.papers.di.flaws import EXACT_COUNTS, ExactCounts
+from dpkmeans.papers.su.flaws import (
+    SKIP_EMPTY_CLUSTERS,
+    SWAPPED_SPLIT,
+    SkipEmptyClusters,
+    SwappedSplit,
+)
 from dpkmeans.papers.su.study import diffprivlib_epsilon_factor
-from dpkmeans.privacy.floating_point import (grid_output_possible,
-                                             laplace_output_possible)
+from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.privacy import mechanisms as mech
+from dpkmeans.privacy import noise
+from dpkmeans.privacy.floating_point import (
+    grid_output_possible,
+    laplace_output_possible,
+)
 from dpkmeans.privacy.loss import laplace_loss_tails, laplace_privacy_loss
+from dpkmeans.study import audit
+from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import number, percent, share, table
 
@@ -360,7 +373,7 @@ for eps in EPSILONS:
     for label, config in [("DPLloyd (T = 5)", dplloyd(1, eps, BOX1, iterations=5)),
                           ("DPLloyd-Impr",
                            dplloyd_impr(1, eps, BOX1, n_records=N_RECORDS))]:
-        config = dataclasses.replace(config, initializer=fixed_origin)
+        config = dataclasses.replace(config, start=PublicStart(fixed_origin))
         name = (f"{label}, T = {config.iterations}" if label == "DPLloyd-Impr"
                 else label)
         correct.append(audit_one(name, transcript_release(config, KM_D, KM_D_PRIME),
@@ -433,7 +446,8 @@ plt.show()
 # analytic Gaussian bounds reach {glue:text}`ch6_gauss_tight` of the claim: at $\delta > 0$ the
 # audit bounds $\ln\frac{b - \delta}{a}$, and threshold events on the output capture most of
 # it. The classic calibration stays far below its claim because it adds more noise than
-# $(\varepsilon, \delta)$ requires (chapter 2), which an audit sees as slack, and so, less
+# $(\varepsilon, \delta)$ requires ({numref}`chapter %s <ch-gaussian>`), which an audit sees as
+# slack, and so, less
 # so, does the discrete Gaussian (at most {glue:text}`ch6_dgauss_tight`): its $\sigma$ comes from
 # a zCDP bound that is valid in every dimension but not tight for one. The k-means
 # bounds are looser (at most {glue:text}`ch6_dplloyd_tight` of the claim for DPLloyd and
@@ -523,7 +537,8 @@ def second_centroid_moved(result):
 near = np.clip(np.random.default_rng(next_seed()).normal(-0.5, 0.05, (20, 2)), -1, 1)
 EMPTY_D, EMPTY_D_PRIME = audit.empty_cluster_pair(near, [0.6, 0.6])
 skip_config = DPLloydConfig(n_clusters=2, bounds=BOX2,
-                            schedule=schedules.uniform(1.0, 3), initializer=fixed_two,
+                            schedule=schedules.uniform(1.0, 3),
+                            start=PublicStart(fixed_two), step=SkipEmptyClusters(),
                             flaws=(SKIP_EMPTY_CLUSTERS,))
 report = audit.audit_configuration("DPLloyd, skips empty clusters", skip_config,
                                    EMPTY_D, EMPTY_D_PRIME, second_centroid_moved,
@@ -539,7 +554,8 @@ broken.append(record("broken", report, first_detection=took[report.name]))
 # (4) exact counts: one record vs two at the origin, k = 1, d = 3
 BOX3 = (-np.ones(3), np.ones(3))
 exact_config = DPLloydConfig(n_clusters=1, bounds=BOX3, schedule=[1.0],
-                             initializer=fixed_origin, flaws=(EXACT_COUNTS,))
+                             start=PublicStart(fixed_origin), step=ExactCounts(),
+                             flaws=(EXACT_COUNTS,))
 ONE, TWO = np.zeros((1, 3)), np.zeros((2, 3))
 
 
@@ -591,7 +607,8 @@ table(designs, name="ch6-designs")
 # ### The swapped split: what a black-box audit cannot see
 #
 # diffprivlib gives the count the per-dimension share and each of the $d$ sum coordinates the
-# count's share (chapter 5). Its true spend per iteration is a factor of the declared one
+# count's share ({numref}`chapter %s <ch-dplloyd>`). Its true spend per iteration is a factor of the
+# declared one
 # that grows with $d$ (`diffprivlib_epsilon_factor(d)`). The engine reproduces the flaw on
 # request, and its ledger does not lie: it records each release at its true budget, so the
 # composed total *is* the true spend.
@@ -601,7 +618,8 @@ BOX_SWAP = (-np.ones(SWAP_D), np.ones(SWAP_D))
 EPS_SWAP = max(EPSILONS)
 swap_configs = {
     flawed: DPLloydConfig(n_clusters=1, bounds=BOX_SWAP, schedule=[EPS_SWAP],
-                          split="su", initializer=fixed_origin,
+                          start=PublicStart(fixed_origin),
+                          step=SwappedSplit() if flawed else SuSplit(),
                           flaws=(SWAPPED_SPLIT,) if flawed else ())
     for flawed in (False, True)
 }
@@ -886,9 +904,9 @@ plt.show()
 # Algorithm 3 of the same paper and a $\sigma$ calibrated through zero-concentrated DP
 # (Theorem 14 and Corollary 13 of Canonne, Kamath and Steinke, valid in every dimension). The calibration of the Laplace case:
 #
-# ```{literalinclude} ../src/dpkmeans/privacy/noise.py
+# ```{literalinclude} ../src/dpkmeans/privacy/noise_types.py
 # :language: python
-# :pyobject: _laplace
+# :pyobject: DiscreteLaplace.calibrate
 # ```
 #
 # Now the measurement, for both samplers, through the mechanism and through the engine (a
@@ -935,7 +953,7 @@ for sampler in ("continuous", "discrete"):
         float_reports.append(record("floating point", report))
     # the engine's path: a released count of 50 (one cluster and iteration, eps 0.5)
     config = dataclasses.replace(dplloyd(1, 0.5, BOX1, iterations=1),
-                                 initializer=fixed_origin, sampler=sampler)
+                                 start=PublicStart(fixed_origin), sampler=sampler)
     engine_cal = iteration_releases(config, 0.5)[0].calibration
     engine_run = run(-np.ones((50, 1)), config, next_seed(), replicas=FLOAT_OUTPUTS)
     counts = engine_run.noisy_counts[:, 0]
@@ -1037,11 +1055,13 @@ glue("ch6_laplace_ratio", number(rows[0]["ratio"], 2), display=False)
 # %% [markdown]
 # A million exact Laplace draws cost about {glue:text}`ch6_laplace_ms` ms in large batches,
 # {glue:text}`ch6_laplace_ratio` times numpy's float draws. Noise is a small part of a DP-Lloyd
-# run: the whole DP-KCCM reproduction of chapter 7 ({glue:text}`ch6_repro_points` points)
+# run: the whole DP-KCCM reproduction of {numref}`chapter %s <ch-dpkccm>`
+# ({glue:text}`ch6_repro_points` points)
 # took {glue:text}`ch6_repro_s` s with the exact sampler and {glue:text}`ch6_repro_float_s` s,
 # on the same machine, with a version of the library that draws numpy's float noise:
 # {glue:text}`ch6_repro_compared`. (That version also differs in two other ways: it assigns
-# records to clusters with rounded distances instead of the exact assignment of chapter 5,
+# records to clusters with rounded distances instead of the exact assignment of
+# {numref}`chapter %s <ch-dplloyd>`,
 # and it does not share the first iteration of runs that start alike.)
 #
 # **How others do it.** OpenDP samples the same discrete distributions with the same
@@ -1064,7 +1084,8 @@ glue("ch6_laplace_ratio", number(rows[0]["ratio"], 2), display=False)
 # float64, forms the cumulative sums and compares them with one float uniform. A candidate
 # whose probability is below about $2^{-53}$ vanishes from the sums and can never be chosen,
 # while on the neighbouring dataset, where its utility gap is one smaller, it can: no
-# $\varepsilon$ bounds that pair. In k-prototypes (chapter 11) the utility of a category is its
+# $\varepsilon$ bounds that pair. In k-prototypes ({numref}`chapter %s <ch-identifiability>`) the
+# utility of a category is its
 # count in the cluster, so a large cluster's minority category is exactly such a candidate.
 #
 # The library samples it exactly instead (`discrete.exponential_choice`): propose a candidate

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-auditing-algorithms)=
 # # Auditing an algorithm
 #
 # :::{admonition} Learning objectives
@@ -34,7 +35,7 @@
 # **Prerequisites:** {doc}`06_auditing` (distinguishing tests, Clopper–Pearson bounds, the
 # sound split-sample audit and its limits); the privacy loss of the Laplace and Gaussian
 # mechanisms ({doc}`01_dp_laplace`, {doc}`02_gaussian_pdp`); the DP-Lloyd loop and its ledger
-# ({doc}`05_dplloyd`). The audited algorithms are those of chapters 7 to 11; this section
+# ({doc}`05_dplloyd`). The audited algorithms are those of {numref}`chapters %s <ch-dpkccm>` to {numref}`%s <ch-identifiability>`; this section
 # needs only their names and their claims.
 # :::
 #
@@ -55,18 +56,23 @@ ONE_RUN_EPSILONS = (1.0, 2.0, 4.0, 8.0)  # the claims of the one-run audits
 ONE_RUN_DIMENSION = 10  # 2^10 canaries, one per corner of [-1, 1]^10
 
 # %% tags=["hide-input"]
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from myst_nb import glue
 
 from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import count_of, number, table
-from dpkmeans.study.tightness import ALGORITHMS as AUDITED_ALGORITHMS
-from dpkmeans.study.tightness import largest_planted_loss, scored_budget
-from dpkmeans.study.tightness import EVENT_FLOOR, algorithm_scores, one_run_audit
 from dpkmeans.study.uniform import loss_thresholds, uniform_lower_bound
+from dpkmeans.synthesis.tightness import ALGORITHMS as AUDITED_ALGORITHMS
+from dpkmeans.synthesis.tightness import (
+    EVENT_FLOOR,
+    algorithm_scores,
+    largest_planted_loss,
+    one_run_audit,
+    scored_budget,
+)
 
 use_book_style()
 

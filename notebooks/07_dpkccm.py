@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-dpkccm)=
 # # DP-KCCM: cluster merging and an adaptive budget
 #
 # :::{admonition} Learning objectives
@@ -40,7 +41,8 @@
 # in two ways. It runs $n k$ clusters instead of $k$ ($n = 3$ in the paper) and merges them
 # down to $k$ at the end, and it spends the budget in an increasing, **stepped** schedule: little in the
 # first iterations, more in the last. The paper compares four configurations, which differ only
-# in these two choices; all use sphere-packing initial centroids ({doc}`chapter 5 <05_dplloyd>`),
+# in these two choices; all use sphere-packing initial centroids
+# ({numref}`chapter %s <ch-dplloyd>`),
 # $T = 12$ iterations
 # and one Laplace release per cluster of the $(d+1)$-vector $(S_j, n_j)$ with
 # $\Delta_1 = d r + 1$:
@@ -57,7 +59,8 @@
 # The paper calls `average_k` "DPLloyd-Impr, the state-of-the-art algorithm" and uses it as its
 # baseline. It is not the method of {cite:t}`su2016differentially`: DPLloyd-Impr chooses
 # $2 \le T \le 7$ iterations from $N$, $k$, $d$ and $\varepsilon$ and splits each iteration's
-# budget between the count and the sums ({doc}`chapter 5 <05_dplloyd>`). `average_k` shares only the sphere
+# budget between the count and the sums ({numref}`chapter %s <ch-dplloyd>`). `average_k` shares only
+# the sphere
 # packing; it is DPLloyd with sphere-packing initialisation and $T = 12$, and the book calls it
 # that. The true DPLloyd-Impr is `dpkmeans.papers.su.variants.dplloyd_impr`.
 # :::
@@ -85,30 +88,34 @@ import time
 from fractions import Fraction
 from itertools import count
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from IPython.display import Markdown
 from myst_nb import glue
 
-from dpkmeans.study import audit
-from dpkmeans.engine import schedules
-from dpkmeans.privacy import mechanisms as mech
-from dpkmeans.study.claims import VERDICTS
-from dpkmeans.synthesis.ledger import privacy_claims
-from dpkmeans.study.committed import committed_file
-from dpkmeans.study.tightness import strongest_audits
 from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.engine import schedules
 from dpkmeans.engine.loop import run
+from dpkmeans.papers.dpkccm.claims import (
+    claims_ledger,
+    claims_summary,
+    head_to_head,
+    main_points,
+)
 from dpkmeans.papers.dpkccm.merging import merge_eq12, merge_to_k
-from dpkmeans.papers.dpkccm.claims import (claims_ledger, claims_summary,
-                                           head_to_head, main_points)
 from dpkmeans.papers.dpkccm.study import PAPER_SETTINGS, REFERENCE
 from dpkmeans.papers.dpkccm.variants import VARIANTS, allocation_nk
-from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import (count_of, join_names, machine as machine_text,
-                                    number, table, yes_no)
+from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study import audit
+from dpkmeans.study.claims import VERDICTS
+from dpkmeans.study.committed import committed_file
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import count_of, join_names, number, table, yes_no
+from dpkmeans.study.reading import machine as machine_text
+from dpkmeans.synthesis.ledger import privacy_claims
+from dpkmeans.synthesis.tightness import strongest_audits
 
 use_book_style()
 
@@ -117,7 +124,8 @@ next_seed = count(SEED).__next__
 
 # %% [markdown]
 # `dpkmeans.papers.dpkccm.VARIANTS` builds the four configurations. Each is an ordinary engine
-# configuration ({doc}`chapter 5 <05_dplloyd>`); the `*_nk` ones carry $n k$ clusters and a final release
+# configuration ({numref}`chapter %s <ch-dplloyd>`); the `*_nk` ones carry $n k$ clusters and a
+# final release
 # that merges them. Here they are as the library builds them for $k = 4$, with each
 # iteration's budget as a multiple of $\varepsilon/24$:
 
@@ -297,7 +305,7 @@ glue("ch7_pool_gap", number(max(count_gap, sum_gap, one_gap)), display=False)
 # ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: dpkccm_stepped
-# :lines: 1-4, 7-
+# :lines: 1, 28, 31-
 # ```
 
 # %%
@@ -375,7 +383,8 @@ plt.show()
 # ({numref}`ex-dpkccm-uniform`). A non-uniform schedule therefore only
 # pays if some iterations matter more than others. The paper's argument is that early
 # iterations move the centroids a lot and can absorb noise, while late iterations decide the
-# final positions. The APDPk-means paper {cite}`apdpkmeans` ({doc}`chapter 10 <10_schedules>`) argues the
+# final positions. The APDPk-means paper {cite}`apdpkmeans` ({numref}`chapter %s <ch-schedules>`)
+# argues the
 # opposite and gives the *first*
 # iterations the most (a decreasing arithmetic progression, shaped like the reversed curve),
 # for fast early convergence. The paper itself reports that its increasing schedule *hurts*
@@ -469,7 +478,8 @@ glue("ch7_delta_origin", number(lloyd_query_sensitivity(unit2, centred=False).jo
 
 # %% [markdown]
 # The ledger holds {glue:text}`ch7_ledger_draws` Laplace releases (exact discrete Laplace
-# noise, as in {doc}`chapter 6 <06_auditing>`): nine clusters in each of twelve iterations, each with
+# noise, as in {numref}`chapter %s <ch-auditing>`): nine clusters in each of twelve iterations, each
+# with
 # sensitivity $\Delta_1 = 3$. The nine releases of an iteration sit in one parallel scope, so
 # an iteration costs one cluster's budget; the iterations compose sequentially; the divisions,
 # the clip and the final merge are recorded at zero cost. The composed total is
@@ -477,7 +487,7 @@ glue("ch7_delta_origin", number(lloyd_query_sensitivity(unit2, centred=False).jo
 # fully spent. The engine refuses to return a run whose total differs from its budget.
 #
 # The configurations measure each record from the midpoint of the box, the centred release of
-# {doc}`chapter 5 <05_dplloyd>` (hence the "+ m" above, with $m = 0$ here). On the paper's
+# {numref}`chapter %s <ch-dplloyd>` (hence the "+ m" above, with $m = 0$ here). On the paper's
 # $[-r, r]^d$ that is its own $dr + 1$: the chapter's runs use the paper's sensitivity, and
 # the corrected DP-KCCM (`DPKMeans(algorithm="dp-kccm")`) releases the same way. On a box that is not symmetric about 0 it is smaller: on $[0, 1]^2$, $\Delta_1$ =
 # {glue:text}`ch7_delta_centred` instead of {glue:text}`ch7_delta_origin` measured from the
@@ -655,7 +665,8 @@ plt.show()
 #
 # ## Auditing DP-KCCM
 #
-# {doc}`Chapter 6 <06_auditing>` turned a claim of $\varepsilon$-DP into a test: run the algorithm many times on
+# {numref}`Chapter %s <ch-auditing>` turned a claim of $\varepsilon$-DP into a test: run the
+# algorithm many times on
 # neighbouring datasets $D$ and $D'$, pick a distinguishing event on half of the runs, and
 # bound $\varepsilon$ from below on the other half ({prf:ref}`thm-audit-bound`). An audit can
 # only say "consistent with the claim" or "refutes it". We audit DP-KCCM at
@@ -804,7 +815,8 @@ glue("ch7_audit_seconds", number(round(sum(seconds.values()), 1)), display=False
 #   that forgot to split gives {glue:text}`ch7_audit_split_transcript`
 #   ({glue:text}`ch7_audit_split_verdict`).
 #
-# So the audit has power, and its limits are the usual ones ({doc}`chapter 6 <06_auditing>`): a consistent verdict
+# So the audit has power, and its limits are the usual ones ({numref}`chapter %s <ch-auditing>`): a
+# consistent verdict
 # for the honest DP-KCCM is what the proof predicts, but by itself it says only that this pair
 # and these statistics found nothing. The audits took {glue:text}`ch7_audit_seconds` seconds
 # on the machine that built this page, most of the chapter's execution time.
@@ -812,12 +824,12 @@ glue("ch7_audit_seconds", number(round(sum(seconds.values()), 1)), display=False
 # %% [markdown]
 # ### The strongest audit of DP-KCCM
 #
-# Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism and every
+# {numref}`Section {number} ({name}) <ch-auditing-algorithms>` audits every mechanism and every
 # corrected algorithm with its worst-case neighbouring pair, the privacy loss of the whole output
 # as the statistic, and a bound valid for every threshold at once. Its rows for DP-KCCM follow:
 # the first iteration's release ("release") and the whole run ("fit"), each against its own claim.
 # The targets are a bound of at least $0.9$ of the claim for a release and $0.5$ for a fit;
-# chapter 6 says why a row that misses its target misses it.
+# {numref}`chapter %s <ch-auditing>` says why a row that misses its target misses it.
 
 # %% tags=["hide-input"]
 table(strongest_audits(["dp-kccm"]),
@@ -890,7 +902,7 @@ glue("ch7_cpu_min", number(round(timing["cpu_s_total"] / 60, 1)), display=False)
 # The whole reproduction took {glue:text}`ch7_wall_min` minutes of wall-clock time on the machine
 # that made the committed run ({glue:text}`ch7_machine`, otherwise quiet): {glue:text}`ch7_cpu_min`
 # minutes of cell time over two workers, one BLAS thread each. The runs draw exact discrete
-# noise ({doc}`chapter 6 <06_auditing>`) and assign every record to its exact nearest
+# noise ({numref}`chapter %s <ch-auditing>`) and assign every record to its exact nearest
 # centroid, which costs time; computing the first iteration once for the 50 runs that share a
 # start saves about as much.
 #
@@ -1157,7 +1169,7 @@ glue("ch7_best_n_is_3", int((best_n == 3).sum()), display=False)
 # datasets; the table's last column gives the best $n$ on each (with public bounds).
 # **Schedule.** The paper's increasing ("stepped") schedule against the uniform one (that is
 # `allocation` against `average`) and against the same steps reversed (decreasing, as the
-# APDPk-means paper argues; {doc}`chapter 10 <10_schedules>`):
+# APDPk-means paper argues; {numref}`chapter %s <ch-schedules>`):
 
 # %% tags=["hide-input"]
 sched = paper_point[paper_point["bounds"] == "public"].copy()

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-silhouette)=
 # # Silhouette-weighted budgets on MapReduce
 #
 # :::{admonition} Learning objectives
@@ -31,7 +32,7 @@
 # **Prerequisites:** DPLloyd, its sensitivity $\Delta_1$ and sphere-packing initialisation
 # ({doc}`05_dplloyd`); sequential and parallel composition and post-processing
 # ({doc}`03_composition`); the F-measure and NICV ({doc}`04_kmeans_metrics`); auditing
-# ({doc}`06_auditing`); the verdict rules of chapter 7 ({ref}`claims-verdicts`). No
+# ({doc}`06_auditing`); the verdict rules of {numref}`chapter %s <ch-dpkccm>` ({ref}`claims-verdicts`). No
 # MapReduce or Dask experience is assumed.
 # :::
 #
@@ -39,7 +40,7 @@
 # weighted by how well separated the cluster is (its *silhouette*, the paper's "contour
 # coefficient"), halve the budget from one iteration to the next, and run the whole thing on
 # Hadoop. The book implements it twice, as two configurations of the one DP-Lloyd loop
-# ({doc}`chapter 5 <05_dplloyd>`) with two new engine hooks, an *initial release* and an *allocation rule*
+# ({numref}`chapter %s <ch-dplloyd>`) with two new engine hooks, an *initial release* and an *allocation rule*
 # (`dpkmeans.engine.hooks`). Below, $N$ is the number of records, $d$ the number of attributes, $k$
 # the number of clusters and $j$ a cluster:
 #
@@ -83,18 +84,18 @@ import pandas as pd
 from myst_nb import glue
 
 from dpkmeans.compute.blocks import BLOCK_ROWS, plan
-from dpkmeans.study.committed import committed_file
-from dpkmeans.study.tightness import strongest_audits
+from dpkmeans.compute.lloyd import block_silhouette, local_map_reduce
 from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.engine.loop import run
-from dpkmeans.compute.lloyd import block_silhouette, local_map_reduce
 from dpkmeans.papers.silhouette import claims as sil_claims
 from dpkmeans.papers.silhouette.audit import run_audits
 from dpkmeans.papers.silhouette.study import ALGORITHMS, PAPER_DATASETS
 from dpkmeans.papers.silhouette.variants import as_published, corrected
+from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import (count_of, machine as machine_text, number, table,
-                                    yes_no)
+from dpkmeans.study.reading import count_of, number, table, yes_no
+from dpkmeans.study.reading import machine as machine_text
+from dpkmeans.synthesis.tightness import strongest_audits
 
 use_book_style()
 # every experiment gets its own seed: SEED, SEED + 1, ...
@@ -267,7 +268,8 @@ glue("ch8_demo_fixed", number(float(fixed.spent[0])), display=False)
 #
 # ```{prf:proof}
 # Fix iteration $t$ and the centroids released before it (the adaptive composition argument of
-# {doc}`chapter 3 <03_composition>` conditions on them). Adding or removing one record $x$ changes one
+# {numref}`chapter %s <ch-composition>` conditions on them). Adding or removing one record $x$
+# changes one
 # cluster's $(\Sigma_j, n_j)$ by $(S(x), 1)$, whose $L_1$ norm is at most 2
 # ({prf:ref}`lem-centre-silhouette`), and no other cluster's; the Laplace release with scale
 # $2/(\beta e_t)$ per cluster is therefore $\beta e_t$-DP by parallel composition
@@ -576,7 +578,8 @@ table(projection, name="out-of-core-projection")
 #   weights), the ablation that isolates what the weights do;
 # - `dplloyd`: DPLloyd with a uniform budget over $T = 5$ (the paper's baseline is a uniform
 #   DP k-means on MapReduce, whose settings the paper does not give);
-# - `dplloyd-impr`: the DPLloyd-Impr of {cite:t}`su2016differentially` ({doc}`chapter 5 <05_dplloyd>`).
+# - `dplloyd-impr`: the DPLloyd-Impr of {cite:t}`su2016differentially`
+#   ({numref}`chapter %s <ch-dplloyd>`).
 
 # %% tags=["hide-input"]
 results = pd.read_csv(committed_file(RESULTS))
@@ -689,7 +692,7 @@ glue("ch8_impr_best", count_of(int((impr["f_mean"] >= best).sum()), len(impr)),
 #
 # Four claims, each for the as-published and for the corrected method, judged against uniform
 # DPLloyd with Welch's test over the runs of each point, each dataset's test judged and the
-# datasets combined into the claim's verdict by the two rules of chapter 7
+# datasets combined into the claim's verdict by the two rules of {numref}`chapter %s <ch-dpkccm>`
 # ({ref}`claims-verdicts`). The rules are in the docstring of
 # `dpkmeans.papers.silhouette.claims` and were fixed before the results were read; the table
 # is `data/results/silhouette_claims.csv`, which a test recomputes from the committed results.
@@ -777,18 +780,20 @@ glue("ch8_audit_first", number(int(first["trials per dataset"])), display=False)
 # all an audit can say. The shared draw is the easiest of the paper's flaws to catch; the
 # overspend of the min-normalised weights (at most a factor 2 per iteration) and the
 # unaccounted initial budget are not audited here: with independent draws they raise the
-# privacy loss by a bounded factor, which the trial counts of {doc}`chapter 6 <06_auditing>` show to need
+# privacy loss by a bounded factor, which the trial counts of {numref}`chapter %s <ch-auditing>`
+# show to need
 # far more runs. The ledger computes them instead.
 
 # %% [markdown]
 # ### The strongest audit of the corrected silhouette rule
 #
-# Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism and every
+# {numref}`Section {number} ({name}) <ch-auditing-algorithms>` audits every mechanism and every
 # corrected algorithm with its worst-case neighbouring pair, the privacy loss of the whole output
 # as the statistic, and a bound valid for every threshold at once. Its rows for the corrected
 # silhouette rule follow: the first iteration's release ("release") and the whole run ("fit"),
 # each against its own claim. The targets are a bound of at least $0.9$ of the claim for a release
-# and $0.5$ for a fit; chapter 6 says why a row that misses its target misses it.
+# and $0.5$ for a fit; {numref}`chapter %s <ch-auditing>` says why a row that misses its target
+# misses it.
 
 # %% tags=["hide-input"]
 table(strongest_audits(["silhouette"]),

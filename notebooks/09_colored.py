@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-colored)=
 # # Colored Gaussian noise for centroids
 #
 # :::{admonition} Learning objectives
@@ -134,23 +135,28 @@ from myst_nb import glue
 from scipy import stats
 from scipy.optimize import brentq, nnls
 
-from dpkmeans.privacy import colored
-from dpkmeans.study import reading
-from dpkmeans.study.claims import combine, tally
-from dpkmeans.study.committed import committed_file
-from dpkmeans.study.tightness import strongest_audits
-from dpkmeans.data import gaussian_mixture_dataset
-from dpkmeans.engine.loop import run
-from dpkmeans.engine.init import kmeans_plusplus
 from dpkmeans.compute.lloyd import lloyd_reference
+from dpkmeans.data import gaussian_mixture_dataset
+from dpkmeans.engine.init import kmeans_plusplus
+from dpkmeans.engine.loop import run
 from dpkmeans.papers.colored import claims as co_claims
 from dpkmeans.papers.colored import variants
 from dpkmeans.papers.colored.audit import run_audits
 from dpkmeans.papers.colored.study import DP_LLOYD, ONE_SHOT
-from dpkmeans.study.plotting import (PALETTE, new_figure, plot_curves, series_style,
-                                     use_book_style)
+from dpkmeans.privacy import colored
+from dpkmeans.study import reading
+from dpkmeans.study.claims import combine, tally
+from dpkmeans.study.committed import committed_file
+from dpkmeans.study.plotting import (
+    PALETTE,
+    new_figure,
+    plot_curves,
+    series_style,
+    use_book_style,
+)
+from dpkmeans.study.reading import count_of, number, percent, share
 from dpkmeans.study.reading import machine as machine_text
-from dpkmeans.study.reading import count_of, number, percent, share, yes_no
+from dpkmeans.synthesis.tightness import strongest_audits
 
 use_book_style()
 next_seed = count(SEED).__next__  # every experiment its own seed: SEED, SEED + 1, ...
@@ -1314,7 +1320,7 @@ glue("ch9_units_nicv_points", held, display=False)
 # supports the claim), white noise has (it opposes the claim), or neither. Over a dataset's
 # 18 points (one test) the claim gets a test verdict, and over its tests a claim verdict, by
 # the two rules that the book uses for every paper, defined in
-# {ref}`chapter 7 <claims-verdicts>`; the counts of the tests stand beside every claim
+# {numref}`section %s <claims-verdicts>`; the counts of the tests stand beside every claim
 # verdict. Claim 1 is judged in three settings: the *published* closed form against white
 # noise on the same local $\Delta$'s; the paper's problem solved *exactly* (the SDP) against
 # the same white noise; and the *corrected*, private DPLloyd with colored against white
@@ -1342,7 +1348,7 @@ glue("ch9_units_nicv_points", held, display=False)
 # baseline fixes a parameter whose value is lost with its footnote, and the figure's metric is
 # lost, so the book tests the claim on its own terms: its implementation of Balcan et al.'s
 # algorithm (`DPKMeans(algorithm="balcan")`, pure $\varepsilon$-DP, presented and proven
-# private in {ref}`chapter 12 <outside-algorithms>`) at each point's $\varepsilon$, against
+# private in {numref}`section %s <outside-algorithms>`) at each point's $\varepsilon$, against
 # the colored release at the same $(\varepsilon, \delta)$, on Marketing in both boxes, by
 # squared NICV, the one error of this study that needs no matching of centroids between algorithms
 # with different references ({glue:text}`ch9_balcan_draws` runs a point). Against the
@@ -1470,12 +1476,13 @@ glue("ch9_ex_box_gain", f"{r_ex.sum() ** 2 / (r_ex.size * (r_ex @ r_ex)):.4f}",
 # %% [markdown]
 # ### The strongest audits
 #
-# Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism and every
+# {numref}`Section {number} ({name}) <ch-auditing-algorithms>` audits every mechanism and every
 # corrected algorithm with its worst-case neighbouring pair, the privacy loss of the whole output
 # as the statistic, and a bound valid for every threshold at once. Its rows for the colored
 # Gaussian mechanism and the corrected colored DP-Lloyd follow: the first iteration's release
 # ("release") and the whole run ("fit"), each against its own claim. The targets are a bound of at
-# least $0.9$ of the claim for a release and $0.5$ for a fit; chapter 6 says why a row that misses
+# least $0.9$ of the claim for a release and $0.5$ for a fit; {numref}`chapter %s <ch-auditing>`
+# says why a row that misses
 # its target misses it.
 
 # %% tags=["hide-input"]

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-schedules)=
 # # Budget schedules: APDPk-means and every way to split epsilon over iterations
 #
 # :::{admonition} Learning objectives
@@ -60,8 +61,8 @@
 # :::
 #
 # Since the note names no data, the book runs the method on the six datasets of DP-KCCM
-# ({cite:t}`ni_dpkccm`, chapter 7) and the four of the silhouette paper
-# ({cite:t}`zhang2018contour`, chapter 8), at the $k$ those papers used: ten cases
+# ({cite:t}`ni_dpkccm`, {numref}`chapter %s <ch-dpkccm>`) and the four of the silhouette paper
+# ({cite:t}`zhang2018contour`, {numref}`chapter %s <ch-silhouette>`), at the $k$ those papers used: ten cases
 # (`dpkmeans.papers.apdp.study.CASES`, with blood twice, at $k = 4$ and $k = 2$). In the same
 # engine and from the same starts, it compares the progression with every other schedule of
 # the book's papers. The book implements the method twice, as published (the note's steps)
@@ -126,18 +127,25 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormat
 from myst_nb import glue
 
 from dpkmeans.engine import schedules
-from dpkmeans.study.committed import committed_file
-from dpkmeans.study.tightness import strongest_audits
-from dpkmeans.engine.loop import plan_ledger, run
-from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
 from dpkmeans.papers.apdp import claims, study, variants
+from dpkmeans.papers.apdp.noise_profile import centroid_noise_sd
 from dpkmeans.papers.apdp.study import CASES, EPSILONS, Point
 from dpkmeans.papers.silhouette.variants import SILHOUETTE_SHARE
-from dpkmeans.study.plotting import new_figure, series_style, use_book_style
-from dpkmeans.study.reading import machine as machine_text
-from dpkmeans.study.reading import (count_of, join_names, number, percent, table,
-                                    yes_no)
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.committed import committed_file
+from dpkmeans.study.plotting import new_figure, series_style, use_book_style
+from dpkmeans.study.reading import (
+    count_of,
+    join_names,
+    number,
+    percent,
+    table,
+    yes_no,
+)
+from dpkmeans.study.reading import machine as machine_text
+from dpkmeans.synthesis.tightness import strongest_audits
 
 use_book_style()
 
@@ -176,7 +184,7 @@ glue("ch10_n_cases", len(CASES), display=False)
 # :label: prop-schedule-noise
 #
 # A cluster of $n$ records has sum $S$ and count $n$, both measured as the release measures them
-# (for the centred release of chapter 5, $S$ is the sum of $x - m$ with $m$ the box's midpoint).
+# (for the centred release of {numref}`chapter %s <ch-dplloyd>`, $S$ is the sum of $x - m$ with $m$ the box's midpoint).
 # One iteration releases $S' = S + \eta_S$ and $n' = n + \eta_n$ with independent zero-mean
 # noise, and sets $c' = S'/n'$ (plus $m$ when centred). Let $c = S/n$. To first order in the
 # noise,
@@ -267,7 +275,8 @@ glue("ch10_mc_draws", number(MC_DRAWS), display=False)
 # ```{prf:definition} Uniform (DPLloyd)
 # :label: def-sched-uniform
 #
-# $\varepsilon_t = \varepsilon / T$ for a fixed $T$; DPLloyd uses $T = 5$ (chapter 5), and the
+# $\varepsilon_t = \varepsilon / T$ for a fixed $T$; DPLloyd uses $T = 5$
+# ({numref}`chapter %s <ch-dplloyd>`), and the
 # note's base DPk-means uses it over its iteration cap, $\varepsilon/t_m$. Noise:
 # $\operatorname{sd}_t \approx \kappa T / \varepsilon$, the same in every iteration.
 # ```
@@ -326,7 +335,7 @@ glue("ch10_mc_draws", number(MC_DRAWS), display=False)
 #
 # $T = 12$ iterations in three blocks of four: $\varepsilon_t = \varepsilon/24$ for
 # $t = 1..4$, $\varepsilon/12$ for $t = 5..8$ and $\varepsilon/8$ for $t = 9..12$
-# ($4/24 + 4/12 + 4/8 = 1$; chapter 7). Noise: $24\kappa/\varepsilon$, $12\kappa/\varepsilon$ and
+# ($4/24 + 4/12 + 4/8 = 1$; {numref}`chapter %s <ch-dpkccm>`). Noise: $24\kappa/\varepsilon$, $12\kappa/\varepsilon$ and
 # $8\kappa/\varepsilon$, so it *decreases* over the run.
 # ```
 #
@@ -349,7 +358,8 @@ glue("ch10_mc_draws", number(MC_DRAWS), display=False)
 # The normalised halving $e_t = \varepsilon\, 2^{-t} / (1 - 2^{-T})$ with $T = 10$. A share
 # $s = 0.1$ of each $e_t$ pays for noisy silhouettes, and cluster $j$'s statistics get
 # $(1 - s)\, e_t\, w_j$ with $w_j = (1 + \tilde S_j)/(1 + \max_i \tilde S_i)$. Since every
-# $\tilde S_i \in [0, 1]$, $w_j \in [1/2, 1]$ (chapter 8, {prf:ref}`thm-silhouette-corrected`).
+# $\tilde S_i \in [0, 1]$, $w_j \in [1/2, 1]$ ({numref}`chapter %s <ch-silhouette>`,
+# {prf:ref}`thm-silhouette-corrected`).
 # Noise: between $\kappa / ((1 - s) e_t)$ ($w_j = 1$) and twice that ($w_j = 1/2$); the weights
 # depend on released silhouettes, so a plan can only give this band.
 # ```
@@ -358,7 +368,8 @@ glue("ch10_mc_draws", number(MC_DRAWS), display=False)
 # and $\varepsilon$, are in the next table. The corrected note schedules (APDP, uniform,
 # halving, series-sum) all run over the corrected APDP's $T$. `plan_ledger` composes what a
 # run would charge from the configuration alone (the "ledger total"); the silhouette rule
-# decides its weights from the data, so it has no plan (its ledger comes from a run, chapter 8).
+# decides its weights from the data, so it has no plan (its ledger comes from a run,
+# {numref}`chapter %s <ch-silhouette>`).
 
 # %% tags=["hide-input"]
 ALGORITHM_LABELS = {
@@ -376,7 +387,7 @@ configs = {a: study.study_config(Point(CASE, a, EPSILON), DIM, N_PUBLIC)
 rows = []
 for algorithm, config in configs.items():
     eps_t = config.schedule
-    if config.allocation_rule is None:
+    if config.allocation.public:
         planned = plan_ledger(config).total().epsilon
         assert np.isclose(planned, EPSILON) and np.isclose(eps_t.sum(), EPSILON)
         planned = number(planned)
@@ -449,7 +460,7 @@ glue("ch10_silhouette_share", f"{SILHOUETTE_SHARE:g}", display=False)
 # ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: arithmetic_progression
-# :lines: 1-2, 12-
+# :lines: 1-2, 37-
 # ```
 #
 # The note's example, then each item on a grid of $T$, $\varepsilon_m$ and $\varepsilon$:
@@ -512,7 +523,7 @@ glue("ch10_grid_points", number(len(grid)), display=False)
 # ```{literalinclude} ../src/dpkmeans/engine/schedules.py
 # :language: python
 # :pyobject: apdp_plan
-# :lines: 17-
+# :lines: 43-
 # :dedent: 4
 # ```
 #
@@ -794,12 +805,13 @@ glue("ch10_audit_corrected_spent", f"{corrected_run.spent.max():.3g}", display=F
 # %% [markdown]
 # ### The strongest audit of the corrected APDPk-means
 #
-# Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism and every
+# {numref}`Section {number} ({name}) <ch-auditing-algorithms>` audits every mechanism and every
 # corrected algorithm with its worst-case neighbouring pair, the privacy loss of the whole output
 # as the statistic, and a bound valid for every threshold at once. Its rows for the corrected
 # APDPk-means follow: the first iteration's release ("release") and the whole run ("fit"), each
 # against its own claim. The targets are a bound of at least $0.9$ of the claim for a release and
-# $0.5$ for a fit; chapter 6 says why a row that misses its target misses it.
+# $0.5$ for a fit; {numref}`chapter %s <ch-auditing>` says why a row that misses its target misses
+# it.
 
 # %% tags=["hide-input"]
 table(strongest_audits(["apdp"]),
@@ -897,7 +909,8 @@ plt.show()
 # `data/results/apdp.csv`. Every private schedule starts from the same
 # {glue:text}`ch10_inits` sphere-packing draws of a case; the published family draws its own
 # starts from the data, so its {glue:text}`ch10_runs` runs are independent. The primary
-# metric is the squared NICV on the public $[0, 1]$ scaling (chapter 4). The note's SSE is
+# metric is the squared NICV on the public $[0, 1]$ scaling ({numref}`chapter %s <ch-kmeans>`). The
+# note's SSE is
 # written without the square: the sum of plain distances, which the results keep as
 # `sse_note_*`. It orders {glue:text}`ch10_sse_agree` pairs of private schedules at the same
 # point the same way as the squared NICV. The chapter reads the committed results; it runs
@@ -963,7 +976,7 @@ glue("ch10_cor_uniform_points", int(by_branch.get(("corrected", "su-uniform"), 0
 #
 # `dpkmeans.papers.apdp.claims` computes the verdicts from the committed results, with
 # Welch's test at 5% per comparison and the test rule and claim rule that
-# {ref}`chapter 7 defines <claims-verdicts>` ("in all cases"), and
+# {numref}`section %s defines <claims-verdicts>` ("in all cases"), and
 # `data/results/apdp_claims.csv` stores the tests' verdicts; a test recomputes them from the
 # results. {numref}`apdp-claims-verdicts` puts the claim verdicts of the method as published
 # and corrected side by side, each with its tests' counts.
@@ -985,7 +998,7 @@ glue("ch10_claim1_differs", "differ" if claim_1["as_published"] != claim_1["corr
      else "agree", display=False)
 
 # %% [markdown]
-# :::{table} The note's claims and their verdicts ({ref}`as chapter 7 defines them <claims-verdicts>`), for the method as published and corrected, over the points where the progression ran. Claim 2 is tested against each of its three comparators, and its verdict combines the three tests.
+# :::{table} The note's claims and their verdicts ({numref}`as section %s defines them <claims-verdicts>`), for the method as published and corrected, over the points where the progression ran. Claim 2 is tested against each of its three comparators, and its verdict combines the three tests.
 # :name: apdp-claims-verdicts
 #
 # | claim | as published | corrected |

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-identifiability)=
 # # Differential identifiability: DI k-means and k-prototypes
 #
 # :::{admonition} Learning objectives
@@ -71,25 +72,34 @@ import pandas as pd
 from myst_nb import glue
 
 from dpkmeans.compute import metrics
+from dpkmeans.compute.lloyd import assign
+from dpkmeans.data import get_registry, load
+from dpkmeans.engine.init import sphere_packing
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.planning import plan_ledger
+from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.engine.strategies import PublicStart
+from dpkmeans.errors import PrivacyLeakWarning
+from dpkmeans.papers.di import claims, study, variants
+from dpkmeans.papers.di.iterations import prototypes_iterations
+from dpkmeans.papers.di.variants import GAMMA, M_CATEGORICAL, M_NUMERIC
+from dpkmeans.privacy.identifiability import (
+    compose_rho_exact,
+    compose_rho_parallel,
+    compose_rho_published,
+    epsilon_from_rho,
+    rho_from_epsilon,
+)
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 from dpkmeans.study.claims import verdict_with_counts
 from dpkmeans.study.committed import committed_file
-from dpkmeans.study.tightness import strongest_audits
-from dpkmeans.data import get_registry, load
-from dpkmeans.engine.loop import plan_ledger, run
-from dpkmeans.errors import PrivacyLeakWarning
-from dpkmeans.privacy.identifiability import (compose_rho_exact, compose_rho_parallel,
-                                              compose_rho_published, epsilon_from_rho,
-                                              rho_from_epsilon)
-from dpkmeans.engine.init import sphere_packing
-from dpkmeans.compute.lloyd import assign
-from dpkmeans.papers.di import claims, study, variants
-from dpkmeans.papers.di.variants import GAMMA, M_CATEGORICAL, M_NUMERIC
-from dpkmeans.papers.di.iterations import prototypes_iterations
-from dpkmeans.study.plotting import (COLUMN_INCHES, new_figure, series_style,
-                                     use_book_style)
-from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.study.plotting import (
+    new_figure,
+    series_style,
+    use_book_style,
+)
 from dpkmeans.study.reading import join_names, number, table, yes_no
-from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.synthesis.tightness import strongest_audits
 
 use_book_style()
 
@@ -134,7 +144,8 @@ glue("ch11_paper_eps", number(PAPER_EPSILON), display=False)
 #
 # ## DI is DP with a change of variable
 #
-# Chapter 3 met the map between $\rho$ and $\varepsilon$ ({prf:ref}`thm-di-epsilon`); here
+# {numref}`Chapter %s <ch-composition>` met the map between $\rho$ and $\varepsilon$
+# ({prf:ref}`thm-di-epsilon`); here
 # it is in full, with its inverse and what it says about the paper's mechanisms.
 #
 # ```{prf:theorem} An $\varepsilon$-DP mechanism is $\rho$-DI
@@ -396,7 +407,7 @@ glue("ch11_intended_first", ", ".join(number(e) for e in intended.schedule[:3]),
 # ```{literalinclude} ../src/dpkmeans/engine/prototypes.py
 # :language: python
 # :pyobject: encode
-# :lines: 1-2, 10-11, 22-23, 28-30
+# :lines: 1-2, 38-39, 50-51, 56-58
 # ```
 #
 # On Heart, the cell compares eq. 6 with the squared distance of the encoded records over
@@ -450,8 +461,8 @@ glue("ch11_d_c", layout.n_categorical, display=False)
 box = (np.zeros(heart.n_numeric), np.ones(heart.n_numeric))
 published_kp = variants.kprototypes_as_published(layout, box, rho_r=RHO, rho_c=RHO_C)
 corrected_kp = variants.kprototypes_corrected(layout, box, rho_r=RHO, rho_c=RHO_C)
-published_ledger = plan_ledger(replace(published_kp, initial_release=None,
-                                       initializer=sphere_packing))
+public_start = replace(published_kp, start=PublicStart(sphere_packing))
+published_ledger = plan_ledger(public_start)
 corrected_ledger = plan_ledger(corrected_kp)
 stated = variants.claimed_epsilon(RHO, RHO_C)
 assert np.isclose(corrected_ledger.total().epsilon, stated["sequential (sum)"])
@@ -462,8 +473,8 @@ assert not published_ledger.is_private and corrected_ledger.is_private
 ledgers = pd.DataFrame({
     "variant": ["as published", "corrected"],
     "numeric schedule": [published_kp.schedule.sum(), corrected_kp.schedule.sum()],
-    "categorical schedule": [published_kp.categorical.schedule.sum(),
-                             corrected_kp.categorical.schedule.sum()],
+    "categorical schedule": [published_kp.modes.schedule.sum(),
+                             corrected_kp.modes.schedule.sum()],
     "ledger total": [published_ledger.total().epsilon,
                      corrected_ledger.total().epsilon],
     "private": [published_ledger.is_private, corrected_ledger.is_private]})
@@ -497,7 +508,8 @@ glue("ch11_corrected_spend", number(corrected_ledger.total().epsilon, 4), displa
 # centroids 0 and 0.5, the record at 1 forms cluster 2 in the first world, and cluster 2 is
 # empty in the second. An empty cluster keeps its centroid exactly, a cluster of one record
 # moves with the noise: the event "cluster 2 did not move" has probability 1 in one world and
-# 0 in the other. The committed audit (chapter 6's method) gives a lower bound on
+# 0 in the other. The committed audit ({numref}`chapter %s <ch-auditing>`'s method) gives a lower
+# bound on
 # $\varepsilon$ with 99% confidence at two numbers of trials:
 
 # %%
@@ -539,12 +551,13 @@ glue("ch11_audit_cor_verdict", cor_audit["verdict"].iloc[-1], display=False)
 # %% [markdown]
 # ### The strongest audits
 #
-# Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism and every
+# {numref}`Section {number} ({name}) <ch-auditing-algorithms>` audits every mechanism and every
 # corrected algorithm with its worst-case neighbouring pair, the privacy loss of the whole output
 # as the statistic, and a bound valid for every threshold at once. Its rows for the DI Laplace
 # mechanism, the corrected DI k-means and `DPKPrototypes` follow: the first iteration's release
 # ("release") and the whole run ("fit"), each against its own claim. The targets are a bound of at
-# least $0.9$ of the claim for a release and $0.5$ for a fit; chapter 6 says why a row that misses
+# least $0.9$ of the claim for a release and $0.5$ for a fit; {numref}`chapter %s <ch-auditing>`
+# says why a row that misses
 # its target misses it.
 
 # %% tags=["hide-input"]
@@ -857,7 +870,7 @@ glue("ch11_gamma_paper_f", number(at_gamma["f_canopy"]), display=False)
 # within a margin of {glue:text}`ch11_margin` in F-measure by two one-sided tests (claims 1
 # and 2), the argmax and Welch's test (claim 3), the ledger (claim 4) and the printed rule
 # (claim 5). Each row of the ledger is one test, with a test verdict, and a claim's verdict
-# over its tests follows the claim rule; {ref}`chapter 7 defines both <claims-verdicts>`.
+# over its tests follows the claim rule; {numref}`section %s defines both <claims-verdicts>`.
 # Claims 1 and 2 were tested on the published algorithm and on the corrected one, side by
 # side below, each claim verdict with its tests' counts and, where a side has several tests
 # (claim 1 as published: the intended reading and the printed rule), each test's verdict.

@@ -15,6 +15,7 @@
 # ---
 
 # %% [markdown]
+# (ch-synthesis)=
 # # Which private k-means should you use?
 #
 # :::{admonition} Learning objectives
@@ -33,11 +34,12 @@
 #
 # **Prerequisites:** a practitioner can read this chapter first: it needs only the idea of
 # a privacy budget $\varepsilon$ ({doc}`01_dp_laplace`) and of the DP-Lloyd loop
-# ({doc}`05_dplloyd`). The verdicts at the end summarise chapters 7 to 11, which hold the
+# ({doc}`05_dplloyd`). The verdicts at the end summarise {numref}`chapters %s <ch-dpkccm>` to {numref}`%s <ch-identifiability>`, which hold the
 # evidence; sequential composition ({doc}`03_composition`) underlies the shared budget.
 # :::
 #
-# Chapters 7 to 11 each reproduce one of the five papers on its own terms. This chapter puts the
+# {numref}`Chapters %s <ch-dpkccm>` to {numref}`%s <ch-identifiability>` each reproduce one of the
+# five papers on its own terms. This chapter puts the
 # corrected algorithms side by side under the same conditions, turns the comparison into
 # advice, and collects the book's verdicts in one place. Every number below is read from the
 # committed results (`data/results/` in the book's source), and every table is computed from
@@ -52,25 +54,25 @@ LEADERBOARD = "data/results/leaderboard.csv"  # the leaderboard sweep writes it
 import textwrap
 from dataclasses import replace
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from IPython.display import Markdown
 from myst_nb import glue
 
-from dpkmeans.compute import metrics
-from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.api.catalogue import CATALOGUE
-from dpkmeans.study.committed import committed_file
+from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.compute import metrics
 from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.engine.loop import run
 from dpkmeans.errors import BudgetExceededError
-from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.papers.lsh.algorithm import google_count_share
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
+from dpkmeans.study.claims import CLAIM_VERDICTS, verdict_with_counts
+from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import COLUMN_INCHES, use_book_style
 from dpkmeans.study.reading import join_names, markdown_table, number, percent, table
-from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
-from dpkmeans.papers.lsh.algorithm import google_count_share
-from dpkmeans.study.claims import CLAIM_VERDICTS, verdict_with_counts
 from dpkmeans.synthesis import home_ground, leaderboard, ledger, outside, ranking
 
 use_book_style()
@@ -99,7 +101,8 @@ table(catalogue, name="catalogue")
 # loops at all ({ref}`outside-algorithms` below). Some need more than $\varepsilon$: `colored`
 # and `lsh` are $(\varepsilon, \delta)$-DP and take `delta`, and `di` is proven under
 # replace adjacency and also takes its budget as a posterior bound `rho` over `m` possible
-# worlds (chapter 11). `dplloyd-impr`, `apdp` and `balcan` read the number of records: give
+# worlds ({numref}`chapter %s <ch-identifiability>`). `dplloyd-impr`, `apdp` and `balcan` read the
+# number of records: give
 # it as `n_records` if it is public, or let the estimator spend a share of $\varepsilon$ on a
 # noisy count. Here is each of them fitted once, at $\varepsilon = 1$, on a synthetic mixture
 # of four clusters, with what each fit spent:
@@ -243,7 +246,8 @@ plt.show()
 # from Lloyd even at the largest budget, $\varepsilon$ = {glue:text}`ch12_eps_max` (median
 # relative NICV there {glue:text}`ch12_halving_at_max`, against
 # {glue:text}`ch12_others_at_max` for the others). Both halve their budget every iteration
-# and release the last, noisiest centroids (chapter 10: the last of $T$ halving steps is
+# and release the last, noisiest centroids ({numref}`chapter %s <ch-schedules>`: the last of $T$
+# halving steps is
 # $2^{T-1}$ times as noisy as the first), so their error barely falls with $\varepsilon$.
 
 # %% tags=["remove-cell"]
@@ -432,7 +436,8 @@ glue("ch12_most_recommended_n", f"{leaders.iloc[0]} of {len(advice)}", display=F
 # list of tied algorithms is the honest advice: any of them may be the best on data like
 # yours, and a leaderboard with more datasets in the regime would be needed to tell them
 # apart. Two more cautions. The leaderboard measures NICV at the papers' own $k$ on their
-# datasets; another loss (the F-measure against classes, chapter 8) or another $k$ may order
+# datasets; another loss (the F-measure against classes, {numref}`chapter %s <ch-silhouette>`) or
+# another $k$ may order
 # the algorithms differently. And the regimes' datasets are few (the table's points come from
 # the datasets listed below), so a regime's advice rests on the datasets behind it:
 
@@ -803,7 +808,7 @@ assert (audit.loc[audit["factor"] == 1.0, "verdict"] == "consistent").all()
 #
 # {cite:t}`ravi2021colored` claim that their colored noise gives a lower error than
 # {cite:t}`balcan2017differentially`. With Balcan et al.'s algorithm in the library, the
-# claim gets a verdict ({ref}`chapter 9 <colored-verdicts>`): on the paper's dataset,
+# claim gets a verdict ({numref}`section %s <colored-verdicts>`): on the paper's dataset,
 # Marketing, at each $(\varepsilon, \delta)$ of that chapter's grid, Balcan et al.'s
 # algorithm (pure $\varepsilon$-DP, so its $\delta$ goes unused) against the colored release
 # by squared NICV, {glue:text}`ch12_c2_draws` runs a point. Against the published colored
@@ -827,7 +832,8 @@ glue("ch12_c2_draws", int(colored_rows.loc[colored_rows["algorithm"] == "balcan"
 # ### Headline claims
 #
 # Each paper chapter computed a verdict for every claim the paper makes about its results,
-# by the rule chapter 7 defines ({ref}`claims-verdicts`): each test of a claim (a dataset,
+# by the rule {numref}`chapter %s <ch-dpkccm>` defines ({ref}`claims-verdicts`): each test of a
+# claim (a dataset,
 # metric or setting) gets a verdict, and a claim gets one of four verdicts over its tests,
 # *holds*, *holds in part*, *not supported* or *inconclusive*, with the tests' counts beside
 # it. Here they are together.
@@ -838,14 +844,18 @@ glue("ch12_c2_draws", int(colored_rows.loc[colored_rows["algorithm"] == "balcan"
 # was not tested on a corrected method (it is about the published method itself).
 # The two differ where the correction changes what is measured. The published colored
 # mechanism owes its gain over white noise to a covariance fitted to the private data, which
-# a private release cannot use (chapter 9). The published APDPk-means runs its progression at
-# other, fewer points than the corrected one (chapter 10). The corrected silhouette weights
-# read noisy silhouettes and never exceed 1 (chapter 8). And the corrected DI conversion is the
-# paper's intended rule, not its printed one (chapter 11). Only the corrected verdicts
+# a private release cannot use ({numref}`chapter %s <ch-colored>`). The published APDPk-means runs
+# its progression at
+# other, fewer points than the corrected one ({numref}`chapter %s <ch-schedules>`). The corrected
+# silhouette weights
+# read noisy silhouettes and never exceed 1 ({numref}`chapter %s <ch-silhouette>`). And the
+# corrected DI conversion is the
+# paper's intended rule, not its printed one ({numref}`chapter %s <ch-identifiability>`). Only the
+# corrected verdicts
 # describe private algorithms. Each chapter shows its claims' two verdicts side by side with
-# the tests behind them: {ref}`chapter 8 <silhouette-claims>`,
-# {ref}`chapter 9 <colored-verdicts>`, {ref}`chapter 10 <apdp-claims-verdicts>` and
-# {ref}`chapter 11 <di-claims>`.
+# the tests behind them: {numref}`section %s <silhouette-claims>`,
+# {numref}`section %s <colored-verdicts>`, {numref}`apdp-claims-verdicts` and
+# {numref}`section %s <di-claims>`.
 
 # %% tags=["remove-cell"]
 claims = ledger.headline_claims(claims_folder)
@@ -1071,7 +1081,7 @@ glue("ch12_ex_lsh_depth", int(next(l for l in range(21)
 # noise is drawn ({prf:ref}`thm-shared-accountant`). On disjoint subsets of the records,
 # parallel composition would bound the fits by their largest $\varepsilon$, but the
 # accountant cannot know the subsets are disjoint: open `accountant.parallel(...)` with one
-# `part` per subset, and run each fit inside its part (chapter 3).
+# `part` per subset, and run each fit inside its part ({numref}`chapter %s <ch-composition>`).
 # ```
 #
 # ```{exercise}

@@ -12,11 +12,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from docutils import nodes
-from docutils.utils import new_document
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
+from docutils.utils import new_document
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 import source_archive  # noqa: E402

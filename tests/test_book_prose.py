@@ -432,6 +432,77 @@ def built_page_hits(folder: Path) -> list[Hit]:
 
 
 # --------------------------------------------------------------------------------------------
+# Chapter numbers typed by hand
+# --------------------------------------------------------------------------------------------
+
+#: The pages of the book (the README is read on its own, where a role does not render).
+BOOK_PAGES = NOTEBOOK_SOURCES + sorted((ROOT / "book").glob("*.md"))
+#: A chapter or section of the book cited by its number: "chapter 6", "Chapters 7 to 11",
+#: "section 6.8". A chapter is cited by its label, ``{numref}`chapter %s <ch-auditing>```,
+#: and Sphinx writes the number, so that adding a chapter renumbers every citation.
+_TYPED_NUMBER = re.compile(r"\b(?:[Cc]hapters?\s+\d+|[Ss]ections?\s+\d+(?:\.\d+)+)\b")
+#: A citation of a paper: a ``{cite}`` role or an author-year ("Su et al. (2016)").
+_CITATION = r"(?:\{cite(?::\w+)?\}`[^`]*`|\(\d{4}[a-z]?\))"
+#: A paper's own section, which the book cannot number: right after a citation
+#: ("{cite:t}`su2016differentially`, section 3.3", "Su et al. (2016), section 3.3", "...'s
+#: section 2"), or a paper's section or a book's chapter followed by its citation ("section
+#: 3.3 of {cite:t}`su2016differentially`", "chapter 3 of {cite:t}`dwork2014algorithmic`").
+#: The papers have sections, the book chapters: "({cite:t}`ni_dpkccm`, chapter 7)" is the
+#: book's chapter 7 and a hit.
+_PAPER_BEFORE = re.compile(_CITATION + r"(?:,|'s)?\s*$")
+_PAPER_AFTER = re.compile(r"^\s+(?:of|in)\s+(?:the paper\s+)?" + _CITATION)
+#: A role (its text is prose: ``{doc}`chapter 6 <...>``` types a number) or inline code
+#: (``--chapter 5``, blanked).
+_ROLE_OR_LITERAL = re.compile(r"(\{[\w:.-]+\}`[^`]*`)|``[^`\n]+``|`[^`\n]+`")
+
+
+def typed_number_hits(where: str, lines: Iterable[tuple[int, str]]) -> list[Hit]:
+    """Chapters and sections of the book cited by a hand-typed number in prose ``lines``.
+
+    A hit is "chapter <n>", "chapters <n>" (either case) or "section <n>.<m>" in the prose,
+    a role's text included ({doc}`chapter 6 <06_auditing>` types its number too), outside
+    inline code and code fences; a paper's own section (right after the paper's citation,
+    or followed by "of" and the citation) and a cited book's chapter ("chapter 3 of" and the
+    citation) are not.
+
+    Parameters
+    ----------
+    where
+        The file the lines come from, for the report.
+    lines
+        ``(line number, text)`` pairs, as :func:`page_prose` gives them.
+    """
+    hits = []
+    lines = list(lines)
+    # A citation may wrap: each line is read after the end of the previous one.
+    for index, (number, line) in enumerate(lines):
+        before = lines[index - 1][1] + " " if index else ""
+        text = _ROLE_OR_LITERAL.sub(lambda m: m.group(1) or " " * len(m.group(0)),
+                                    before + line)
+        for match in _TYPED_NUMBER.finditer(text, len(before)):
+            paper_section = match.group(0)[0] in "Ss" and _PAPER_BEFORE.search(
+                text[:match.start()])
+            if paper_section or _PAPER_AFTER.match(text[match.end():]):
+                continue
+            hits.append(Hit(where, number, match.group(0)))
+    return hits
+
+
+def generated_typed_number_hits(where: str, notebook_json: str) -> list[Hit]:
+    """:func:`typed_number_hits` over the text a notebook's code writes into the page: its
+    glued values and markdown outputs (a string built in Python types numbers too)."""
+    hits = []
+    for index, cell in enumerate(json.loads(notebook_json).get("cells", [])):
+        for output in cell.get("outputs", []):
+            for mime, value in output.get("data", {}).items():
+                if mime.startswith(GLUE_PREFIX) or mime == "text/markdown":
+                    text = _joined(value)
+                    hits += typed_number_hits(f"{where} (cell {index}, {mime})",
+                                              enumerate(text.splitlines(), start=1))
+    return hits
+
+
+# --------------------------------------------------------------------------------------------
 # Library internals
 # --------------------------------------------------------------------------------------------
 
@@ -680,9 +751,9 @@ def test_internals_lint_allows_public_listings_and_mathematics():
 # :dedent: 8
 # ```
 #
-# ```{literalinclude} ../src/dpkmeans/privacy/noise.py
+# ```{literalinclude} ../src/dpkmeans/privacy/noise_types.py
 # :language: python
-# :pyobject: _laplace
+# :pyobject: _laplace_grid
 # ```
 #
 # Set `MALLOC_TRIM_THRESHOLD_` in the environment.
@@ -691,3 +762,42 @@ def test_internals_lint_allows_public_listings_and_mathematics():
 model = DPKMeans(4, epsilon=1.0, bounds=(-1, 1)).fit(X)
 """
     assert not internals_hits("notebooks/03_x.py", chapter)
+
+
+@pytest.mark.parametrize("source", BOOK_PAGES, ids=_name)
+def test_chapters_are_cited_by_label(source: Path):
+    """No page types a chapter's or a section's number: it cites the chapter's label with
+    ``{numref}`` (the book's toc is numbered), which follows the table of contents."""
+    hits = typed_number_hits(_name(source), page_prose(source))
+    if source.suffix == ".py":
+        notebook = source.with_suffix(".ipynb")
+        hits += generated_typed_number_hits(_name(notebook), notebook.read_text())
+    assert not hits, ("a chapter cited by a typed number (write {numref}`chapter %s "
+                      "<ch-label>`):\n" + _report(hits))
+
+
+def test_typed_number_lint_finds_typed_numbers_and_passes_papers():
+    lines = [
+        "{doc}`Chapter 6 <06_auditing>` shows why textbook floating-point Laplace noise leaks",
+        "the claim rule of chapter 7; chapters 7 to 11 each reproduce one paper",
+        "Chapter 6 ({doc}`06_auditing_algorithms`) audits every mechanism, and section 6.8",
+        "({cite:t}`ni_dpkccm`, chapter 7) and the four of the silhouette paper",
+        "({doc}`chapter 9",
+    ]
+    hits = typed_number_hits("page", list(enumerate(lines, start=1)))
+    assert [hit.line for hit in hits] == [1, 2, 2, 3, 3, 4, 5], _report(hits)
+    passing = [
+        "{numref}`Chapter %s <ch-auditing>` shows why, as {numref}`section %s <claims-verdicts>`",
+        "Su et al. (2016), section 3.3, and {cite:t}`su2016differentially`, section 4.1;",
+        "section 2.2 of {cite:t}`ravi2021colored`, and {cite:t}`ni_dpkccm`'s section 3.1,",
+        "chapter 3 of {cite:t}`dwork2014algorithmic`",
+        "{cite:t}`dwork2014algorithmic`,",
+        "section 3.5, and `make assignments --chapter 5` writes chapter five's",
+        "the chapter's longest sections; a dataset of 1 million rows",
+    ]
+    hits = typed_number_hits("page", list(enumerate(passing, start=1)))
+    assert not hits, _report(hits)
+    notebook = {"cells": [{"cell_type": "code", "source": "", "outputs": [
+        {"output_type": "display_data",
+         "data": {GLUE_PREFIX + "text/plain": "'chapters 7 to 11'"}}]}]}
+    assert len(generated_typed_number_hits("nb", json.dumps(notebook))) == 1

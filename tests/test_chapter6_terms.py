@@ -131,8 +131,9 @@ def test_the_second_page_is_a_section_of_chapter_6():
     sixth = next(c for c in chapters if c["file"] == "notebooks/06_auditing")
     assert [s["file"] for s in sixth.get("sections", [])] == [
         "notebooks/06_auditing_algorithms"]
-    assert markdown(MECHANISM).startswith("# Auditing a mechanism")
-    assert markdown(ALGORITHM).startswith("# Auditing an algorithm")
+    # each page opens with its label (the chapters cite it with {numref}), then its title
+    assert markdown(MECHANISM).startswith("(ch-auditing)=\n# Auditing a mechanism")
+    assert markdown(ALGORITHM).startswith("(ch-auditing-algorithms)=\n# Auditing an algorithm")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

@@ -30,9 +30,11 @@ CITATION = re.compile(
     re.IGNORECASE)
 
 #: Where the rule applies: tracked files under these folders (not notebooks' JSON twins, not
-#: the bibliography), the chapters' sources and sweeps, the READMEs, pyproject and the Makefile.
+#: the bibliography), the chapters' sources and sweeps, the READMEs, the pyprojects and the
+#: Makefile.
 FOLDERS = ("src/", "tests/", "benchmarks/", "book/")
-FILES = ("README.md", "Makefile", "data/README.md", "pyproject.toml")
+FILES = ("README.md", "Makefile", "data/README.md", "pyproject.toml",
+         "classroom/pyproject.toml")
 SKIPPED_SUFFIXES = (".ipynb", ".bib")
 
 #: The browser test's own list of shorthand to catch on the built pages.

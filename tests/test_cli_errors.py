@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dpkmeans.study import environment
 from dpkmeans.cli import build_parser, main
+from dpkmeans.study import environment
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "notebooks" / "sweeps" / "dplloyd_baselines.yaml"

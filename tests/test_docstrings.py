@@ -1,5 +1,5 @@
-"""The docstrings of the public API (``dpkmeans.api``) and the privacy core (``dpkmeans.privacy``;
-docs/design.md, "The packages").
+"""The docstrings of the public API (``dpkmeans.api``), the engine (``dpkmeans.engine``) and the
+privacy core (``dpkmeans.privacy``; docs/design.md, "The packages").
 
 Every public object (a module's ``__all__``, and the public methods of its public classes) has
 a numpydoc docstring: a Parameters section naming exactly the parameters of its signature,
@@ -8,7 +8,8 @@ every public function and class, Examples; a public constant has a ``#:`` commen
 not a dependency: the sections are read here (a title line underlined with dashes). Every
 example runs as a doctest with doctest's default flags (an example states the ones it needs),
 in a namespace of its own (it imports what it uses). The book's listings that skip a docstring
-by line numbers must skip exactly it.
+by line numbers must skip exactly it, or, for an excerpt of the engine's code, skip all of it and
+cut only between statements.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ import numpy as np
 import pytest
 
 import dpkmeans.api
+import dpkmeans.engine
 import dpkmeans.privacy
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = (dpkmeans.api, dpkmeans.privacy)
+PACKAGES = (dpkmeans.api, dpkmeans.engine, dpkmeans.privacy)
 MODULES = sorted([p.__name__ for p in PACKAGES]
                  + [info.name for p in PACKAGES
                     for info in pkgutil.iter_modules(p.__path__, p.__name__ + ".")])
@@ -198,7 +200,7 @@ def check(qualname: str, kind: str, obj: object) -> list[str]:
 
 
 def test_every_public_object_has_a_numpydoc_docstring():
-    assert len(PUBLIC) > 100  # the check sees the objects (about 140 of them)
+    assert len(PUBLIC) > 300  # the check sees the objects (about 360 of them)
     lacking = {q: m for q, k, o in PUBLIC if (m := check(q, k, o))}
     assert not lacking, "\n".join(f"{q}: lacks {', '.join(m)}" for q, m in lacking.items())
 
@@ -263,16 +265,45 @@ def _line_set(spec: str, last: int) -> set[int]:
     return out
 
 
+def _ranges(lines: set[int]) -> list[tuple[int, int]]:
+    """The maximal runs of consecutive numbers, as (first, last)."""
+    out: list[tuple[int, int]] = []
+    for n in sorted(lines):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def _cuts(node: ast.FunctionDef | ast.ClassDef, doc: ast.Expr) -> tuple[set[int], set[int]]:
+    """The lines (1 = the definition's first) where an excerpt of the object may start and end:
+    a statement's first line; a statement's last line, a compound statement's header, or the
+    signature's last line."""
+    starts, ends = {1}, {doc.lineno - node.lineno}
+    for n in ast.walk(node):
+        if isinstance(n, ast.stmt) and n is not node:
+            starts.add(n.lineno - node.lineno + 1)
+            ends.add(n.end_lineno - node.lineno + 1)
+            body = getattr(n, "body", None)
+            if isinstance(body, list) and body:
+                ends.add(body[0].lineno - node.lineno)
+    return starts, ends
+
+
 def test_listings_that_skip_a_docstring_skip_exactly_it():
-    """A listing of a public object of api/ or privacy/ whose ``:lines:`` leave out part of it
-    shows its signature and its code after the docstring, nothing less and nothing more."""
-    checked = 0
+    """A listing of a public object of api/, engine/ or privacy/ whose ``:lines:`` leave out
+    part of it shows its signature and its code after the docstring, nothing less and nothing
+    more; an engine listing may instead be an excerpt of its code (chapters 4, 7, 10 and 11),
+    which leaves out the whole docstring and starts and ends each run of lines with a statement
+    (so a docstring that grows cannot shift it unnoticed)."""
+    checked = excerpts = 0
     for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
         for match in INCLUDE.finditer(notebook.read_text()):
             path, options = match.group(1), dict(
                 re.match(r"# :([\w-]+):\s*(.*)", line).groups()
                 for line in match.group(2).splitlines())
-            if not re.match(r"dpkmeans/(api|privacy)/", path) or "lines" not in options:
+            if not re.match(r"dpkmeans/(api|engine|privacy)/", path) or "lines" not in options:
                 continue
             name = options.get("pyobject", "")
             if name.split(".")[-1].startswith("_"):
@@ -285,8 +316,22 @@ def test_listings_that_skip_a_docstring_skip_exactly_it():
             last = node.end_lineno - node.lineno + 1
             expected = (set(range(1, doc.lineno - node.lineno + 1))
                         | set(range(doc.end_lineno - node.lineno + 2, last + 1)))
-            assert _line_set(options["lines"], last) == expected, (
+            shown = _line_set(options["lines"], last)
+            if shown == expected:
+                checked += 1
+                continue
+            assert path.startswith("dpkmeans/engine/"), (
                 f"{notebook.name}: the listing of {name} should have :lines: "
                 f"1-{doc.lineno - node.lineno}, {doc.end_lineno - node.lineno + 2}-")
-            checked += 1
-    assert checked >= 11  # the listings of chapters 1, 2, 9, 11 and 12
+            docstring = set(range(doc.lineno - node.lineno + 1, doc.end_lineno - node.lineno + 2))
+            starts, ends = _cuts(node, doc)
+            assert shown <= set(range(1, last + 1)) and not shown & docstring, (
+                f"{notebook.name}: the excerpt of {name} (:lines: {options['lines']}) shows lines "
+                f"of its docstring ({min(docstring)}-{max(docstring)}) or past its end ({last})")
+            for first, end in _ranges(shown):
+                assert first in starts and end in ends, (
+                    f"{notebook.name}: the excerpt of {name} (:lines: {options['lines']}) cuts "
+                    f"inside a statement at {first}-{end}")
+            excerpts += 1
+    assert checked >= 12  # the listings of chapters 1, 2, 9, 10, 11 and 12
+    assert excerpts >= 4  # the engine's excerpts of chapters 4, 7, 10 and 11

@@ -4,7 +4,8 @@ Privacy noise is drawn only inside the privacy package, and only by a call that 
 ledger first: :func:`dpkmeans.privacy.mechanisms.release` (and its batched forms ``release_plan`` and
 ``release_choices``); hooks get a releaser bound to the ledger (``HookContext.release``).
 
-1. An AST scan of ``src/dpkmeans``: outside the privacy package no code draws from a generator
+1. An AST scan of ``src/dpkmeans`` and of the classroom package ``src/dpkmeans_classroom``:
+   outside the privacy package no code draws from a generator
    (a ``numpy.random.Generator`` method, ``numpy.random.<fn>``, the ``random`` module), calls an
    uncharged sampler of the privacy package, passes ``ledger=None`` to a mechanism, hands a
    seed to another library's sampler (``random_state=``) or reads a hook's generators
@@ -30,22 +31,27 @@ import numpy as np
 import pytest
 
 import dpkmeans
-from dpkmeans.privacy import mechanisms
-from dpkmeans.engine import schedules
-from dpkmeans.privacy.accounting import PrivacyLedger
+import dpkmeans_classroom
 from dpkmeans.compute.backends import MemoryBackend
-from dpkmeans.engine.loop import DPLloydConfig, run
-from dpkmeans.errors import BudgetExceededError
+from dpkmeans.engine import schedules
+from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.hooks import HookContext
-from dpkmeans.privacy.mechanisms import Entry, Parallel
-from dpkmeans.privacy.noise import CovarianceNoise, NoisePlan, calibrate
+from dpkmeans.engine.loop import run
+from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.errors import BudgetExceededError
 from dpkmeans.papers.apdp import variants as apdp
 from dpkmeans.papers.colored import variants as colored
 from dpkmeans.papers.di import variants as di
 from dpkmeans.papers.silhouette import variants as silhouette
-from dpkmeans.engine.prototypes import MixedLayout, encode
+from dpkmeans.privacy import mechanisms
+from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.mechanisms import Entry, Parallel
+from dpkmeans.privacy.noise import CovarianceNoise, NoisePlan, calibrate
 
 SRC = Path(dpkmeans.__file__).resolve().parent
+#: The classroom package (its exercise generators draw public randomness), scanned too: its
+#: files are named ``dpkmeans_classroom/...`` below.
+CLASSROOM = Path(dpkmeans_classroom.__file__).resolve().parent
 #: The privacy package: the only code that may draw privacy noise.
 PRIVACY_PACKAGE = "privacy"
 #: Methods that draw random numbers: numpy's Generator and legacy RandomState, a bit
@@ -66,7 +72,8 @@ UNCHARGED = frozenset({"perturb", "perturb_elements", "grid_release", "shared_gr
                        "discrete_gaussian", "bernoulli_exp", "exponential_choice"})
 
 INITIALIZER = "initializer: data-independent starting centres from public inputs"
-#: (file under src/dpkmeans, function) -> why it may draw outside the privacy package.
+#: (file under src/dpkmeans, or dpkmeans_classroom/..., function) -> why it may draw outside
+#: the privacy package.
 ALLOWED: dict[tuple[str, str], str] = {
     # initializers (public, data-independent randomness)
     ("engine/init.py", "_pack"): INITIALIZER + " (sphere packing)",
@@ -82,7 +89,7 @@ ALLOWED: dict[tuple[str, str], str] = {
         "as-published recorded leak: CEDS's k-means++ on the private records (flaw "
         "'data-initialisation'), seeded from the replica's public_rngs"),
     # the engine's continuous sampler
-    ("engine/loop.py", "run_prepared"): ("bit-identical results need the continuous sampler's unit noise "
+    ("engine/loop.py", "_Run.start"): ("bit-identical results need the continuous sampler's unit noise "
                             "drawn up front, right after the initial centroids "
                             "(mechanisms.unit_noise); release_plan scales it once charged"),
     # algorithms that run themselves (book chapter 12): a nested loop's seed
@@ -106,12 +113,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("study/audit.py", "laplace_count_release.release"): (
         "audit: the measured mechanism's outputs on a toy neighbouring pair (ledger=None: "
         "the audit measures the release, it spends no one's budget)"),
-    **{("study/tightness.py", fn): (
+    **{("synthesis/tightness.py", fn): (
         "audit: the measured mechanism's outputs on its worst-case neighbouring pair "
         "(ledger=None: the audit measures the release, it spends no one's budget)")
        for fn in ("_laplace.draw", "_gaussian.draw", "_colored", "_exponential",
                   "_di_laplace")},
-    ("study/tightness.py", "one_run_audit"): (
+    ("synthesis/tightness.py", "one_run_audit"): (
         "audit's own coin: which canaries go into the data (each with probability 1/2)"),
     ("papers/colored/study.py", "_run_one_shot"): (
         "bit-identical results need its one (draws, m) normal draw from one seeded generator: "
@@ -131,22 +138,28 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("data/synthetic.py", "GaussianMixture._block"): "synthetic data: the mixture's records",
     ("data/synthetic.py", "make_mixture"): "synthetic data: the mixture's centres and weights",
     # assignment and exercise generators
-    ("assignments/spec.py", "student_parameters"): "assignment generator: a student's parameters",
-    ("assignments/spec.py", "student_questions"): ("assignment generator: a student's "
-                                                   "seeded subset of the questions"),
-    ("assignments/chapter02.py", "_simulated_tail"): ("exercise: the Gaussian mechanism's "
-                                                      "outputs on a toy count (ledger=None, a "
-                                                      "demonstration)"),
-    ("assignments/chapter04.py", "_prepare"): "exercise generator: a perturbation of a start",
-    ("assignments/chapter05.py", "_prepare"): ("exercise: a DPKMeans fit with the student's "
-                                               "public seed (charged by the estimator)"),
-    ("assignments/chapter06.py", "_exposed_share"): ("exercise: the float sampler's Laplace "
-                                                     "outputs on a toy count (ledger=None, a "
-                                                     "demonstration)"),
-    ("assignments/chapter11.py", "_prepare"): ("exercise: DI fits with the student's public "
-                                               "seed (charged by the estimators)"),
-    ("assignments/chapter12.py", "_fit"): ("exercise: a DPKMeans fit with the student's public "
-                                           "seed (charged by the estimator)"),
+    ("dpkmeans_classroom/spec.py", "student_parameters"): ("assignment generator: a "
+                                                            "student's parameters"),
+    ("dpkmeans_classroom/spec.py", "student_questions"): ("assignment generator: a student's "
+                                                           "seeded subset of the questions"),
+    ("dpkmeans_classroom/chapter02.py", "_simulated_tail"): ("exercise: the Gaussian "
+                                                              "mechanism's outputs on a toy "
+                                                              "count (ledger=None, a "
+                                                              "demonstration)"),
+    ("dpkmeans_classroom/chapter04.py", "_prepare"): ("exercise generator: a perturbation of "
+                                                       "a start"),
+    ("dpkmeans_classroom/chapter05.py", "_prepare"): ("exercise: a DPKMeans fit with the "
+                                                       "student's public seed (charged by the "
+                                                       "estimator)"),
+    ("dpkmeans_classroom/chapter06.py", "_exposed_share"): ("exercise: the float sampler's "
+                                                             "Laplace outputs on a toy count "
+                                                             "(ledger=None, a demonstration)"),
+    ("dpkmeans_classroom/chapter11.py", "_prepare"): ("exercise: DI fits with the student's "
+                                                       "public seed (charged by the "
+                                                       "estimators)"),
+    ("dpkmeans_classroom/chapter12.py", "_fit"): ("exercise: a DPKMeans fit with the "
+                                                   "student's public seed (charged by the "
+                                                   "estimator)"),
 }
 
 
@@ -183,8 +196,8 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
 def _hits(path: Path, source: str | None = None) -> Iterator[tuple[str, int, str]]:
     """(function, line, what) for every draw-like call in one file (or in ``source``, read
     as that file)."""
-    rel = path.relative_to(SRC)
-    package = ".".join(("dpkmeans", *rel.parent.parts))
+    top = SRC if path.is_relative_to(SRC) else CLASSROOM
+    package = ".".join((top.name, *path.relative_to(top).parent.parts))
     tree = ast.parse(path.read_text() if source is None else source, filename=str(path))
     aliases = _module_aliases(tree, package)
     stack: list[str] = []
@@ -254,8 +267,10 @@ def _is_module(dotted: str) -> bool:
 def scan() -> dict[tuple[str, str], list[str]]:
     """Every draw-like call outside the privacy package: (file, function) -> 'line: what'."""
     found: dict[tuple[str, str], list[str]] = {}
-    for path in sorted(SRC.rglob("*.py")):
-        rel = path.relative_to(SRC).as_posix()
+    paths = [(p, p.relative_to(SRC).as_posix()) for p in sorted(SRC.rglob("*.py"))]
+    paths += [(p, f"{CLASSROOM.name}/{p.relative_to(CLASSROOM).as_posix()}")
+              for p in sorted(CLASSROOM.rglob("*.py"))]
+    for path, rel in paths:
         if rel.split("/", 1)[0] == PRIVACY_PACKAGE:
             continue
         for function, line, what in _hits(path):
@@ -279,7 +294,7 @@ def test_every_allowed_entry_is_still_needed():
 
 def test_the_scan_finds_what_it_must():
     """The scan's own check, on the privacy package it skips: their draws are found."""
-    found = {what for name in ("noise.py", "mechanisms.py", "discrete.py")
+    found = {what for name in ("noise.py", "noise_types.py", "mechanisms.py", "discrete.py")
              for _, _, what in _hits(SRC / PRIVACY_PACKAGE / name)}
     assert {"generator .laplace", "generator .normal", "generator .standard_normal",
             "generator .random_raw", "uncharged sampler grid_release",

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from dpkmeans.privacy import identifiability as di
-from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.privacy import loss as pl
+from dpkmeans.privacy import mechanisms as mech
 from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
 

@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Exercise notebook: DP-KCCM on a dataset of your choice
 #
-# This notebook re-runs the comparison of {doc}`chapter 7 <../07_dpkccm>` (figures 3-8 of
+# This notebook re-runs the comparison of {numref}`chapter %s <ch-dpkccm>` (figures 3-8 of
 # {cite:t}`ni_dpkccm`: NICV against $\varepsilon$ for the paper's four variants and for the
 # DPLloyd-Impr of {cite:t}`su2016differentially`) on any dataset the data layer can load. It is
 # parametrized for papermill; the stored run uses the bundled `iris` data, so it works

@@ -21,9 +21,9 @@ _LAZY = {
 __all__ = ["DPKMeans", "DPKPrototypes", "PrivacyLedger"]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
-    from dpkmeans.privacy.accounting import PrivacyLedger
     from dpkmeans.api.estimators import DPKMeans
     from dpkmeans.api.mixed_estimator import DPKPrototypes
+    from dpkmeans.privacy.accounting import PrivacyLedger
 
 
 def __getattr__(name: str):

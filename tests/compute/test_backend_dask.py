@@ -10,13 +10,13 @@ import warnings
 import numpy as np
 import pytest
 
-from dpkmeans.engine import loop as engine
-from dpkmeans.papers.su.variants import dplloyd
-from dpkmeans.compute.blocks import BLOCK_ROWS
 from dpkmeans.api.estimators import DPKMeans
+from dpkmeans.compute.blocks import BLOCK_ROWS
 from dpkmeans.compute.lloyd import assign, batched_stats, block_silhouette
+from dpkmeans.engine import loop as engine
 from dpkmeans.papers import apdp
 from dpkmeans.papers.silhouette.variants import as_published, corrected
+from dpkmeans.papers.su.variants import dplloyd
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")

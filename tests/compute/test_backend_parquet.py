@@ -22,9 +22,8 @@ pq = pytest.importorskip("pyarrow.parquet")
 da = pytest.importorskip("dask.array")
 pytest.importorskip("distributed")
 from dpkmeans.compute.backends import dask as dask_backend  # noqa: E402
-from dpkmeans.compute.backends.dask import (DaskBackend, HeldChunks, StreamedChunks,  # noqa: E402
-                                            stream_blocks)
 from dpkmeans.compute.backends import parquet  # noqa: E402
+from dpkmeans.compute.backends.dask import DaskBackend, HeldChunks, StreamedChunks, stream_blocks  # noqa: E402
 from dpkmeans.compute.backends.parquet import ParquetRows  # noqa: E402
 
 pytestmark = pytest.mark.slow

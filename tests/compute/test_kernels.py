@@ -8,11 +8,20 @@ import numpy as np
 import pytest
 
 from dpkmeans.compute import kernels
-from dpkmeans.compute.kernels import (TILE, kernel_block_labels, kernel_block_silhouette,
-                                      kernel_block_stats, kernel_nearest_distance_sums,
-                                      panels_block_stats)
-from dpkmeans.compute.lloyd import (assign, block_silhouette_reference, block_stats,
-                                    nearest_distance_sums_reference)
+from dpkmeans.compute.kernels import (
+    TILE,
+    kernel_block_labels,
+    kernel_block_silhouette,
+    kernel_block_stats,
+    kernel_nearest_distance_sums,
+    panels_block_stats,
+)
+from dpkmeans.compute.lloyd import (
+    assign,
+    block_silhouette_reference,
+    block_stats,
+    nearest_distance_sums_reference,
+)
 
 
 def _tricky(seed: int, n: int, d: int, k: int, R: int):
@@ -319,10 +328,10 @@ def test_exact_ties_are_settled_in_the_kernel(seed, n, d, k, R, scorer):
 
 
 def test_exact_row_is_exact_nearest():
-    """kernels._exact_row gives _exact_nearest's label (the exact argmin, lowest index on a tie)
+    """kernels._exact_row gives exact_nearest's label (the exact argmin, lowest index on a tie)
     for rows that only exact arithmetic decides, through both of its paths (differences free of
     rounding, and the expansion of the product terms), and -1 outside its range."""
-    from dpkmeans.compute.nearest import _exact_nearest, _Nearest
+    from dpkmeans.compute.nearest import Nearest, exact_nearest
     rng = np.random.default_rng(33)
     for trial in range(400):
         d, k = int(rng.integers(1, 8)), int(rng.integers(2, 7))
@@ -331,10 +340,10 @@ def test_exact_row_is_exact_nearest():
         if trial % 3 == 0:
             C[0, -1] = C[0, 0]  # a repeated centroid never wins
         x = base + rng.integers(-3, 4, size=d) * np.spacing(base) if trial % 2 else rng.random(d)
-        near = _Nearest(np.zeros((1, d)), C)
+        near = Nearest(np.zeros((1, d)), C)
         terms = kernels._CentroidTerms(C)
         a = np.append(x, 1.0)[None]
-        want = _exact_nearest(a, near.B, a[:, :d] @ terms.CT[0] + terms.cs[0], ~near.shadowed)
+        want = exact_nearest(a, near.B, a[:, :d] @ terms.CT[0] + terms.cs[0], ~near.shadowed)
         got = kernels._exact_row(x[None], 0, terms.CT, terms.cs, terms.margin, 0)
         assert got == want[0]
     x = np.full((1, 2), 2.0**-500)

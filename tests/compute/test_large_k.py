@@ -11,13 +11,12 @@ loop, bit for bit.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from dpkmeans.engine import init
-from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.errors import BudgetExceededError
+from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 
 ZERO = PrivacyCost(0.0, 0.0)
 
@@ -278,14 +277,14 @@ def test_nearest_set_up_memory_is_linear_in_k():
     small multiple of the centroids' own (k = 3000, d = 4: 96 KB of centroids)."""
     import tracemalloc
 
-    from dpkmeans.compute.lloyd import _Nearest
+    from dpkmeans.compute.lloyd import Nearest
 
     k, d = 3000, 4
     C = np.random.default_rng(0).uniform(-1, 1, (1, k, d))
     C[0, 1500:] = C[0, :1500]  # half of them repeat the first half
     tracemalloc.start()
     try:
-        near = _Nearest(np.zeros((1, d)), C)
+        near = Nearest(np.zeros((1, d)), C)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

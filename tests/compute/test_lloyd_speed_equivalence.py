@@ -1,9 +1,9 @@
-"""The grouped score product of ``_Nearest.blocks`` gives the same bits as the kernel it replaced,
+"""The grouped score product of ``Nearest.blocks`` gives the same bits as the kernel it replaced,
 and the compiled statistics (:func:`dpkmeans.compute.lloyd.block_stats`) the same bits as their numpy
 reference (:func:`dpkmeans.compute.lloyd.block_stats_reference`), on the study datasets and on lattices
 full of exact and near ties.
 
-``_reference_blocks`` is the one-hot path of ``_Nearest.blocks`` as it was before the scores of
+``_reference_blocks`` is the one-hot path of ``Nearest.blocks`` as it was before the scores of
 a group of replicas became one product (one (m, d) x (d, k) product a replica, then + ||c||^2,
 and a float64 one-hot matrix straight from the comparison). Every consumer (the sums and counts,
 the labels, the silhouettes, the nearest distances) is run with both and compared bit for bit.
@@ -16,14 +16,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpkmeans.compute import lloyd
+from dpkmeans.compute import lloyd, nearest
+from dpkmeans.compute.nearest import exact_nearest
 from dpkmeans.data import DataError
-from dpkmeans.compute.lloyd import _exact_nearest
 
 
 def _reference_blocks(self, onehot: bool = True):
     """The one-hot kernel before the grouped score product (verbatim, apart from its buffers,
-    then attributes of ``_Nearest``, allocated here)."""
+    then attributes of ``Nearest``, allocated here)."""
     R, k, d = self.CT.shape[0], self.k, self.d
     ones = np.ones(k)
     m_max = min(self.rows, self.X.shape[0])
@@ -65,7 +65,7 @@ def _reference_blocks(self, onehot: bool = True):
                 rep_of, col = np.nonzero(near != 1.0)  # near ties (or non-finite rows)
                 replica = rep_of + r0
                 a = np.hstack([chunk[col], np.ones((col.size, 1))])
-                labels = _exact_nearest(a, self.B[replica], S[rep_of, :, col],
+                labels = exact_nearest(a, self.B[replica], S[rep_of, :, col],
                                         ~self.shadowed[replica])
                 hot[rep_of, :, col] = labels[:, None] == np.arange(k)[None, :]
                 counts = hot.sum(axis=2)
@@ -90,7 +90,7 @@ def _assert_same_bits(X, C, monkeypatch):
         assert a.tobytes() == b.tobytes()
     fresh = _outputs(X, C)
     with monkeypatch.context() as patch:
-        patch.setattr(lloyd._Nearest, "blocks", _reference_blocks)
+        patch.setattr(lloyd.Nearest, "blocks", _reference_blocks)
         reference = _outputs(X, C)
     assert len(fresh) == len(reference)
     for i, (a, b) in enumerate(zip(fresh, reference, strict=True)):
@@ -149,7 +149,7 @@ def test_points_on_bisectors_same_bits(monkeypatch):
 def test_many_chunks_and_groups_same_bits(rng, monkeypatch):
     """Several chunks of rows (and a last short one) and several replica groups, so that the
     sums are added over chunks in the kernel's order."""
-    X = rng.uniform(0, 1, (3 * lloyd._blocks(10**6, 3, 40, 1)[0] + 17, 40))
+    X = rng.uniform(0, 1, (3 * nearest._blocks(10**6, 3, 40, 1)[0] + 17, 40))
     X[1::5] = X[::5][: X[1::5].shape[0]]  # duplicated records
     C = rng.uniform(0, 1, (90, 3, 40))
     _assert_same_bits(X, C, monkeypatch)
@@ -163,11 +163,11 @@ def test_non_finite_rows_same_one_hot(monkeypatch):
     def one_hot():
         with np.errstate(invalid="ignore", over="ignore"):
             return [(hot.copy(), counts.copy()) for *_, hot, counts in
-                    lloyd._Nearest(X, C).blocks()]
+                    lloyd.Nearest(X, C).blocks()]
 
     fresh = one_hot()
     with monkeypatch.context() as patch:
-        patch.setattr(lloyd._Nearest, "blocks", _reference_blocks)
+        patch.setattr(lloyd.Nearest, "blocks", _reference_blocks)
         reference = one_hot()
     assert len(fresh) == len(reference)
     for (hot, counts), (ref_hot, ref_counts) in zip(fresh, reference, strict=True):
@@ -179,7 +179,7 @@ def _integer_labels(a: np.ndarray, B: np.ndarray, allowed: np.ndarray) -> np.nda
     out = []
     for r in range(a.shape[0]):
         candidates = np.flatnonzero(allowed[r])
-        exact = lloyd._exact_dots(a[r], B[r][:, candidates])
+        exact = nearest._exact_dots(a[r], B[r][:, candidates])
         out.append(int(candidates[min(range(candidates.size), key=lambda j: (exact[j], j))]))
     return np.array(out)
 
@@ -205,13 +205,13 @@ def test_rounding_free_comparisons_decide_like_integer_arithmetic(seed):
     allowed = np.ones((n, k), dtype=bool)
     allowed[::7, 2] = False
     v = B[:, :, 1] - B[:, :, 0]
-    value, exact = lloyd._error_free_dot(a, v)
+    value, exact = nearest._error_free_dot(a, v)
     assert exact[n // 4 + 10:].mean() > 0.5 and not exact[n // 4: n // 4 + 5].any()
     for r in np.flatnonzero(exact):
         assert Fraction(value[r]) == sum(Fraction(x) * Fraction(y) for x, y in zip(a[r], v[r]))
-    best, undecided = lloyd._rounding_free_tournament(a, B, allowed)
+    best, undecided = nearest._rounding_free_tournament(a, B, allowed)
     assert undecided.mean() < 0.5
     want = _integer_labels(a, B, allowed)
     np.testing.assert_array_equal(best[~undecided], want[~undecided])
     s64 = np.einsum("ni,nik->nk", a, B)
-    np.testing.assert_array_equal(_exact_nearest(a, B, s64, allowed), want)
+    np.testing.assert_array_equal(exact_nearest(a, B, s64, allowed), want)

@@ -12,8 +12,14 @@ from hypothesis import strategies as st
 
 from dpkmeans.compute import lloyd
 from dpkmeans.compute.lloyd import assign
-from dpkmeans.compute.metrics import (adjusted_rand_index, f_measure, nicv, nicv_unsquared,
-                                      relative_nicv, sse)
+from dpkmeans.compute.metrics import (
+    adjusted_rand_index,
+    f_measure,
+    nicv,
+    nicv_unsquared,
+    relative_nicv,
+    sse,
+)
 
 FORMS = [
     (m, w) for m in ("hungarian", "larsen-aone") for w in ("reference", "predicted")

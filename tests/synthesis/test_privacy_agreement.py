@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
-from dpkmeans.papers.dpkccm.entries import as_published
 from dpkmeans.papers.dpkccm.study import Point, study_config
+from dpkmeans.papers.dpkccm.variants import published_example as as_published
 from dpkmeans.study.reading import join_names
 from dpkmeans.synthesis import ledger
 from tests.notebook_glue import glued_values

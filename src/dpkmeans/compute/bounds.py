@@ -3,7 +3,7 @@
 Every backend calls :func:`clip_to_bounds` in ``prepare`` (the Dask backend does the same check
 block by block on its workers), so the sensitivity of every statistic is that of the public box
 (:mod:`dpkmeans.privacy.sensitivity`). The per-column clip with counts is
-:func:`dpkmeans.data.scaling.clip_to_bounds`; this one takes the engine's ``(lower, upper)`` box.
+:func:`dpkmeans.data.scaling.clip_columns`; this one takes the engine's ``(lower, upper)`` box.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpkmeans.data.scaling import clip_to_bounds as clip_columns
 from dpkmeans.compute.lloyd import as_data_matrix
+from dpkmeans.data.scaling import clip_columns
 from dpkmeans.privacy.sensitivity import check_bounds
 
 __all__ = ["clip_to_bounds"]

@@ -37,14 +37,23 @@ from numpy.typing import ArrayLike
 
 from dpkmeans.compute import fastpath
 from dpkmeans.compute.blocks import plan, tree_sum
-from dpkmeans.compute.fastpath import _COMPILED, releases_gil
-from dpkmeans.compute.panels import (panels_block_silhouette, panels_block_stats,
-                                     panels_nearest_distance_sums)
+from dpkmeans.compute.gil import marked_gil_free, releases_gil
 from dpkmeans.compute.nearest import (  # noqa: F401  (re-exported: the rule's names as they were here)
-    BLOCK_BYTES, GROUP_BYTES, MIN_ROWS, SCORE_PRECISIONS, _as_matrix, _blocks,
-    _error_free_dot, _exact_dots, _exact_nearest, _group, _Nearest,
-    _rounding_free_tournament, _score_margin, _UNIT_ROUNDING, as_centroids, as_data_matrix,
-    shadowed_centroids)
+    BLOCK_BYTES,
+    GROUP_BYTES,
+    MIN_ROWS,
+    SCORE_PRECISIONS,
+    Nearest,
+    as_centroids,
+    as_data_matrix,
+    as_float_matrix,
+    shadowed_centroids,
+)
+from dpkmeans.compute.panels import (
+    panels_block_silhouette,
+    panels_block_stats,
+    panels_nearest_distance_sums,
+)
 
 __all__ = [
     "as_data_matrix",
@@ -70,7 +79,7 @@ __all__ = [
 def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.ndarray:
     """Nearest-centroid labels: shape (N,) for (k, d) centroids, (R, N) for (R, k, d).
 
-    The exact nearest centroid of each row (:class:`_Nearest`), whatever ``scores``: the
+    The exact nearest centroid of each row (:class:`Nearest`), whatever ``scores``: the
     precision only changes how many near ties need a second look.
     """
     X = as_data_matrix(X)
@@ -78,7 +87,7 @@ def assign(X: ArrayLike, centroids: ArrayLike, *, scores: str = "double") -> np.
     R, k, _ = C.shape
     labels = np.empty((R, X.shape[0]), dtype=np.intp)
     index = np.arange(k, dtype=np.float64)
-    for start, reps, chunk, _, onehot, _ in _Nearest(X, C, scores).blocks():
+    for start, reps, chunk, _, onehot, _ in Nearest(X, C, scores).blocks():
         labels[reps, start:start + chunk.shape[0]] = np.matmul(index, onehot)  # exact integers
     return labels[0] if single else labels
 
@@ -107,7 +116,7 @@ def block_stats(X: np.ndarray, C: np.ndarray, scores: str = "double") -> tuple[n
 def block_stats_reference(X: np.ndarray, C: np.ndarray,
                           scores: str = "double") -> tuple[np.ndarray, np.ndarray]:
     """:func:`block_stats` with numpy only, the tested reference: the exact labels of
-    :class:`_Nearest` (:func:`assign`), then the sums in the panels order
+    :class:`Nearest` (:func:`assign`), then the sums in the panels order
     (:func:`dpkmeans.compute.panels.panels_block_stats`, ``np.bincount``, no BLAS)."""
     R = C.shape[0]
     labels = assign(X, C, scores=scores).reshape(R, -1)
@@ -167,7 +176,7 @@ def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tupl
     in-memory backend (:mod:`dpkmeans.compute.blocks`). With ``with_start`` the map function is called
     as ``fn(block, start_row, *args)`` (for statistics that depend on a row's position).
 
-    The compiled map steps (:data:`dpkmeans.compute.fastpath._COMPILED`, which release the
+    The compiled map steps (:func:`dpkmeans.compute.gil.releases_gil`, which release the
     GIL) run their blocks on every usable core, in threads, when the compiled path is on
     (:mod:`dpkmeans.compute.fastpath`; the numpy path runs one block at a time); the results
     are still added in the plan's order, so the bits do not depend on the number of threads.
@@ -175,7 +184,7 @@ def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tupl
     def one(rows: slice) -> tuple[np.ndarray, ...]:
         return fn(X[rows], rows.start, *args) if with_start else fn(X[rows], *args)
     blocks = plan(X.shape[0])
-    threaded = fn in _COMPILED and len(blocks) > 1 and fastpath.compiled()
+    threaded = marked_gil_free(fn) and len(blocks) > 1 and fastpath.compiled()
     workers = min(_usable_cores(), len(blocks)) if threaded else 1
     if workers <= 1:
         return tree_sum([one(rows) for rows in blocks])
@@ -211,7 +220,7 @@ def batched_stats(X: ArrayLike, centroids: ArrayLike, *,
     either way. Computed block by block on the public plan and added in its fixed
     order (:mod:`dpkmeans.compute.blocks`), exactly as the Dask backend does.
     """
-    X = _as_matrix(X)
+    X = as_float_matrix(X)
     C, single = as_centroids(centroids, X.shape[1])
     sums, counts = stats_with(local_map_reduce, X, C, scores)
     return (sums[0], counts[0]) if single else (sums, counts)

@@ -3,9 +3,9 @@
 A record x joins the centroid c minimising ||c||^2 - 2 x.c, the lowest index on an exact tie,
 decided in real arithmetic: a function of that record and the public centroids alone, never of
 N, of the other records, of the chunking or of the BLAS kernel (chapter 5 explains why the
-privacy proof needs it). :class:`_Nearest` scores chunks of rows with one matrix product and
+privacy proof needs it). :class:`Nearest` scores chunks of rows with one matrix product and
 decides a row from the rounded scores only when its best score wins by more than a proven
-bound on the rounding (:func:`_score_margin`); the near ties go to :func:`_exact_nearest`
+bound on the rounding (:func:`score_margin`); the near ties go to :func:`exact_nearest`
 (float64 with a bound, then comparisons shown free of rounding, then integer arithmetic).
 
 :mod:`dpkmeans.compute.lloyd` (the Lloyd statistics) and :mod:`dpkmeans.compute.kernels` (their compiled
@@ -31,13 +31,13 @@ MIN_ROWS = 256
 
 def as_data_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     """``X`` as a finite float64 (rows x features) array, or a ValueError naming the problem."""
-    arr = _as_matrix(X, name)
+    arr = as_float_matrix(X, name)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values")
     return arr
 
 
-def _as_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
+def as_float_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     """:func:`as_data_matrix` without the finiteness scan (the caller checks its results)."""
     arr = np.asarray(X, dtype=np.float64)
     if arr.ndim != 2:
@@ -90,7 +90,7 @@ def _group(m: int, k: int, R: int) -> int:
 _UNIT_ROUNDING = {np.float64: 2.0**-53, np.float32: 2.0**-24}
 
 
-def _score_margin(b_norm: np.ndarray, d: int, dtype: type) -> np.ndarray:
+def score_margin(b_norm: np.ndarray, d: int, dtype: type) -> np.ndarray:
     """The margin per replica (in ``dtype``) by which a row's best score must beat the others
     for the rounded scores to decide it, with ``b_norm`` = max_j ||b_j|| (R,): 2.2 times the
     bound (d + 4 [+ 2]) u ||a|| max_j ||b_j|| on the rounding of a score
@@ -123,7 +123,7 @@ def shadowed_centroids(C: np.ndarray) -> np.ndarray:
     return out.reshape(R, k)
 
 
-class _Nearest:
+class Nearest:
     """Nearest-centroid one-hot matrices of X, block by block, in reusable buffers.
 
     The score of centroid c for row x is a.b with a = (x, 1) and b = (-2 c, ||c||^2) (scaling
@@ -137,7 +137,7 @@ class _Nearest:
     chunk and a row's place in it; so a row is decided by the product only when its best score
     beats every other by more than twice a proven bound on the rounding (:data:`_UNIT_ROUNDING`).
     The few rows that do not (near ties) are decided again in float64 and, if still too close,
-    in exact integer arithmetic (:func:`_exact_nearest`). A record's cluster is then a
+    in exact integer arithmetic (:func:`exact_nearest`). A record's cluster is then a
     function of that record and the centroids alone: not of N, of the other records, of the
     chunking or of the number of BLAS threads (tested bit for bit across N).
     """
@@ -166,7 +166,7 @@ class _Nearest:
             R * k, d + 1)
         with np.errstate(invalid="ignore", over="ignore"):
             self.b_norm = np.sqrt((self.B * self.B).sum(axis=1)).max(axis=1)  # max_j ||b_j||
-        self.margin = _score_margin(self.b_norm, d, self.dtype)
+        self.margin = score_margin(self.b_norm, d, self.dtype)
 
     def blocks(self):
         """Yield (row start, replica slice, rows, scores (r, k, m), one-hot (r, k, m), counts).
@@ -213,7 +213,7 @@ class _Nearest:
                     rep_of, col = np.nonzero(near != 1)  # near ties (or non-finite rows)
                     replica = rep_of + r0
                     rows = np.hstack([chunk[col], np.ones((col.size, 1))])
-                    labels = _exact_nearest(rows, self.B[replica], S[rep_of, :, col],
+                    labels = exact_nearest(rows, self.B[replica], S[rep_of, :, col],
                                             ~self.shadowed[replica])
                     marks[rep_of, :, col] = labels[:, None] == np.arange(k)[None, :]
                 counts = np.add.reduce(marks.view(np.uint8), axis=2, dtype=count_type).astype(
@@ -223,8 +223,8 @@ class _Nearest:
                 yield start, reps, chunk, S, hot, counts
 
 
-def _exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
-                   allowed: np.ndarray) -> np.ndarray:
+def exact_nearest(a: np.ndarray, B: np.ndarray, scores: np.ndarray,
+                  allowed: np.ndarray) -> np.ndarray:
     """argmin_j of the exact score sum_i a_i B_ij for each of n rows (lowest j on a tie), over
     the centroids ``allowed`` (n, k) (a centroid equal to an earlier one never wins).
 

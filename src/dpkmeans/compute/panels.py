@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpkmeans.compute.nearest import _Nearest, as_data_matrix
+from dpkmeans.compute.nearest import Nearest, as_data_matrix
 
 __all__ = ["TILE", "canonical_scores", "panels_block_silhouette", "panels_block_stats",
            "panels_nearest_distance_sums"]
@@ -34,7 +34,9 @@ __all__ = ["TILE", "canonical_scores", "panels_block_silhouette", "panels_block_
 TILE = 256
 
 
-def _checked(X: np.ndarray, sums: np.ndarray, counts: np.ndarray):
+def checked_sums(X: np.ndarray, sums: np.ndarray, counts: np.ndarray):
+    """``(sums, counts)`` unchanged, after a ValueError if a non-finite sum comes from a
+    non-finite value of ``X`` (an overflow of finite values is returned as it is)."""
     if not np.isfinite(sums).all():
         as_data_matrix(X)  # raises on NaN or inf in the block (else: overflow, returned)
     return sums, counts
@@ -59,10 +61,10 @@ def _panel_sums(values: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
 
 def canonical_scores(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The scores (R, k, m) of the rows of X (m, d) in the canonical order of the silhouettes
-    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.compute.nearest._Nearest`
+    and distances, and ||x||^2 (m,): s = fl(||c||^2) (as :class:`dpkmeans.compute.nearest.Nearest`
     rounds it), then each product fl(-2 c_f x_f) added in feature order, no fused
     multiply-add; ||x||^2 likewise from +0.0. Numpy, elementwise: the compiled scorer's bits."""
-    near = _Nearest(X, C)
+    near = Nearest(X, C)
     d = near.CT.shape[1]
     scores = np.repeat(near.B[:, d, :, None], X.shape[0], axis=2)  # (R, k, m)
     sq = np.zeros(X.shape[0])
@@ -88,7 +90,7 @@ def panels_block_stats(X: np.ndarray, C: np.ndarray,
     for r in range(R):
         counts[r] = np.bincount(labels[r].astype(np.intp, copy=False), minlength=k)
         sums[r] = _panel_sums(X, labels[r], k)
-    return _checked(X, sums, counts)
+    return checked_sums(X, sums, counts)
 
 
 def panels_block_silhouette(X: np.ndarray, C: np.ndarray,
@@ -116,7 +118,7 @@ def panels_block_silhouette(X: np.ndarray, C: np.ndarray,
             value[np.isnan(a) | np.isnan(b)] = np.nan
             counts[r] = np.bincount(lab, minlength=k)
             sums[r] = _panel_sums(value[:, None], lab, k)[:, 0]
-    return _checked(X, sums, counts)
+    return checked_sums(X, sums, counts)
 
 
 def panels_nearest_distance_sums(X: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

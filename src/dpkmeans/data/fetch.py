@@ -25,12 +25,11 @@ import http.client
 import os
 import tempfile
 import urllib.error
-from typing import BinaryIO
 import urllib.request
 from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from dpkmeans.data.errors import ChecksumMismatchError, DataFileMissingError, DownloadError
 from dpkmeans.data.registry import DatasetSpec, FileSpec, repo_root

@@ -20,7 +20,7 @@ __all__ = [
     "ClipCounts",
     "check_bounds",
     "check_interval",
-    "clip_to_bounds",
+    "clip_columns",
     "data_bounds",
     "scale_to_interval",
     "unscale_from_interval",
@@ -76,8 +76,10 @@ def _as_matrix(X: object) -> np.ndarray:
     return arr
 
 
-def clip_to_bounds(X: object, bounds: object) -> tuple[np.ndarray, ClipCounts]:
-    """Clip every column of ``X`` into its bounds; NaN stays NaN and is not counted."""
+def clip_columns(X: object, bounds: object) -> tuple[np.ndarray, ClipCounts]:
+    """Clip every column of ``X`` into its row of ``bounds`` (shape ``(d, 2)``) and count the
+    clipped values per column; NaN stays NaN and is not counted. The engine's clip to its
+    ``(lower, upper)`` box is :func:`dpkmeans.compute.bounds.clip_to_bounds`, built on this."""
     arr = _as_matrix(X)
     b = check_bounds(bounds, arr.shape[1], allow_degenerate=True)
     with np.errstate(invalid="ignore"):
@@ -98,7 +100,7 @@ def scale_to_interval(
 ) -> tuple[np.ndarray, ClipCounts]:
     """Clip ``X`` into ``bounds``, then map each column affinely onto ``interval``."""
     a, b_hi = check_interval(interval)
-    clipped, counts = clip_to_bounds(X, bounds)
+    clipped, counts = clip_columns(X, bounds)
     b = np.asarray(bounds, dtype=float)
     unit = (clipped - b[:, 0]) / _width(b)
     return a + unit * (b_hi - a), counts

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpkmeans.compute.backends.base import Backend
+
 # The Dask backend module imports dask itself only when a DaskBackend is created
 # (``backends.dask._import_dask``), so importing it here does not need the optional dependency.
 from dpkmeans.compute.backends.dask import DaskBackend

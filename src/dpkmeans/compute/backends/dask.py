@@ -34,12 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from dpkmeans.compute.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
-from dpkmeans.extras import require
-from dpkmeans.compute.lloyd import assign
-from dpkmeans.privacy.sensitivity import check_bounds
 from dpkmeans.compute.backends.base import Backend
 from dpkmeans.compute.backends.parquet import ParquetRows, RowChunk
+from dpkmeans.compute.blocks import BLOCK_ROWS, add_parts, plan, tree_reduce, tree_sum
+from dpkmeans.compute.lloyd import assign
+from dpkmeans.extras import require
+from dpkmeans.privacy.sensitivity import check_bounds
 
 __all__ = ["DaskBackend", "HeldChunks", "StreamedChunks", "chunk_blocks", "stream_blocks",
            "lazy_labels", "DEFAULT_WORKERS", "STREAM_CHUNK_BYTES"]

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from dpkmeans.compute.backends.base import Backend
 from dpkmeans.compute.blocks import plan
 from dpkmeans.compute.bounds import clip_to_bounds
 from dpkmeans.compute.lloyd import as_data_matrix, assign, local_map_reduce
-from dpkmeans.compute.backends.base import Backend
 
 __all__ = ["MemoryBackend"]
 
