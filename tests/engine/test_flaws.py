@@ -16,7 +16,7 @@ import dpkmeans.engine
 from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS, Flaw, check_flaws
 from dpkmeans.engine.loop import run
-from dpkmeans.engine.strategies import JointRelease, ReleaseSpec
+from dpkmeans.engine.strategies import JointRelease, ReleaseSpec, StopMonitor, StopRule
 from dpkmeans.papers.registry import records
 from dpkmeans.papers.su.flaws import SKIP_EMPTY_CLUSTERS, SkipEmptyClusters
 from dpkmeans.privacy.sensitivity import sum_sensitivity
@@ -88,6 +88,30 @@ def test_a_configuration_takes_flaw_records_only():
     with pytest.raises(TypeError, match="Flaw records"):
         DPLloydConfig(n_clusters=2, bounds=BOX, schedule=[1.0], flaws=("exact-counts",))
     assert check_flaws([], "replace") == ()
+
+
+def test_a_strategy_that_reads_exact_statistics_must_name_its_flaw():
+    """after_release and before_release see the exact statistics: a strategy that uses them
+    without a flaw record is refused (the engine's own strategies never do)."""
+
+    @dataclass(frozen=True)
+    class Peeking(JointRelease):
+        def after_release(self, stats, noisy):
+            return stats
+
+    class PeekingMonitor(StopMonitor):
+        def before_release(self, t, idx, sums, counts):
+            return counts.min(axis=1) == 0
+
+    @dataclass(frozen=True)
+    class PeekingStop(StopRule):
+        def monitor(self, replicas, n_clusters, width):
+            return PeekingMonitor()
+
+    with pytest.raises(ValueError, match="reads the exact statistics"):
+        DPLloydConfig(n_clusters=2, bounds=BOX, schedule=[1.0], step=Peeking())
+    with pytest.raises(ValueError, match="reads the exact statistics"):
+        DPLloydConfig(n_clusters=2, bounds=BOX, schedule=[1.0], stop=PeekingStop())
 
 
 TOY_LEAK = Flaw(name="toy-exact-counts", kind="leak", text="toy: counts released exactly",

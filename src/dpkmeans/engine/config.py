@@ -28,6 +28,7 @@ from dpkmeans.engine.strategies import (
     PublishAsIs,
     RunWholeSchedule,
     Start,
+    StopMonitor,
     StopRule,
     Strategy,
 )
@@ -203,12 +204,29 @@ class DPLloydConfig:
                                  f"reproduces the as-published flaws {missing}: list them in "
                                  f"flaws, so that the ledger records them")
             strategy.check(self)
+        self._check_exact_reads()
         carried = {flaw for strategy in self.strategies for flaw in strategy.flaws}
         unrun = [f.name for f in self.flaws if f.changes_loop and f not in carried]
         if unrun:
             raise ValueError(f"the as-published flaws {unrun} change a step of the loop: give "
                              f"the strategy that reproduces them (their paper's flaws module)")
         self._check_modes()
+
+    def _check_exact_reads(self) -> None:
+        """A strategy that reads the exact statistics (an iteration release's
+        ``after_release``, a stopping rule's ``before_release``) is a flaw: refused unless it
+        lists its flaw records."""
+        reads = []
+        if type(self.step).after_release is not IterationRelease.after_release:
+            reads.append((self.step, "after_release"))
+        monitor = type(self.stop.monitor(1, self.n_clusters, self.bounds[0].size + 1))
+        if monitor.before_release is not StopMonitor.before_release:
+            reads.append((self.stop, "before_release"))
+        for strategy, method in reads:
+            if not strategy.flaws:
+                raise ValueError(f"the strategy {strategy.name or type(strategy).__name__!r} "
+                                 f"reads the exact statistics ({method}): that is an "
+                                 "as-published flaw, so it must list its flaw records in flaws")
 
     def _check_modes(self) -> None:
         """k-prototypes (:mod:`dpkmeans.engine.prototypes`): the box is the layout's augmented

@@ -23,7 +23,10 @@ An as-published flaw that changes a step of the loop is a strategy its paper sup
 ``flaws``; the configuration refuses a strategy whose flaws it does not carry, so the ledger
 records every one of them. The engine names no paper.
 
-Strategies are frozen (hashable, compared by value): a configuration stays public data.
+Two hooks of a strategy see exact statistics: :meth:`IterationRelease.after_release` and
+:meth:`StopMonitor.before_release`. The engine's own strategies do not use them; a strategy that
+does reproduces a flaw, and the configuration refuses it unless it lists its flaw records.
+The engine's strategies are frozen dataclasses: a configuration stays public data.
 """
 
 from __future__ import annotations
