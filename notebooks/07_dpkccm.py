@@ -97,6 +97,7 @@ from myst_nb import glue
 from dpkmeans.data import gaussian_mixture_dataset
 from dpkmeans.engine import schedules
 from dpkmeans.engine.loop import run
+from dpkmeans.engine.strategies import PostProcess, PublicStart
 from dpkmeans.papers.dpkccm.claims import (
     claims_ledger,
     claims_summary,
@@ -135,7 +136,7 @@ rows = []
 for name, make in VARIANTS.items():
     config = make(4, EPSILON, box2)
     shares = np.round(config.schedule * 24 / EPSILON, 6)
-    merges = config.release is not None
+    merges = isinstance(config.output, PostProcess)
     rows.append({"variant": name, "clusters": config.n_clusters,
                  "budgets of iterations 1 to 12 (× ε/24)":
                      " ".join(f"{s:g}" for s in shares),
@@ -721,7 +722,7 @@ def at_the_groups(bounds, k, rng):
 def audited(epsilon_spent: float, schedule=None):
     """allocation_nk with k = 1 (three sub-clusters), started at the groups."""
     config = allocation_nk(1, epsilon_spent, box1, schedule=schedule)
-    return dataclasses.replace(config, initializer=at_the_groups)
+    return dataclasses.replace(config, start=PublicStart(at_the_groups))
 
 
 AUDITED = {

@@ -82,7 +82,8 @@ class Release:
 def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
     """Every release of one iteration, calibrated (public: it reads the configuration only).
 
-    Under add/remove adjacency cluster j's releases use the budget eps_t * allocation[j].
+    Under add/remove adjacency cluster j's releases use the budget eps_t times its public
+    share (equal shares for an allocation rule, whose weights come from released values).
     The grid's rounding slack (:mod:`dpkmeans.privacy.noise`, book chapter 6) counts the elements one
     record can change: a release's columns in one cluster under add/remove, in two under
     replace (the record leaves one cluster and joins another), so 2 (d + 1) for the joint
@@ -127,7 +128,9 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
 
     if config.neighbour == "replace":
         return specs(None, eps_t)
-    shares = config.allocation.of(config.n_clusters)
+    # an allocation rule's weights come from released values: planned at equal shares here
+    shares = (config.allocation.of(config.n_clusters) if config.allocation.public
+              else np.ones(config.n_clusters))
     return [r for j in range(config.n_clusters) for r in specs(j, eps_t * float(shares[j]))]
 
 
