@@ -103,16 +103,16 @@ def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
         raise ValueError("the run kept no transcript: run(..., record_history=True)")
     config = result.config
     noise = noise_type_of(config)
-    white = noise.whitening(config.bounds)  # colored noise is white on the whitened vector
+    white = noise.whitening(config.bounds)  # colored: white on the whitened vector
     ratios = np.zeros((result.centroids.shape[0], len(result.release_history)))
     for t, (noisy, scale) in enumerate(result.release_history):
         entering = result.initial_centroids if t == 0 else result.history[t - 1]
         exact0, exact1 = (exact_statistics(X, config, entering) for X in (X0, X1))
         scale = np.broadcast_to(scale, noisy.shape)
-        ratios[:, t] = element_log_ratio(noise, noisy * white, exact0 * white, exact1 * white,
-                                         scale).sum(axis=(1, 2))
+        ratios[:, t] = element_log_ratio(noise, noisy * white, exact0 * white,
+                                         exact1 * white, scale).sum(axis=(1, 2))
         if config.modes is not None:
-            ran = t < result.iterations_run  # a stopped replica released no more modes
+            ran = t < result.iterations_run  # a stopped replica drew no more modes
             counts0, counts1 = (mode_scores(e[..., :-1], config.modes.layout)
                                 for e in (exact0, exact1))
             modes = mode_log_ratio(config, t, counts0, counts1, result.history[t])
