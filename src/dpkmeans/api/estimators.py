@@ -540,7 +540,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         Iterations of "dplloyd" and "colored" (the others choose T by their own rule). At most
         epsilon x N on N records: past that, each iteration's releases get less than 1/N and
         their noise exceeds what all the records together contribute, so the fit is refused
-        before any noise (:func:`~dpkmeans.engine.loop.meaningful_iterations`).
+        before any noise (:func:`~dpkmeans.engine.planning.meaningful_iterations`).
     n_records : int or None
         "dplloyd-impr", "apdp" and "balcan" only: the number of records, **stated by you as public**
         (for example from the documentation of the data). Their rules read it to choose T; one
@@ -675,9 +675,9 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                  bounds: tuple[np.ndarray, np.ndarray], delta: float | None,
                  n_rows: int) -> DPLloydConfig | StandaloneConfig | None:
         """Check, before any noise, that ``max_iter`` and epsilon are within what the exact
-        samplers support (:func:`dpkmeans.engine.loop.iteration_floor`) and leave every
+        samplers support (:func:`dpkmeans.engine.planning.iteration_floor`) and leave every
         iteration's releases epsilon 1/N or more on the ``n_rows`` records of X
-        (:func:`dpkmeans.engine.loop.meaningful_iterations`), and return the
+        (:func:`dpkmeans.engine.planning.meaningful_iterations`), and return the
         configuration when it reads no noisy count (else None: it is built after the count).
 
         With a noisy count the rule's N is not known yet: the check builds the algorithm with

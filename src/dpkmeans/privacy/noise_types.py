@@ -1132,7 +1132,7 @@ def noise_type(noise: NoiseType | str, sampler: str = "discrete") -> NoiseType:
 
 def noise_type_of(config: Any) -> NoiseType:
     """The noise type of a configuration with ``noise`` (a name or a :class:`NoiseType`) and
-    ``sampler`` attributes (e.g. :class:`dpkmeans.engine.loop.DPLloydConfig`).
+    ``sampler`` attributes (e.g. :class:`dpkmeans.engine.config.DPLloydConfig`).
 
     Parameters
     ----------

@@ -103,7 +103,7 @@ def optimized_canopy(X: Any, *, n_clusters: int | None = None, k_max: int = 10,
 
 @dataclass(frozen=True)
 class CanopyInitialRelease(InitialRelease):
-    """The engine's :class:`~dpkmeans.engine.hooks.InitialRelease` for Shang et al. (2021) as
+    """The engine's :class:`~dpkmeans.engine.strategies.InitialRelease` for Shang et al. (2021) as
     published: the
     Optimized Canopy's first ``config.n_clusters`` centres on the raw records, the same for
     every replica. It draws no randomness and charges nothing: reading the exact records is a

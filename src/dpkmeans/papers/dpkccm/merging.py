@@ -132,7 +132,8 @@ def merge_to_k(
 
 @dataclass(frozen=True)
 class MergeRelease:
-    """A :class:`~dpkmeans.engine.loop.DPLloydConfig` ``release``: :func:`merge_to_k` to ``k``.
+    """DP-KCCM's output, a post-processing of the loop's release
+    (:class:`~dpkmeans.engine.strategies.PostProcess`): :func:`merge_to_k` to ``k``.
 
     A frozen dataclass (not a closure) so configurations compare by value and pickle.
     """

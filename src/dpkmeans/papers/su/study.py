@@ -60,10 +60,11 @@ def prepare_dataset(dataset: str, *, paper: str | None = None, n: int | None = N
 def diffprivlib_config(k: int, epsilon: float, bounds: tuple[np.ndarray, np.ndarray],
                        n_records: int) -> DPLloydConfig:
     """diffprivlib 0.6.6's ``KMeans`` as an engine configuration with its published flaws
-    (chapter 5): DPLloyd-Impr with the swapped split, empty clusters
-    skipped, T from the exact record count and float64 noise. Its planned ledger
-    (:func:`dpkmeans.engine.loop.plan_ledger`) computes what diffprivlib really spends and that it
-    is not private; the book runs diffprivlib itself for the centroids."""
+    (chapter 5): DPLloyd-Impr with the swapped split, empty clusters skipped
+    (:class:`~dpkmeans.papers.su.flaws.DiffprivlibRelease`), T from the exact record count and
+    float64 noise. Its planned ledger (:func:`dpkmeans.engine.planning.plan_ledger`) computes
+    what diffprivlib really spends and that it is not private; the book runs diffprivlib
+    itself for the centroids."""
     config = dplloyd_impr(k, epsilon, bounds, n_records=n_records)
     return replace(config, name="diffprivlib KMeans (as published)", sampler="continuous",
                    centred=False, step=DiffprivlibRelease(config.step.rho), flaws=FLAWS)
