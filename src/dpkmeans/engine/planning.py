@@ -128,9 +128,7 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
 
     if config.neighbour == "replace":
         return specs(None, eps_t)
-    # an allocation rule's weights come from released values: planned at equal shares here
-    shares = (config.allocation.of(config.n_clusters) if config.allocation.public
-              else np.ones(config.n_clusters))
+    shares = config.allocation.of(config.n_clusters)
     return [r for j in range(config.n_clusters) for r in specs(j, eps_t * float(shares[j]))]
 
 
@@ -157,12 +155,6 @@ def clusters_touched(config: DPLloydConfig) -> int:
     2
     """
     return 1 if config.neighbour != "replace" else min(2, config.n_clusters)
-
-
-def _least_share(config: DPLloydConfig) -> float:
-    """The smallest share of an iteration's budget a cluster gets: 1 with equal shares or an
-    allocation rule (its weights are checked when their releases are calibrated)."""
-    return config.allocation.least() if config.allocation.public else 1.0
 
 
 #: Head room of :func:`iteration_floor` over the exact limit: a release's share of eps_t is
@@ -200,7 +192,7 @@ def iteration_floor(config: DPLloydConfig) -> float:
     """
     if not config.step.noised:
         return 0.0
-    share = _least_share(config)
+    share = config.allocation.least()
     floor = 0.0
     for _, columns, sensitivity, epsilon in config.step.specs(config, 1.0):
         need = config.noise.min_epsilon(
@@ -340,7 +332,7 @@ def meaningful_iterations(config: DPLloydConfig, epsilon: float, n_records: int)
 
 def _smallest_share(config: DPLloydConfig) -> float:
     """The smallest share of an iteration's budget that one of its releases gets."""
-    return min(eps for *_, eps in config.step.specs(config, 1.0)) * _least_share(config)
+    return min(eps for *_, eps in config.step.specs(config, 1.0)) * config.allocation.least()
 
 
 def check_meaningful_iterations(config: DPLloydConfig, iterations: int, epsilon: float,

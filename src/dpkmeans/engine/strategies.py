@@ -192,6 +192,32 @@ class Allocation(Strategy):
     #: computes them from released values in every iteration.
     public: ClassVar[bool] = True
 
+    def of(self, n_clusters: int) -> np.ndarray:
+        """The planned share of each of ``n_clusters`` clusters: equal shares, unless public
+        shares say otherwise (a rule's weights come from released values, in the run).
+
+        Parameters
+        ----------
+        n_clusters : int
+            k.
+
+        Returns
+        -------
+        numpy.ndarray
+            The k shares.
+        """
+        return np.ones(n_clusters)
+
+    def least(self) -> float:
+        """The smallest planned share a cluster gets (1 with equal shares).
+
+        Returns
+        -------
+        float
+            The smallest share.
+        """
+        return 1.0
+
 
 @dataclass(frozen=True, eq=False)
 class FixedShares(Allocation):
@@ -231,28 +257,9 @@ class FixedShares(Allocation):
         return hash(None if self.shares is None else self.shares.tobytes())
 
     def of(self, n_clusters: int) -> np.ndarray:
-        """The share of each of ``n_clusters`` clusters.
-
-        Parameters
-        ----------
-        n_clusters : int
-            k.
-
-        Returns
-        -------
-        numpy.ndarray
-            The k shares.
-        """
         return np.ones(n_clusters) if self.shares is None else self.shares
 
     def least(self) -> float:
-        """The smallest share a cluster gets (1 with equal shares).
-
-        Returns
-        -------
-        float
-            The smallest share.
-        """
         return 1.0 if self.shares is None else float(self.shares.min())
 
     def check(self, config: DPLloydConfig) -> None:
