@@ -167,8 +167,9 @@ def test_the_estimator_runs_the_paper_modules_corrected_configuration(X, name):
     from dpkmeans.api.catalogue import FitInputs
     from dpkmeans.engine.loop import run
 
+    extra = {**_extra(name), "noise": "basic"} if "delta" in _extra(name) else _extra(name)
     model = DPKMeans(3, epsilon=0.8, bounds=(-1, 1), algorithm=name, random_state=4,
-                     **_extra(name)).fit(X)
+                     **extra).fit(X)
     config = CATALOGUE[name].build(FitInputs(3, 0.8, model.bounds_, max_iter=5,
                                              delta=_extra(name).get("delta")))
     _, run_seq = np.random.SeedSequence(4).spawn(2)
@@ -202,8 +203,10 @@ def test_di_takes_rho_and_m_instead_of_epsilon(X):
     ({"algorithm": "di", "m": 10}, "got only m"),
     ({"algorithm": "di", "rho": 0.05, "m": 10}, "rho"),
     ({"algorithm": "colored"}, "give delta"),
-    ({"algorithm": "dplloyd", "delta": 1e-6},
-     "delta is only for the \\(epsilon, delta\\)-DP algorithms algorithm='colored' and 'lsh'"),
+    ({"algorithm": "balcan", "delta": 1e-6}, "has no \\(epsilon, delta\\) form"),
+    ({"algorithm": "di", "delta": 1e-6}, "private under replace adjacency"),
+    ({"algorithm": "dplloyd", "noise": "laplace"}, "noise is the form of an"),
+    ({"algorithm": "dplloyd", "delta": 1e-6, "noise": "basic"}, "noise must be one of"),
     ({"algorithm": "dp-kccm", "n_records": 900}, "n_records is read only by"),
     ({"algorithm": "dp-kccm", "max_iter": 0}, "max_iter"),
 ])

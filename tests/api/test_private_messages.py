@@ -140,7 +140,7 @@ def _one_sentence(text: str) -> None:
 
 @pytest.mark.parametrize("algorithm, extra", [
     ("dplloyd-impr", {}), ("apdp", {}), ("di", {}), ("dp-kccm", {}),
-    ("lsh", {"delta": 1e-6}), ("balcan", {"n_records": 237})])
+    ("lsh", {"delta": 1e-6, "noise": "basic"}), ("balcan", {"n_records": 237})])
 def test_too_small_epsilon_names_the_smallest_that_runs(algorithm, extra):
     """The algorithms that choose their own T ("dplloyd" runs max_iter iterations and meets
     the stricter limit of 1/N per iteration first: the next test), and the two that run
@@ -159,6 +159,23 @@ def test_too_small_epsilon_names_the_smallest_that_runs(algorithm, extra):
     assert fit(err.value.minimum).epsilon_ == err.value.minimum
     with pytest.raises(BudgetTooSmallError):
         fit(err.value.minimum / 1.02)
+
+
+def test_too_small_epsilon_of_a_tight_form_names_one_that_runs():
+    """lsh at (epsilon, delta) by default is calibrated under tight composition, which lowers
+    its noise by a factor that depends on epsilon: the message names the basic form's smallest
+    epsilon, at which the tight form runs too (with less noise)."""
+    X = np.random.default_rng(0).uniform(0.0, 1.0, (237, 2))
+
+    def fit(epsilon):
+        return DPKMeans(n_clusters=3, epsilon=epsilon, bounds=(0.0, 1.0), algorithm="lsh",
+                        delta=1e-6, random_state=0).fit(X)
+
+    with pytest.raises(BudgetTooSmallError, match=r"epsilon = 1e-300 .* needs? epsilon >= ") \
+            as err:
+        fit(1e-300)
+    _one_sentence(str(err.value))
+    assert fit(err.value.minimum).ledger_.accounting == "tight"
 
 
 @pytest.mark.parametrize("algorithm", ["dplloyd", "colored"])

@@ -12,11 +12,26 @@ where the book audits them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
+from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.equal_privacy import gaussian_twin, laplace_at
 from dpkmeans.papers.registry import CatalogueEntry, FitInputs, PaperRecord, records
+from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS
+from dpkmeans.privacy.tight import Release
+from dpkmeans.validation import check_delta
 
-__all__ = ["CATALOGUE", "Choice", "FitInputs", "choice", "choices", "loop_choices"]
+__all__ = ["CATALOGUE", "FORMS", "Choice", "FitInputs", "build_at", "choice", "choices",
+           "forms", "loop_choices"]
+
+#: The forms of an algorithm at a target (epsilon, delta) (book chapter 12, "Equal privacy"):
+#: "pure" (its pure epsilon-DP form: delta = 0, or a pure algorithm without another form),
+#: "gaussian" (its Gaussian twin, or an (epsilon, delta) algorithm calibrated under tight
+#: composition), "laplace" (its Laplace form, calibrated by PLD composition) and "basic" (an
+#: (epsilon, delta) algorithm as the papers account it: basic composition of its releases).
+FORMS = ("pure", "gaussian", "laplace", "basic")
 
 #: One corrected algorithm: its paper's catalogue entry itself
 #: (:class:`dpkmeans.papers.registry.CatalogueEntry`), under the catalogue's name for it.
@@ -132,3 +147,117 @@ def choice(name: str) -> Choice:
         raise ValueError(f"algorithm must be one of {sorted(CATALOGUE)}, got {name!r}; "
                          "the as-published variants are in dpkmeans.papers.<paper>.variants")
     return CATALOGUE[name]
+
+
+def forms(entry: Choice, delta: float) -> tuple[str, ...]:
+    """The forms :func:`build_at` builds of ``entry`` at ``delta`` (the first is the default).
+
+    Parameters
+    ----------
+    entry : Choice
+        A corrected algorithm.
+    delta : float
+        The target delta (0: pure epsilon-DP).
+
+    Returns
+    -------
+    tuple of str
+        Members of :data:`FORMS`; empty when the algorithm has no form at that delta (an
+        (epsilon, delta) algorithm at delta = 0).
+
+    Examples
+    --------
+    >>> from dpkmeans.api.catalogue import choice, forms
+    >>> forms(choice("dplloyd"), 0.0), forms(choice("dplloyd"), 1e-6)
+    (('pure',), ('gaussian', 'laplace'))
+    >>> forms(choice("colored"), 0.0), forms(choice("colored"), 1e-6)
+    ((), ('gaussian', 'basic'))
+    >>> forms(choice("balcan"), 1e-6)
+    ('pure',)
+    """
+    if delta == 0:
+        return () if entry.needs_delta else ("pure",)
+    if entry.standalone:
+        if entry.needs_delta:
+            return ("gaussian", "basic") if entry.build_tight is not None else ("basic",)
+        return ("pure",)  # a pure algorithm meets every delta as it is
+    if entry.needs_delta:
+        return ("gaussian", "basic")
+    return ("gaussian", "laplace")
+
+
+def build_at(entry: Choice, inputs: FitInputs, delta: float, *, form: str | None = None,
+             neighbour: str | None = None, prefix: Sequence[Release] = (),
+             epsilon: float | None = None) -> Any:
+    """The configuration of ``entry`` at (``inputs.epsilon``, ``delta``) in one of its
+    :func:`forms` (book chapter 12, "Equal privacy").
+
+    At delta = 0 the algorithm's own pure configuration. At delta > 0: the Gaussian twin
+    (:func:`dpkmeans.engine.equal_privacy.gaussian_twin`) or the PLD-calibrated Laplace form
+    (:func:`~dpkmeans.engine.equal_privacy.laplace_at`) of a DP-Lloyd algorithm; an (epsilon,
+    delta) algorithm calibrated under tight composition ("gaussian") or as its paper accounts
+    it ("basic"); a pure standalone algorithm as it is.
+
+    Parameters
+    ----------
+    entry : Choice
+        A corrected algorithm.
+    inputs : FitInputs
+        The fit's public inputs; ``inputs.delta`` is ignored (``delta`` is the target).
+    delta : float
+        The target delta, in [0, 1).
+    form : str or None, default None
+        One of ``forms(entry, delta)``; None for the first.
+    neighbour : {"add/remove", "replace"} or None, default None
+        Run a DP-Lloyd algorithm under this relation instead of its own (the sensitivities
+        follow from it), e.g. differential identifiability under add/remove.
+    prefix : sequence of Release, default ()
+        Releases recorded before the run (a noisy record count), which the target covers.
+    epsilon : float or None, default None
+        The target epsilon of a tight form when it differs from ``inputs.epsilon`` (the
+        budget the algorithm's rules read): the whole fit's, ``prefix`` included.
+
+    Returns
+    -------
+    DPLloydConfig or StandaloneConfig
+
+    Raises
+    ------
+    ValueError
+        If the form or the relation does not apply.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.api.catalogue import FitInputs, build_at, choice
+    >>> inputs = FitInputs(3, 1.0, (np.zeros(10), np.ones(10)), max_iter=5, n_records=10**5)
+    >>> twin = build_at(choice("dplloyd-impr"), inputs, 1e-6)
+    >>> twin.noise, twin.target
+    (noise_type('colored', sampler='discrete'), PrivacyCost(epsilon=1.0, delta=1e-06))
+    """
+    dlt = 0.0 if delta == 0 else check_delta(delta)
+    available = forms(entry, dlt)
+    if not available:
+        raise ValueError(f"{entry.name!r} is (epsilon, delta)-DP: it has no form at delta = 0")
+    form = available[0] if form is None else form
+    if form not in available:
+        raise ValueError(f"form must be one of {available} for {entry.name!r} at delta={dlt:g}, "
+                         f"got {form!r}")
+    if neighbour is not None and neighbour not in NEIGHBOUR_RELATIONS:
+        raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
+    if entry.standalone:
+        if neighbour not in (None, entry.neighbour):
+            raise ValueError(f"{entry.name!r} runs under {entry.neighbour} adjacency only")
+        own = replace(inputs, delta=dlt if entry.needs_delta else None)
+        return entry.build_tight(own) if form == "gaussian" else entry.build(own)
+    config = entry.build(replace(inputs, delta=dlt if entry.needs_delta else None))
+    if neighbour is not None and neighbour != config.neighbour:
+        config = replace(config, neighbour=neighbour)
+    if form in ("pure", "basic"):
+        return config
+    if not isinstance(config, DPLloydConfig):  # pragma: no cover - registry invariant
+        raise ValueError(f"{entry.name!r} is not a DP-Lloyd configuration")
+    target = inputs.epsilon if epsilon is None else epsilon
+    if form == "laplace":
+        return laplace_at(config, target, dlt, prefix)
+    return gaussian_twin(config, target, dlt, prefix)

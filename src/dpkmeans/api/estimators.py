@@ -26,7 +26,7 @@ from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, choice
+from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, build_at, choice, forms
 from dpkmeans.compute import metrics
 from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.compute.backends.dask import lazy_labels
@@ -49,6 +49,7 @@ from dpkmeans.privacy.counting import noisy_record_count
 from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
 from dpkmeans.privacy.noise import min_epsilon, round_up
 from dpkmeans.privacy.sensitivity import check_box
+from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
 
 __all__ = ["DPKMeans", "LabelsMixin", "budget_form", "charge_accountant", "check_accountant",
@@ -422,7 +423,7 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
                          f"composes under {accountant.neighbour}: use one ledger per "
                          "relation")
     remaining = accountant.remaining()
-    if remaining is not None and not cost.fits_within(remaining):
+    if not accountant.admits(cost):
         raise BudgetExceededError(
             f"{name} would spend {cost}, but the accountant has only {remaining} left "
             f"of its budget {accountant.budget} (spent so far: {accountant.total()}); "
@@ -499,8 +500,21 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         attacker's posterior at most ``rho`` over ``m`` possible worlds (book chapter 11);
         spent as epsilon = ln((m - 1) rho / (1 - rho)).
     delta : float or None
-        ``algorithm="colored"`` and ``"lsh"`` only (it is required there): the delta of
-        (epsilon, delta).
+        The delta of an (epsilon, delta) guarantee; None or 0 (the default) keeps pure
+        epsilon-DP. Required by the (epsilon, delta) algorithms ``"colored"`` and ``"lsh"``.
+        With ``delta > 0`` a DP-Lloyd algorithm runs as its (epsilon, delta) twin: the same
+        algorithm with Gaussian noise (``noise``), calibrated so that the whole fit, the noisy
+        count included, is (epsilon, delta)-DP under tight composition (book chapter 12, "Equal
+        privacy"); ``ledger_`` then composes tightly. "colored" and "lsh" are calibrated under
+        tight composition too. "balcan" is pure and "di" is defined under replace adjacency:
+        they take no delta.
+    noise : {"gaussian", "laplace", "basic"} or None
+        The form of an (epsilon, delta) fit (only with ``delta > 0``;
+        :func:`dpkmeans.api.catalogue.forms`). A DP-Lloyd algorithm: "gaussian" (None: the
+        twin, Gaussian noise with the box optimum's covariance) or "laplace" (its own Laplace
+        noise, the schedule scaled until the privacy-loss distribution of its releases reaches
+        (epsilon, delta)). "colored" and "lsh": "gaussian" (None: calibrated under tight
+        composition) or "basic" (their papers' basic composition of the releases).
     bounds : (lower, upper), dict or None
         Public bounds of every feature: a pair of scalars or of arrays (a tuple, a list, or an
         array of two rows such as ``np.array([-1, 1])``), or, with a DataFrame, a dict of one
@@ -620,7 +634,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                  delta: float | None = None, bounds=None, algorithm: str = "dplloyd-impr",
                  max_iter: int = 5, n_records=None, n_records_share: float = 0.05,
                  accountant: PrivacyLedger | None = None, backend: str = "memory", client=None,
-                 random_state=None):
+                 random_state=None, noise: str | None = None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.rho = rho
@@ -635,6 +649,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         self.backend = backend
         self.client = client
         self.random_state = random_state
+        self.noise = noise
 
     # -- input ---------------------------------------------------------------------------------
     def _validate_X(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
@@ -697,16 +712,23 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         if algorithm.standalone:  # its releases are checked as they are calibrated (fit)
             return None
         n_records = k if counted else self.n_records
+        count = [Release("laplace", epsilon=eps - run_eps)] if counted else []
         config = self._config(FitInputs(k, run_eps, bounds, max_iter=int(self.max_iter),
-                                        n_records=n_records, delta=delta), eps, algorithm)
+                                        n_records=n_records, delta=delta), eps, algorithm,
+                              prefix=count)
         return None if counted else config
 
-    def _config(self, inputs: FitInputs, eps: float,
-                algorithm: Choice) -> DPLloydConfig | StandaloneConfig:
-        """The algorithm's configuration; a budget the exact samplers cannot spend is refused
-        with the smallest epsilon of the whole fit (:meth:`_too_small`)."""
+    def _config(self, inputs: FitInputs, eps: float, algorithm: Choice,
+                prefix: list[Release] | None = None) -> DPLloydConfig | StandaloneConfig:
+        """The algorithm's configuration (with ``delta``, its (epsilon, delta) form at the whole
+        fit's (eps, delta), the releases of ``prefix`` included); a budget the exact samplers
+        cannot spend is refused with the smallest epsilon of the whole fit
+        (:meth:`_too_small`)."""
         try:
-            return algorithm.build(inputs)
+            if inputs.delta is None:
+                return algorithm.build(inputs)
+            return build_at(algorithm, inputs, inputs.delta, form=self.noise,
+                            prefix=prefix or (), epsilon=eps)
         except BudgetTooSmallError as err:
             self._too_small(eps, algorithm, _fit_minimum(err, inputs.epsilon, eps))
 
@@ -735,16 +757,26 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
             eps = epsilon_from_rho(self.rho, self.m)
         else:
             eps = 1.0 if self.epsilon is None else check_epsilon(self.epsilon)
-        delta = None
-        if algorithm.needs_delta:
-            if self.delta is None:
-                raise ValueError(f"algorithm={algorithm.name!r} is (epsilon, delta)-DP: "
-                                 "give delta, e.g. delta=1e-6")
-            delta = check_delta(self.delta)
-        elif self.delta is not None:
-            raise ValueError(f"delta is only for the (epsilon, delta)-DP algorithms "
-                             f"{_named(lambda c: c.needs_delta)}; {algorithm.name!r} is "
-                             "pure epsilon-DP")
+        delta = None if self.delta is None or self.delta == 0 else check_delta(self.delta)
+        if algorithm.needs_delta and delta is None:
+            raise ValueError(f"algorithm={algorithm.name!r} is (epsilon, delta)-DP: "
+                             "give delta, e.g. delta=1e-6")
+        if delta is not None and not algorithm.needs_delta and \
+                not set(forms(algorithm, delta)) & {"gaussian", "laplace"}:
+            raise ValueError(f"delta: {algorithm.name!r} is pure epsilon-DP and has no "
+                             "(epsilon, delta) form (it meets every delta as it is): give "
+                             "delta=None")
+        if delta is not None and algorithm.neighbour != "add/remove":
+            raise ValueError(f"delta: {algorithm.name!r} is private under "
+                             f"{algorithm.neighbour} adjacency; its (epsilon, delta) twin "
+                             "is defined under add/remove (dpkmeans.api.catalogue.build_at "
+                             "with neighbour='add/remove'): give delta=None")
+        if self.noise is not None:
+            if delta is None:
+                raise ValueError("noise is the form of an (epsilon, delta) fit: give delta > 0")
+            if self.noise not in forms(algorithm, delta):
+                raise ValueError(f"noise must be one of {forms(algorithm, delta)} for "
+                                 f"{algorithm.name!r} (or None), got {self.noise!r}")
         if self.n_records is not None:
             check_positive_int(self.n_records, "n_records")
             if not algorithm.needs_n_records:
@@ -796,7 +828,9 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         check_accountant(self.accountant, cost, algorithm.neighbour, name)
         planned = self._planned(k, eps, algorithm, bounds, delta, X.shape[0])  # before noise
         count_seq, run_seq = self._seed().spawn(2)
-        ledger = PrivacyLedger(budget=cost if delta else eps, neighbour=algorithm.neighbour)
+        tight = delta is not None and (self.noise or forms(algorithm, delta)[0]) != "basic"
+        ledger = PrivacyLedger(budget=cost if delta else eps, neighbour=algorithm.neighbour,
+                               accounting="tight" if tight else "basic")
         n_used, run_eps = None, eps
         if algorithm.needs_n_records:
             if self.n_records is None:
@@ -808,7 +842,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                 n_used = int(self.n_records)
         config = planned if planned is not None else self._config(
             FitInputs(k, run_eps, bounds, max_iter=int(self.max_iter), n_records=n_used,
-                      delta=delta), eps, algorithm)
+                      delta=delta), eps, algorithm, prefix=ledger.releases())
         if self.bounds is None:
             config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
         with get_backend(self.backend, client=self.client) as backend:

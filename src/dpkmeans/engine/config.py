@@ -32,7 +32,7 @@ from dpkmeans.engine.strategies import (
     StopRule,
     Strategy,
 )
-from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS
+from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost
 from dpkmeans.privacy.noise_types import NoiseType, check_sampler, noise_type
 from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.validation import check_epsilon, check_positive_int
@@ -80,6 +80,11 @@ class DPLloydConfig:
     budget : float or None, default None
         The declared total, when the schedule may spend less (an early stop, a strategy with
         releases of its own); the schedule's sum otherwise.
+    target : PrivacyCost or None, default None
+        The (epsilon, delta) guarantee of the whole run under tight composition (book
+        chapter 3): the run's ledger checks every draw against it
+        (:mod:`dpkmeans.engine.equal_privacy` builds such configurations). None: the
+        schedule's basic composition, (epsilon, T delta).
     name : str, default "dp-lloyd"
         The configuration's name in messages and tables.
     flaws : tuple of Flaw, default ()
@@ -131,6 +136,7 @@ class DPLloydConfig:
     count_floor: float = 1.0
     scores: str = "double"
     budget: float | None = None
+    target: PrivacyCost | None = None
     name: str = "dp-lloyd"
     flaws: tuple[Flaw, ...] = ()
     start: Start = PublicStart()
@@ -169,6 +175,10 @@ class DPLloydConfig:
                              f"got {self.scores!r}")
         object.__setattr__(self, "flaws", check_flaws(self.flaws, self.neighbour))
         self._check_strategies()
+        if self.target is not None and not isinstance(self.target, PrivacyCost):
+            raise TypeError(f"target must be a PrivacyCost or None, got {self.target!r}")
+        if self.target is not None and self.flaws:
+            raise ValueError("an as-published configuration cannot declare a tight target")
         if self.budget is not None:
             total = check_epsilon(self.budget, "budget")
             if not self.flaws and self.schedule.sum() > total * (1 + 1e-9):

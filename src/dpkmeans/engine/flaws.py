@@ -153,7 +153,8 @@ def check_flaws(flaws: Iterable[Flaw], neighbour: str) -> tuple[Flaw, ...]:
 
 
 def open_run_ledger(ledger: PrivacyLedger | None, budget: PrivacyCost | float | tuple,
-                    neighbour: str, flaws: Iterable[Flaw]) -> PrivacyLedger:
+                    neighbour: str, flaws: Iterable[Flaw], *,
+                    accounting: str = "basic") -> PrivacyLedger:
     """A run's ledger with its configuration's flaws recorded: the caller's ``ledger`` (under the
     same neighbour relation), or a new one with ``budget`` (none when a flaw is carried: the
     total is then the true spend). A leak is recorded as a leak, an overspend as a note.
@@ -168,6 +169,8 @@ def open_run_ledger(ledger: PrivacyLedger | None, budget: PrivacyCost | float | 
         The configuration's neighbour relation.
     flaws : iterable of Flaw
         The configuration's flaws, recorded in the ledger.
+    accounting : {"basic", "tight"}, default "basic"
+        How the new ledger composes (:class:`~dpkmeans.privacy.accounting.PrivacyLedger`).
 
     Returns
     -------
@@ -190,7 +193,8 @@ def open_run_ledger(ledger: PrivacyLedger | None, budget: PrivacyCost | float | 
     """
     flaws = tuple(flaws)
     if ledger is None:
-        ledger = PrivacyLedger(budget=None if flaws else budget, neighbour=neighbour)
+        ledger = PrivacyLedger(budget=None if flaws else budget, neighbour=neighbour,
+                               accounting=accounting)
     elif ledger.neighbour != neighbour:
         raise ValueError(f"the ledger's neighbour relation ({ledger.neighbour!r}) differs from "
                          f"the configuration's ({neighbour!r})")

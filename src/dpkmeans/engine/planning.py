@@ -21,7 +21,7 @@ import numpy as np
 
 from dpkmeans.engine.flaws import open_run_ledger
 from dpkmeans.errors import BudgetTooSmallError
-from dpkmeans.privacy import mechanisms
+from dpkmeans.privacy import mechanisms, tight
 from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.privacy.mechanisms import Charges, Entry, Parallel, entry
 from dpkmeans.privacy.noise import NoiseCalibration, round_up
@@ -42,6 +42,7 @@ __all__ = [
     "iteration_charges",
     "element_plan",
     "open_ledger",
+    "plan_releases",
     "mode_options",
     "clusters_touched",
 ]
@@ -504,6 +505,55 @@ def plan_ledger(config: DPLloydConfig, replicas: int = 1) -> PrivacyLedger:
     return ledger
 
 
+def plan_releases(config: DPLloydConfig) -> list[tight.Release]:
+    """What a run of ``config`` composes in sequence, from the configuration alone: every
+    iteration's releases at the schedule's budgets (a parallel scope by its most expensive
+    cluster; an allocation rule's releases by its :meth:`planned_entries
+    <dpkmeans.engine.strategies.AllocationRule.planned_entries>` and every cluster at the
+    whole budget, its largest share). A stopping rule only ends a run early, so the whole
+    schedule is the most a run spends.
+
+    Parameters
+    ----------
+    config : DPLloydConfig
+        A configuration without an initial release, an output release with noise of its own,
+        or categorical modes.
+
+    Returns
+    -------
+    list of dpkmeans.privacy.tight.Release
+
+    Raises
+    ------
+    ValueError
+        If the configuration spends outside the iterations' releases, or carries a flaw.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.config import DPLloydConfig
+    >>> from dpkmeans.engine.planning import plan_releases
+    >>> plan_releases(DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.5]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1),
+     Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1)]
+    """
+    if config.flaws:
+        raise ValueError("an as-published configuration has no privacy to compose")
+    if config.start.charged or config.output.charged or config.modes is not None:
+        raise ValueError("tight planning covers the iterations' releases only: a configuration "
+                         "with an initial release, an output release or categorical modes "
+                         "is not supported")
+    ledger = PrivacyLedger(neighbour=config.neighbour)
+    for t, eps_t in enumerate(config.schedule):
+        with ledger.sequential(f"iteration {t + 1}"):
+            if not config.allocation.public:
+                mechanisms.charge_all(ledger, config.allocation.planned_entries(config,
+                                                                               float(eps_t)))
+            mechanisms.charge_all(ledger, iteration_charges(
+                iteration_releases(config, float(eps_t)), 1))
+    return ledger.releases()
+
+
 def _charge_modes(ledger: PrivacyLedger, config: DPLloydConfig, t: int, replicas: int) -> float:
     """Record iteration t's categorical mode selections without drawing them (a plan of the
     spend); the epsilon of each cluster's draw."""
@@ -542,7 +592,8 @@ def open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyL
     Parameters
     ----------
     config : DPLloydConfig
-        The configuration: its budget (epsilon, T delta), neighbour relation and flaws.
+        The configuration: its budget (epsilon, T delta), or its tight target (a ledger with
+        ``accounting="tight"``), neighbour relation and flaws.
     ledger : PrivacyLedger or None
         The caller's ledger, or None for a new one.
 
@@ -558,5 +609,10 @@ def open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyL
     >>> open_ledger(DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.5]), None).budget
     PrivacyCost(epsilon=1.0, delta=0.0)
     """
+    if config.target is not None:  # the run's guarantee under tight composition
+        opened = open_run_ledger(ledger, config.target, config.neighbour, config.flaws,
+                                 accounting="tight")
+        opened.expect(plan_releases(config))
+        return opened
     budget = (config.epsilon, config.delta * config.iterations) if config.delta else config.epsilon
     return open_run_ledger(ledger, budget, config.neighbour, config.flaws)

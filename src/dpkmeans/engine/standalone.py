@@ -33,6 +33,7 @@ from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.noise import CovarianceNoise, NoiseCalibration
 from dpkmeans.privacy.sensitivity import check_box
+from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int
 
 __all__ = ["Replica", "StandaloneConfig", "StandaloneFit", "StandaloneRun", "run_standalone"]
@@ -270,6 +271,26 @@ class StandaloneConfig:
         """The declared budget of the run."""
         return PrivacyCost(self.epsilon, self.delta)
 
+    @property
+    def target(self) -> PrivacyCost | None:
+        """The (epsilon, delta) a run meets under tight composition of its releases (its ledger
+        then composes tightly, :func:`run_standalone`), or None (the default): its releases
+        add up to :attr:`cost` by basic composition."""
+        return None
+
+    def planned_releases(self) -> list[Release] | None:
+        """What a run composes in sequence, from public inputs only: a ledger at a tight
+        :attr:`target` checks it whole before the first draw
+        (:meth:`~dpkmeans.privacy.accounting.PrivacyLedger.expect`). None (the default): no
+        plan, every draw is checked as it comes.
+
+        Returns
+        -------
+        list of Release or None
+            The planned releases.
+        """
+        return None
+
     def fit_replica(self, replica: Replica) -> StandaloneFit:
         """Run the algorithm once on ``replica.data``; every release through
         ``replica.release``.
@@ -293,6 +314,14 @@ class StandaloneConfig:
 
 
 def _open(config: StandaloneConfig, ledger: PrivacyLedger | None) -> PrivacyLedger:
+    target = config.target
+    if target is not None:  # the run's guarantee under tight composition
+        opened = open_run_ledger(ledger, target, config.neighbour, config.flaws,
+                                 accounting="tight")
+        plan = config.planned_releases()
+        if plan is not None:
+            opened.expect(plan)
+        return opened
     return open_run_ledger(ledger, config.cost if config.delta else config.epsilon,
                            config.neighbour, config.flaws)
 

@@ -47,6 +47,7 @@ from dpkmeans.validation import check_real
 
 if TYPE_CHECKING:  # the configuration imports this module
     from dpkmeans.engine.config import DPLloydConfig
+    from dpkmeans.privacy.mechanisms import Entry
 
 __all__ = [
     "Strategy",
@@ -319,6 +320,30 @@ class AllocationRule(Allocation, ABC):
         numpy.ndarray
             (R, k) weights, all > 0.
         """
+
+    def planned_entries(self, config: DPLloydConfig, eps_t: float) -> list[Entry]:
+        """The ledger entries of the rule's own releases in an iteration of budget ``eps_t``,
+        from the configuration alone (tight planning, :func:`dpkmeans.engine.planning.
+        plan_releases`). A rule that does not declare them cannot be planned.
+
+        Parameters
+        ----------
+        config : DPLloydConfig
+            The configuration.
+        eps_t : float
+            The iteration's budget.
+
+        Returns
+        -------
+        list of Entry
+
+        Raises
+        ------
+        ValueError
+            Unless the rule declares its releases.
+        """
+        raise ValueError(f"the allocation rule {self.name!r} does not declare its releases "
+                         "(planned_entries), so its spend cannot be planned")
 
     def check(self, config: DPLloydConfig) -> None:
         if not isinstance(config.step, JointRelease):

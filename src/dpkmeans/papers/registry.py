@@ -123,6 +123,10 @@ class CatalogueEntry:
         same privacy machinery (book chapter 12, "Beyond the five papers").
     chapter : str, default ""
         The number of the book chapter that presents it: its paper's record fills it in.
+    build_tight : callable or None, default None
+        ``build_tight(inputs)``: a standalone algorithm's configuration calibrated to
+        (``inputs.epsilon``, ``inputs.delta``) under tight composition, by the algorithm's own
+        accounting (:func:`dpkmeans.api.catalogue.build_at`); None when it has none.
 
     Examples
     --------
@@ -141,6 +145,7 @@ class CatalogueEntry:
     uses_max_iter: bool = False
     standalone: bool = False
     chapter: str = ""
+    build_tight: Callable[[FitInputs], Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,13 @@ A :class:`PrivacyLedger` holds a tree of composition scopes. Entries inside a se
 scope add up (basic sequential composition); the parts of a parallel scope touch disjoint
 subsets of the records, so a parallel scope costs the most expensive part (parallel
 composition). Post-processing is recorded at zero cost, for the record.
+
+Every entry also records what its release is (:class:`~dpkmeans.privacy.tight.Release`:
+Laplace noise, Gaussian noise, or a mechanism known by its (epsilon, delta)), so the same tree
+composes tightly (:meth:`PrivacyLedger.epsilon_at`: Gaussian DP, zCDP or privacy-loss
+distributions; book chapter 3, "Tight composition"). A ledger opened with
+``accounting="tight"`` and an (epsilon, delta) budget checks every draw against that tight
+composition, before drawing.
 """
 
 from __future__ import annotations
@@ -17,9 +24,13 @@ from types import MappingProxyType
 from typing import Any
 
 from dpkmeans.errors import BudgetExceededError
+from dpkmeans.privacy import tight
+from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_sensitivity
 
 __all__ = [
+    "ACCOUNTING_MODES",
+    "TIGHT_RTOL",
     "NEIGHBOUR_RELATIONS",
     "PrivacyCost",
     "LedgerEntry",
@@ -33,6 +44,15 @@ NEIGHBOUR_RELATIONS = ("add/remove", "replace")
 #: Relative slack allowed when comparing a composed total with the declared budget, so that
 #: a budget split into floating-point shares (e.g. eps/3 three times) still fits.
 BUDGET_RTOL = 1e-9
+
+#: How a ledger checks its budget: "basic" adds epsilons and deltas; "tight" composes the
+#: recorded releases tightly at the budget's delta (:func:`dpkmeans.privacy.tight.epsilon_at`).
+ACCOUNTING_MODES = ("basic", "tight")
+
+#: Relative slack of a tight ledger's budget check and of its "fully spent" test: the PLD
+#: accountant discretises the privacy loss (:data:`dpkmeans.privacy.tight.PLD_DISCRETISATION`),
+#: and a calibration to a tight budget meets it to this precision.
+TIGHT_RTOL = 1e-3
 
 
 @dataclass(frozen=True)
@@ -170,6 +190,9 @@ class LedgerEntry:
         What was released.
     details : mapping, default {}
         Anything else about the draw (the sampler's rounding, the notion, ...), read-only.
+    release : Release or None, default None
+        What the release is, for tight composition (:attr:`as_release`; None: known only by
+        its (epsilon, delta)).
 
     Examples
     --------
@@ -188,13 +211,27 @@ class LedgerEntry:
     scope: str
     label: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
+    release: Release | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
 
     def __reduce__(self):  # a read-only mapping does not pickle; rebuild it from a dict
         return (self.__class__, (self.mechanism, self.epsilon, self.delta, self.sensitivity,
-                                 self.scale, self.scope, self.label, dict(self.details)))
+                                 self.scale, self.scope, self.label, dict(self.details),
+                                 self.release))
+
+    @property
+    def as_release(self) -> Release | None:
+        """What tight composition composes: the recorded release, else a pure epsilon-DP
+        mechanism (delta 0) or an (epsilon, delta) one; None for a zero-cost note."""
+        if self.release is not None:
+            return self.release
+        if self.epsilon == 0 and self.delta == 0:
+            return None
+        if self.delta == 0:
+            return Release("pure", epsilon=self.epsilon)
+        return Release("approx", epsilon=self.epsilon, delta=self.delta)
 
     @property
     def cost(self) -> PrivacyCost:
@@ -211,6 +248,7 @@ class _Sequential:
     def __init__(self, name: str) -> None:
         self.name = name
         self.children: list[LedgerEntry | _Sequential | _Parallel] = []
+        self.closed: list[Release] | None = None  # its releases, once the scope is closed
         self.settled = ZERO  # ZERO.then(c_1)...then(c_{n-1}): every child but the last
         self.cost = ZERO  # settled.then(c_n): the fold over every child, in order
 
@@ -238,6 +276,9 @@ class _Parallel:
     def __init__(self, name: str) -> None:
         self.name = name
         self.parts: list[_Sequential] = []
+        self.first: list[Release] = []  # the releases of the first part, once closed
+        self.alike = False  # whether every closed part has the first part's releases
+        self.closed: list[Release] | None = None
         self.settled = ZERO  # ZERO.alongside(p_1)...alongside(p_{n-1})
         self.cost = ZERO
 
@@ -246,12 +287,62 @@ class _Parallel:
 
     def add(self, part: _Sequential) -> None:
         self.settled = self.cost
+        if self.parts:  # the last part is closed: are the closed parts all alike?
+            closed = _releases(self.parts[-1])
+            if len(self.parts) == 1:
+                self.first, self.alike = closed, True
+            else:
+                self.alike = self.alike and closed == self.first
         self.parts.append(part)
 
     def refresh(self) -> None:
         self.settled = self.cost = ZERO
         for part in self.parts:
             self.settled, self.cost = self.cost, self.cost.alongside(part.cost)
+
+
+def _releases(node: LedgerEntry | _Sequential | _Parallel) -> list[Release]:
+    """The releases a node composes in sequence: a sequential scope's in order; a parallel
+    scope's most expensive part (one that dominates every other, release by release), or
+    every part in sequence when none does (sound, looser)."""
+    if isinstance(node, LedgerEntry):
+        release = node.as_release
+        return [] if release is None else [release]
+    if node.closed is not None:  # a closed scope never changes
+        return node.closed
+    if isinstance(node, _Sequential):
+        return [r for child in node.children for r in _releases(child)]
+    parts = [_releases(part) for part in node.parts]
+    parts = [p for p in parts if p]
+    if not parts:
+        return []
+    for candidate in sorted(parts, key=len, reverse=True):
+        if all(_dominates(candidate, other) for other in parts):
+            return candidate
+    return [r for part in parts for r in part]
+
+
+def _strength(r: Release) -> tuple[float, float]:
+    return (r.mu if r.kind == "gaussian" else r.epsilon), r.delta
+
+
+def _dominates(big: list[Release], small: list[Release]) -> bool:
+    """Whether every release of ``small`` can be matched to a release of ``big`` of the same
+    kind that is at least as strong (larger epsilon or mu, and delta): then ``big``'s
+    composition dominates ``small``'s (Laplace, Gaussian and (epsilon, delta) mechanisms are
+    each ordered by their parameter)."""
+    if big is small or big == small:
+        return True
+    for kind in {r.kind for r in small}:
+        mine = sorted((_strength(r) for r in big if r.kind == kind
+                       for _ in range(r.times)), reverse=True)
+        theirs = sorted((_strength(r) for r in small if r.kind == kind
+                         for _ in range(r.times)), reverse=True)
+        if len(theirs) > len(mine):
+            return False
+        if any(t[0] > m[0] or t[1] > m[1] for t, m in zip(theirs, mine)):
+            return False
+    return True
 
 
 class PrivacyLedger:
@@ -264,6 +355,10 @@ class PrivacyLedger:
         :class:`PrivacyCost`. ``None`` records without enforcing.
     neighbour : {"add/remove", "replace"}, default "add/remove"
         The neighbour relation every sensitivity in this ledger refers to.
+    accounting : {"basic", "tight"}, default "basic"
+        How the budget is checked and :meth:`total` composes: epsilons and deltas added, or
+        the recorded releases composed tightly at the budget's delta
+        (:meth:`epsilon_at`; "tight" needs a budget with delta > 0 to differ).
 
     Attributes
     ----------
@@ -271,6 +366,8 @@ class PrivacyLedger:
         The declared total.
     neighbour : str
         The neighbour relation.
+    accounting : str
+        "basic" or "tight".
 
     Raises
     ------
@@ -298,17 +395,28 @@ class PrivacyLedger:
         budget: PrivacyCost | float | tuple[float, float] | None = None,
         *,
         neighbour: str = "add/remove",
+        accounting: str = "basic",
     ) -> None:
         if neighbour not in NEIGHBOUR_RELATIONS:
             raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
+        if accounting not in ACCOUNTING_MODES:
+            raise ValueError(f"accounting must be one of {ACCOUNTING_MODES}, got {accounting!r}")
         self.neighbour = neighbour
+        self.accounting = accounting
         self.budget = _as_budget(budget)
+        self._tight_total: PrivacyCost | None = None  # the tight total, until the next record
+        self._expected: list[Release] | None = None  # a plan checked whole (:meth:`expect`)
         self._root = _Sequential("total")
         self._stack: list[_Sequential | _Parallel] = [self._root]
         self._entries: list[LedgerEntry] = []
         self._leaks: list[LedgerEntry] = []
 
     # -- scopes ---------------------------------------------------------------------------
+    @staticmethod
+    def _close(node: _Sequential | _Parallel) -> None:
+        """Keep a closed scope's releases (it can no longer change)."""
+        node.closed = _releases(node)
+
     def _scope_path(self) -> str:
         names = []
         for node in self._stack[1:]:
@@ -359,7 +467,7 @@ class PrivacyLedger:
         try:
             yield self
         finally:
-            self._stack.pop()
+            self._close(self._stack.pop())
 
     @contextmanager
     def parallel(self, name: str) -> Iterator[PrivacyLedger]:
@@ -399,7 +507,7 @@ class PrivacyLedger:
         try:
             yield self
         finally:
-            self._stack.pop()
+            self._close(self._stack.pop())
 
     @contextmanager
     def part(self, name: str) -> Iterator[PrivacyLedger]:
@@ -429,7 +537,7 @@ class PrivacyLedger:
         try:
             yield self
         finally:
-            self._stack.pop()
+            self._close(self._stack.pop())
 
     # -- recording ------------------------------------------------------------------------
     def charge(
@@ -442,6 +550,7 @@ class PrivacyLedger:
         scale: float,
         label: str = "",
         details: Mapping[str, Any] | None = None,
+        release: Release | None = None,
     ) -> LedgerEntry:
         """Record a draw *before* it is made; refuse it if it would exceed the budget.
 
@@ -463,6 +572,9 @@ class PrivacyLedger:
             What is released.
         details : mapping or None, default None
             Anything else to keep with the entry.
+        release : Release or None, default None
+            What the release is, for tight composition (None: a mechanism known only by its
+            epsilon and delta).
 
         Returns
         -------
@@ -502,12 +614,13 @@ class PrivacyLedger:
             scope=self._scope_path(),
             label=str(label),
             details=dict(details or {}),
+            release=release,
         )
-        self._current_sequential("record a draw")
+        node = self._current_sequential("record a draw")
         costs = self._path_costs(entry.cost)
         if self.budget is not None:
-            total = costs[-1]
-            if not total.fits_within(self.budget):
+            total = self._total_with(node, entry, costs[-1])
+            if total is not None:
                 raise BudgetExceededError(
                     f"{mechanism} draw{f' ({label})' if label else ''} with "
                     f"epsilon={eps:.6g}, delta={dlt:.3g} would raise the composed total "
@@ -556,11 +669,16 @@ class PrivacyLedger:
             raise ValueError(f"cannot absorb a ledger under {other.neighbour} adjacency into one "
                              f"under {self.neighbour}")
         node = _Sequential(str(name))
-        node.add(deepcopy(other._root))  # later draws in `other` stay out
+        copy = deepcopy(other._root)  # later draws in `other` stay out
+        if other._tight():  # its (epsilon, delta) is its tight total, not the basic sum
+            copy.cost = other.total()
+        node.add(copy)
         node.refresh()
-        self._current_sequential("absorb a ledger")
+        self._close(node.children[0])
+        self._close(node)
+        scope = self._current_sequential("absorb a ledger")
         costs = self._path_costs(node.cost)
-        if self.budget is not None and not costs[-1].fits_within(self.budget):
+        if self.budget is not None and self._total_with(scope, node, costs[-1]) is not None:
             raise BudgetExceededError(
                 f"{name} costs {node.cost}, which would raise the composed total past the "
                 f"declared budget {self.budget}; already spent: {self.total()}")
@@ -574,6 +692,47 @@ class PrivacyLedger:
 
         self._entries.extend(rescoped(e) for e in other._entries)
         self._leaks.extend(rescoped(e) for e in other._leaks)
+
+    def _total_with(self, scope: _Sequential, child: LedgerEntry | _Sequential,
+                    basic: PrivacyCost) -> PrivacyCost | None:
+        """None when the budget still holds with ``child`` added to ``scope`` (the innermost
+        open one), else the total it would reach. Basic composition first (valid at any delta
+        at least its own); a tight ledger then composes the releases tightly."""
+        if basic.fits_within(self.budget):
+            return None
+        if not self._tight():
+            return basic
+        if self._repeats_a_part(scope, child):
+            return None
+        scope.children.append(child)  # composed as if recorded, then taken back
+        try:
+            releases = _releases(self._root)
+            if self._expected is not None and _dominates(self._expected, releases):
+                return None  # within a plan that was checked whole
+            eps = tight.epsilon_at(releases, self.budget.delta)[0]
+        finally:
+            scope.children.pop()
+        if eps <= self.budget.epsilon * (1.0 + TIGHT_RTOL):
+            return None
+        return PrivacyCost(eps, self.budget.delta)
+
+    def _repeats_a_part(self, scope: _Sequential, child: LedgerEntry | _Sequential) -> bool:
+        """Whether ``scope`` is a part of a parallel scope whose closed parts all release
+        the same, and with ``child`` it still releases a prefix of that: the parallel scope's
+        most expensive part, hence the tight total, is then unchanged (the usual case: one
+        cluster after another at the same noise)."""
+        parent = self._stack[-2] if len(self._stack) >= 2 else None
+        if not isinstance(parent, _Parallel) or len(parent.parts) < 2 or not parent.alike:
+            return False
+        mine = _releases(scope) + _releases(child)
+        return parent.first[:len(mine)] == mine
+
+    def _tight(self) -> bool:
+        return (self.accounting == "tight" and self.budget is not None
+                and self.budget.delta > 0)
+
+    def _tight_epsilon(self) -> float:
+        return tight.epsilon_at(_releases(self._root), self.budget.delta)[0]
 
     def _path_costs(self, cost: PrivacyCost) -> list[PrivacyCost]:
         """The costs the open scopes would have, innermost first (the last is the composed
@@ -593,6 +752,7 @@ class PrivacyLedger:
         None for a child that costs nothing (a new scope, a note), which changes no total:
         x.then(0) and x.alongside(0) are x, bit for bit. Closed scopes never change."""
         self._stack[-1].add(child)
+        self._tight_total = None
         if costs is not None:
             for node, cost in zip(reversed(self._stack), costs):
                 node.cost = cost
@@ -664,9 +824,202 @@ class PrivacyLedger:
         Returns
         -------
         PrivacyCost
-            Sequential scopes added up, parallel scopes at their most expensive part.
+            Sequential scopes added up, parallel scopes at their most expensive part. A tight
+            ledger with an (epsilon, delta) budget gives the tight epsilon at the budget's
+            delta instead (:meth:`epsilon_at`), when it is smaller.
         """
-        return self._root.cost
+        basic = self._root.cost
+        if not self._tight():
+            return basic
+        if self._tight_total is None:
+            self._tight_total = PrivacyCost(self._tight_epsilon(), self.budget.delta)
+        if basic.delta <= self.budget.delta and basic.epsilon <= self._tight_total.epsilon:
+            return basic
+        return self._tight_total
+
+    def expect(self, releases: list[Release]) -> None:
+        """Check a plan of releases whole, against the budget by tight composition: a later
+        draw whose releases, with everything recorded, stay within the plan (each matched to
+        a planned release at least as strong) is then accepted without composing again. A
+        draw outside the plan is composed and checked as usual.
+
+        Parameters
+        ----------
+        releases : list of Release
+            Everything a run will record, in sequence (e.g.
+            :func:`dpkmeans.engine.equal_privacy.plan_releases`), on top of what is recorded.
+
+        Raises
+        ------
+        dpkmeans.errors.BudgetExceededError
+            If the plan exceeds the budget.
+        """
+        if not self._tight():
+            return
+        plan = _releases(self._root) + list(releases)
+        eps = tight.epsilon_at(plan, self.budget.delta)[0]
+        if eps > self.budget.epsilon * (1.0 + TIGHT_RTOL):
+            raise BudgetExceededError(f"the planned releases cost epsilon={eps:.6g} at delta="
+                                      f"{self.budget.delta:.3g}, more than the budget "
+                                      f"{self.budget}")
+        self._expected = plan
+
+    def releases(self) -> list[Release]:
+        """What composes in sequence: every recorded release in order, a parallel scope by its
+        most expensive part (the one that dominates the others; all parts when none does).
+
+        Returns
+        -------
+        list of Release
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> from dpkmeans.privacy.tight import Release
+        >>> ledger = PrivacyLedger()
+        >>> with ledger.parallel("clusters"):
+        ...     for j in range(3):
+        ...         with ledger.part(f"cluster {j}"):
+        ...             _ = ledger.charge("Laplace", epsilon=0.5, sensitivity=1.0, scale=2.0,
+        ...                               release=Release("laplace", epsilon=0.5))
+        >>> ledger.releases()
+        [Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1)]
+        """
+        return _releases(self._root)
+
+    def epsilon_at(self, delta: float, accounting: str | None = None) -> float:
+        """The epsilon of everything recorded, at ``delta``: the smallest that basic
+        composition, Gaussian DP, zCDP or the PLD accountant proves (``accounting=None``), or
+        one of them (``"basic"``, ``"gdp"``, ``"zcdp"``, ``"pld"``; ``inf`` where it does not
+        apply). Book chapter 3, "Tight composition".
+
+        Parameters
+        ----------
+        delta : float
+            In [0, 1).
+        accounting : str or None, default None
+            One accounting of :data:`dpkmeans.privacy.tight.ACCOUNTINGS`, or None for the best.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> from dpkmeans.privacy.tight import Release, gdp_mu
+        >>> mu = gdp_mu(0.5, 1e-7)  # Gaussian noise that is (0.5, 1e-7)-DP, seven times
+        >>> ledger = PrivacyLedger()
+        >>> for t in range(7):
+        ...     _ = ledger.charge("Gaussian", epsilon=0.5, delta=1e-7, sensitivity=1.0,
+        ...                       scale=1 / mu, release=Release("gaussian", 0.5, 1e-7, mu=mu))
+        >>> print(ledger.total())  # basic composition
+        (epsilon=3.5, delta=7e-07)
+        >>> round(ledger.epsilon_at(1e-6), 4), round(ledger.epsilon_at(1e-6, "zcdp"), 4)
+        (1.2643, 1.361)
+        """
+        releases = self.releases()
+        if accounting is None:
+            return tight.epsilon_at(releases, delta)[0]
+        eps = tight.epsilon_by(accounting, releases, delta)
+        return math.inf if eps is None else eps
+
+    def pure_epsilon(self) -> float | None:
+        """The pure epsilon of everything recorded (basic and parallel composition), or None
+        when a release has none (Gaussian noise, an (epsilon, delta) mechanism).
+
+        Returns
+        -------
+        float or None
+        """
+        releases = self.releases()
+        if any(r.pure_epsilon == math.inf for r in releases):
+            return None
+        return self._root.cost.epsilon
+
+    def rho(self) -> float | None:
+        """The zCDP rho of everything recorded (mu^2 / 2 per Gaussian release, epsilon^2 / 2
+        per pure one), or None when a release is only (epsilon, delta).
+
+        Returns
+        -------
+        float or None
+        """
+        return tight.zcdp_rho_of(self.releases())
+
+    def mu(self) -> float | None:
+        """The Gaussian-DP mu of everything recorded (sqrt(sum mu_i^2)) when every release is
+        Gaussian noise, else None.
+
+        Returns
+        -------
+        float or None
+        """
+        return tight.gdp_mu_of(self.releases())
+
+    def privacy_report(self, delta: float) -> dict[str, float | None]:
+        """Every accounting of the ledger side by side: the pure epsilon, epsilon at
+        ``delta`` by basic composition, zCDP, Gaussian DP and PLD (None where one does not
+        apply), rho and mu.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        dict
+            Keys ``pure_epsilon``, ``basic``, ``zcdp``, ``gdp``, ``pld``, ``best``, ``rho``,
+            ``mu``.
+        """
+        releases = self.releases()
+        out: dict[str, float | None] = {"pure_epsilon": self.pure_epsilon()}
+        for accounting in tight.ACCOUNTINGS:
+            out[accounting] = tight.epsilon_by(accounting, releases, delta)
+        out["best"] = tight.epsilon_at(releases, delta)[0]
+        out["rho"], out["mu"] = self.rho(), self.mu()
+        return out
+
+    def admits(self, cost: PrivacyCost) -> bool:
+        """Whether a mechanism known only by its (epsilon, delta) ``cost`` would still fit the
+        budget (always True without one): basic composition, or, for a tight ledger, the
+        tight composition of everything recorded with a release of that cost.
+
+        Parameters
+        ----------
+        cost : PrivacyCost
+            The cost of what would be recorded next (e.g. a whole fit).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
+        >>> basic = PrivacyLedger(budget=(2.5, 1e-5))
+        >>> tight = PrivacyLedger(budget=(2.5, 1e-5), accounting="tight")
+        >>> for ledger in (basic, tight):
+        ...     for fit in range(30):
+        ...         if ledger.admits(PrivacyCost(0.1)):
+        ...             _ = ledger.charge("Laplace", epsilon=0.1, sensitivity=1.0, scale=10.0)
+        >>> len(basic.entries), len(tight.entries)
+        (25, 30)
+        """
+        if self.budget is None:
+            return True
+        remaining = self.remaining()
+        if cost.fits_within(remaining):
+            return True
+        if not self._tight():
+            return False
+        kind = "pure" if cost.is_pure else "approx"
+        extra = Release(kind, epsilon=cost.epsilon, delta=cost.delta)
+        if cost.delta > self.budget.delta:
+            return False
+        eps = tight.epsilon_at([*_releases(self._root), extra], self.budget.delta)[0]
+        return eps <= self.budget.epsilon * (1.0 + TIGHT_RTOL)
 
     def remaining(self) -> PrivacyCost | None:
         """What is left of the declared budget (``None`` without a budget).
@@ -698,6 +1051,8 @@ class PrivacyLedger:
         if self.budget is None:
             raise ValueError("this ledger has no declared budget")
         spent = self.total()
+        if self._tight():  # the epsilon at the budget's delta, to the accountant's precision
+            return abs(spent.epsilon - self.budget.epsilon) <= TIGHT_RTOL * self.budget.epsilon
         return spent.fits_within(self.budget) and self.budget.fits_within(spent)
 
     def to_frame(self):  # -> pandas.DataFrame
@@ -740,8 +1095,9 @@ class PrivacyLedger:
     def __repr__(self) -> str:
         budget = "none" if self.budget is None else str(self.budget)
         leaks = f", LEAKS={len(self._leaks)}" if self._leaks else ""
+        how = ", accounting='tight'" if self.accounting == "tight" else ""
         return (
-            f"PrivacyLedger(neighbour={self.neighbour!r}, entries={len(self._entries)}, "
+            f"PrivacyLedger(neighbour={self.neighbour!r}{how}, entries={len(self._entries)}, "
             f"total={self.total()}, budget={budget}{leaks})"
         )
 

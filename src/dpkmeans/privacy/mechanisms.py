@@ -62,6 +62,7 @@ from dpkmeans.privacy.noise_types import (
     noise_type,
     power_of_two_below,
 )
+from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import (
     check_delta,
     check_epsilon,
@@ -273,6 +274,9 @@ class Entry:
         Stored with the entry.
     leak : str or None, default None
         A leak to record right after the entry.
+    release : Release or None, default None
+        What the release is, for tight composition (:meth:`NoiseCalibration.release
+        <dpkmeans.privacy.noise_types.NoiseCalibration.release>`).
 
     Examples
     --------
@@ -295,6 +299,7 @@ class Entry:
     label: str = ""
     details: Mapping[str, Any] | None = None
     leak: str | None = None
+    release: Release | None = None
 
 
 @dataclass(frozen=True)
@@ -362,7 +367,7 @@ def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
     """
     return Entry(cal.mechanism, times * cal.epsilon, cal.sensitivity, cal.scale,
                  min(times * cal.delta, 1.0), label, {**cal.details(), **dict(details or {})},
-                 cal.leak)
+                 cal.leak, cal.release(times) if isinstance(cal, NoiseCalibration) else None)
 
 
 def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
@@ -404,7 +409,7 @@ def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
 
 def _record(ledger: PrivacyLedger, e: Entry) -> None:
     ledger.charge(e.mechanism, epsilon=e.epsilon, delta=e.delta, sensitivity=e.sensitivity,
-                  scale=e.scale, label=e.label, details=e.details)
+                  scale=e.scale, label=e.label, details=e.details, release=e.release)
     if e.leak is not None:
         ledger.leak(e.leak)
 
@@ -975,6 +980,7 @@ def exponential_mechanism(
         r = _repeat_factor(repeats)
         ledger.charge("exponential", epsilon=r * epsilon, sensitivity=sensitivity,
                       scale=2.0 * sensitivity / epsilon, label=label,
+                      release=Release("pure", epsilon=epsilon, times=r),
                       details={"range_size": len(gaps), **grid_details,
                                **_entry_details(details, repeats)})
     picks = exponential_choice(np.array(gaps, dtype=object), coefficient, [len(gaps)], rng,

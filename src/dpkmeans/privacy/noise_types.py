@@ -43,6 +43,7 @@ from dpkmeans.errors import BudgetTooSmallError
 from dpkmeans.privacy.discrete import discrete_gaussian, discrete_laplace
 from dpkmeans.privacy.gaussian import gaussian_sigma_analytic, zcdp_rho_for
 from dpkmeans.privacy.sensitivity import coordinate_bounds
+from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
 
 __all__ = [
@@ -271,6 +272,22 @@ class NoiseCalibration:
             noise steps, the relative rounding of the scale and the float64 assumption.
         """
         return self.noise.details(self)
+
+    def release(self, times: int = 1) -> Release | None:
+        """What a ledger composes tightly for ``times`` such releases
+        (:meth:`NoiseType.release`).
+
+        Parameters
+        ----------
+        times : int, default 1
+            How many releases of this calibration compose in sequence.
+
+        Returns
+        -------
+        Release or None
+            None when no noise is added (a zero sensitivity).
+        """
+        return self.noise.release(self, times)
 
     def loss(self) -> PrivacyLoss:
         """The release's privacy loss (:meth:`NoiseType.loss`).
@@ -717,6 +734,43 @@ class NoiseType(ABC):
         raise TypeError(f"{self!r} has no float sampler")
 
     # --- (c) privacy loss
+    def release(self, cal: NoiseCalibration, times: int = 1) -> Release | None:
+        """What a ledger composes tightly for ``times`` releases calibrated by ``cal`` (book
+        chapter 3, "Tight composition"): Gaussian noise by mu = Delta_2 / sigma at the
+        calibration's nominal sigma (the drawn sigma is at least that), noise with a pure
+        epsilon as Laplace noise with Delta_1 / b = epsilon, else by (epsilon, delta).
+
+        Parameters
+        ----------
+        cal : NoiseCalibration
+            A calibration of this noise.
+        times : int, default 1
+            How many such releases compose in sequence.
+
+        Returns
+        -------
+        Release or None
+            None when no noise is added.
+
+        Examples
+        --------
+        >>> from dpkmeans.privacy.noise_types import DISCRETE_GAUSSIAN, LAPLACE
+        >>> LAPLACE.calibrate(2.0, 0.5).release()
+        Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1)
+        >>> round(DISCRETE_GAUSSIAN.calibrate(1.0, 1.0, 1e-5).release().mu, 4)
+        0.2472
+        """
+        if not cal.adds_noise:
+            return None
+        loss = self.loss(cal)
+        if loss.mu is not None:
+            nominal = cal.nominal_scale or cal.scale
+            return Release("gaussian", epsilon=cal.epsilon, delta=cal.delta,
+                           mu=cal.sensitivity / nominal, times=times)
+        if math.isfinite(loss.epsilon) and cal.delta == 0:
+            return Release("laplace", epsilon=cal.epsilon, times=times)
+        return Release("approx", epsilon=cal.epsilon, delta=cal.delta, times=times)
+
     def loss(self, cal: NoiseCalibration) -> PrivacyLoss:
         """The privacy loss of a release calibrated by ``cal``: pure epsilon = Delta / scale
         (Laplace; at most the epsilon asked for, the scale being rounded up).

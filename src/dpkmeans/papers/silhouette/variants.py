@@ -46,7 +46,8 @@ from dpkmeans.engine.init import sphere_packing
 from dpkmeans.engine.strategies import AllocationRule, InitialRelease, PublicStart, ShiftBelow
 from dpkmeans.papers.registry import FitInputs
 from dpkmeans.papers.silhouette.flaws import FLAWS, SharedNoise
-from dpkmeans.privacy.noise import calibrate
+from dpkmeans.privacy.mechanisms import Entry, entry
+from dpkmeans.privacy.noise import NoiseCalibration, calibrate
 from dpkmeans.validation import check_epsilon, check_positive_int, check_real
 
 __all__ = [
@@ -116,10 +117,18 @@ class NoisySilhouetteWeights(AllocationRule):
         (1 - share) of each halving step, this its share)."""
         return iteration_epsilon * self.share / (1.0 - self.share)
 
+    def calibration(self, config: DPLloydConfig, eps_t: float) -> NoiseCalibration:
+        """The Laplace noise of the silhouettes' release in an iteration of budget eps_t."""
+        return calibrate("laplace", 2.0, self.epsilon(eps_t), sampler=config.sampler,
+                         coordinates=2)
+
+    def planned_entries(self, config: DPLloydConfig, eps_t: float) -> list[Entry]:
+        return [entry(self.calibration(config, eps_t),
+                      label="(sum_x S(x), n_j) of every cluster in parallel")]
+
     def weights(self, ctx: HookContext) -> np.ndarray:
         sums, counts = cluster_silhouettes(ctx)
-        cal = calibrate("laplace", 2.0, self.epsilon(ctx.epsilon),
-                        sampler=ctx.config.sampler, coordinates=2)
+        cal = self.calibration(ctx.config, ctx.epsilon)
         noisy = ctx.release(cal, np.stack([sums, counts], axis=2),  # (r, k, 2)
                             label="(sum_x S(x), n_j) of every cluster in parallel",
                             details={"replicas": ctx.replicas})
