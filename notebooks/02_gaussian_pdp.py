@@ -26,6 +26,9 @@
 #   $\mathcal L \sim \mathcal N(s^2/2, s^2)$ with $s = \Delta_2 / \sigma$;
 # - calibrate $\sigma$ with the classic formula, know when it is valid, and replace it with the
 #   exact (analytic) calibration of Balle and Wang;
+# - define Gaussian DP through the trade-off function of a hypothesis test, show that the
+#   Gaussian mechanism is $\mu$-GDP with $\mu = \Delta_2/\sigma$, and read $\mu$ as an exact
+#   $(\varepsilon, \delta)$ profile and as zero-concentrated DP with $\rho = \mu^2/2$;
 # - define probabilistic DP (PDP) and show that it implies $(\varepsilon, \delta)$-DP, but not
 #   the converse.
 #
@@ -50,6 +53,8 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 from myst_nb import glue
 from scipy import stats
+from scipy.integrate import quad
+from scipy.optimize import minimize_scalar
 
 from dpkmeans.privacy.loss import (
     gaussian_pdp_delta,
@@ -62,6 +67,7 @@ from dpkmeans.privacy.mechanisms import (
     gaussian_sigma_analytic,
     gaussian_sigma_classic,
 )
+from dpkmeans.privacy.tight import gdp_epsilon, gdp_mu, zcdp_epsilon
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import count_of, number, percent, table
 
@@ -314,6 +320,271 @@ plt.show()
 # multiplying $\varepsilon$ by $k d$, which lands in that region ({numref}`chapter %s
 # <ch-colored>`).
 #
+# (sec-gdp)=
+# ## Gaussian differential privacy
+#
+# An $(\varepsilon, \delta)$ pair describes a Gaussian release by one point of its privacy
+# profile; by {prf:ref}`thm-gaussian-exact` the whole profile depends on one number,
+# $s = \Delta_2 / \sigma$. Gaussian differential privacy makes that number the guarantee. It
+# reads privacy as a hypothesis test: an adversary sees the output and tests
+# "the data are $D$" against "the data are $D'$". A test is a rejection rule $\phi$ (the
+# probability of answering $D'$ given the output); its type I error is
+# $\alpha_\phi = \mathbb E_{M(D)}[\phi]$ and its type II error
+# $\beta_\phi = 1 - \mathbb E_{M(D')}[\phi]$.
+#
+# ```{prf:definition} Trade-off function
+# :label: def-tradeoff
+#
+# For two distributions $P$ and $Q$ of the output, the **trade-off function** is
+#
+# $$T(P, Q)(\alpha) = \inf\{\beta_\phi : \alpha_\phi \le \alpha\}, \qquad \alpha \in [0, 1]:$$
+#
+# the smallest type II error of a test of $P$ against $Q$ whose type I error is at most
+# $\alpha$. The larger $T(P, Q)$, the harder the two are to tell apart; $T(P, P)(\alpha) =
+# 1 - \alpha$ (the test can only guess).
+# ```
+#
+# ```{prf:definition} Gaussian differential privacy
+# :label: def-gdp
+#
+# Let $G_\mu = T(\mathcal N(0, 1), \mathcal N(\mu, 1))$, that is
+# $G_\mu(\alpha) = \Phi\big(\Phi^{-1}(1 - \alpha) - \mu\big)$. A mechanism $M$ is
+# **$\mu$-Gaussian DP** ($\mu$-GDP) if $T(M(D), M(D')) \ge G_\mu$ pointwise for all
+# neighbours $D \simeq D'$ (Dong, Roth and Su 2022): telling $D$ from $D'$ is at least as hard
+# as telling apart two unit normals whose means are $\mu$ apart.
+# ```
+#
+# ```{prf:theorem} The Gaussian mechanism is Gaussian DP
+# :label: thm-gaussian-gdp
+#
+# The Gaussian mechanism $M(D) = f(D) + \mathcal N(0, \sigma^2 I)$ for a query of $L_2$
+# sensitivity $\Delta$ is $(\Delta/\sigma)$-GDP, and for a pair of neighbours at distance
+# $\Delta$ the trade-off function is exactly $G_{\Delta/\sigma}$.
+# ```
+#
+# ```{prf:proof}
+# Fix neighbours, let $v = f(D') - f(D)$ and $s = \lVert v \rVert_2/\sigma \le \Delta/\sigma$.
+# By the Neyman-Pearson lemma the most powerful tests threshold the likelihood ratio, which by
+# the proof of {prf:ref}`lem-gaussian-loss` depends on the output $Y$ only through the
+# statistic $X = \langle Y - f(D), v\rangle / (\sigma \lVert v \rVert_2)$. Under $D$,
+# $X \sim \mathcal N(0, 1)$; under $D'$, $X \sim \mathcal N(s, 1)$. So
+# $T(M(D), M(D')) = T(\mathcal N(0, 1), \mathcal N(s, 1)) = G_s$: rejecting when $X > t$
+# gives $\alpha = \Phi(-t)$ and $\beta = \Phi(t - s)$, and eliminating $t$ gives the formula
+# for $G_s$. Finally $G_s \ge G_{\Delta/\sigma}$ because $G_\mu(\alpha)$ decreases in $\mu$.
+# ```
+#
+# The next theorem says that for the Gaussian mechanism nothing is lost by describing it with
+# $\mu$: $\mu$-GDP holds exactly when the $(\varepsilon, \delta)$ profile of
+# {prf:ref}`thm-gaussian-exact` holds with $s = \mu$, that is, exactly when the analytic
+# Gaussian of {cite:t}`balle2018improving` certifies it.
+#
+# ```{prf:theorem} From $\mu$ to $(\varepsilon, \delta)$
+# :label: thm-gdp-to-dp
+#
+# A mechanism is $\mu$-GDP if and only if it is $(\varepsilon, \delta_\mu(\varepsilon))$-DP
+# for every $\varepsilon \ge 0$, where
+#
+# $$\delta_\mu(\varepsilon) = \Phi\Big(\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)
+#   - e^{\varepsilon}\,\Phi\Big(-\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)$$
+#
+# (Dong, Roth and Su 2022, Corollary 2.13).
+# ```
+#
+# ```{prf:proof}
+# (Sketch.) $(\varepsilon, \delta)$-DP for the pair $(D, D')$ says that every test has
+# $1 - \beta \le e^{\varepsilon}\alpha + \delta$, i.e. that the trade-off function lies above
+# the line $\beta = 1 - \delta - e^{\varepsilon}\alpha$ (and above its mirror image, which
+# the symmetric pair gives). The smallest such $\delta$ for the curve $G_\mu$ is
+# $\delta_\mu(\varepsilon) = \sup_\alpha \big(1 - e^{\varepsilon}\alpha - G_\mu(\alpha)\big)$.
+# With $\alpha = \Phi(-t)$, $1 - G_\mu(\alpha) = \Phi(\mu - t)$; setting the derivative in $t$
+# to zero gives $t = \varepsilon/\mu + \mu/2$ and the formula. Conversely, $G_\mu$ is convex,
+# so it is the upper envelope of its tangent lines, one for each slope $-e^{\varepsilon}$:
+# a trade-off function above all these lines is above $G_\mu$.
+# ```
+#
+# The library gives both directions: `gdp_epsilon(mu, delta)` is the smallest $\varepsilon$
+# with $\delta_\mu(\varepsilon) \le \delta$, and `gdp_mu(epsilon, delta)` the largest $\mu$
+# that is $(\varepsilon, \delta)$-DP, both in `dpkmeans.privacy.tight`. We check them three
+# ways: the supremum in the proof, computed numerically from $G_\mu$ itself, against the
+# closed form `gaussian_delta`; `gdp_epsilon` against that closed form; and `gdp_mu` against
+# the analytic calibration `gaussian_sigma_analytic`, for a query with $\Delta_2 = 3$.
+
+# %%
+def tradeoff(alpha: np.ndarray, mu: float) -> np.ndarray:
+    """G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)."""
+    return stats.norm.cdf(stats.norm.isf(alpha) - mu)
+
+
+def delta_from_tradeoff(mu: float, eps: float) -> float:
+    """sup over alpha of 1 - e^eps alpha - G_mu(alpha), over the threshold t."""
+    gap = minimize_scalar(
+        lambda t: -(stats.norm.cdf(mu - t) - np.exp(eps) * stats.norm.cdf(-t)),
+        bounds=(-20.0, 20.0 + eps / mu), method="bounded",
+        options={"xatol": 1e-12})
+    return -gap.fun
+
+
+gdp_rows = []
+for mu in (0.25, 0.5, 1.0, 2.0, 4.0):
+    for eps in (0.1, 0.5, 1.0, 2.0, 4.0):
+        exact = gaussian_delta(eps, 1.0 / mu)
+        if exact < 1e-8:
+            continue  # too small to read from a difference of two probabilities
+        gdp_rows.append({
+            "mu": mu, "epsilon": eps, "delta, exact profile": exact,
+            "delta from G_mu": delta_from_tradeoff(mu, eps),
+            "gdp_epsilon at that delta": gdp_epsilon(mu, exact),
+            "gdp_mu at (eps, delta)": gdp_mu(eps, exact),
+            "3 / analytic sigma": 3.0 / gaussian_sigma_analytic(3.0, eps, exact),
+        })
+gdp_check = pd.DataFrame(gdp_rows)
+rel = {
+    "G_mu vs closed form": (gdp_check["delta from G_mu"]
+                            / gdp_check["delta, exact profile"] - 1).abs().max(),
+    "gdp_epsilon vs epsilon": (gdp_check["gdp_epsilon at that delta"]
+                               / gdp_check["epsilon"] - 1).abs().max(),
+    "gdp_mu vs mu": (gdp_check["gdp_mu at (eps, delta)"]
+                     / gdp_check["mu"] - 1).abs().max(),
+    "gdp_mu vs analytic": (gdp_check["gdp_mu at (eps, delta)"]
+                           / gdp_check["3 / analytic sigma"] - 1).abs().max(),
+}
+for what, value in rel.items():
+    print(f"{what}: largest relative difference {value:.1e} "
+          f"over {len(gdp_check)} (mu, epsilon) pairs")
+assert max(rel.values()) < 1e-6
+
+# %% tags=["remove-cell"]
+glue("ch2_gdp_pairs", len(gdp_check), display=False)
+glue("ch2_gdp_maxrel", number(max(rel.values()), digits=2), display=False)
+
+# %% [markdown]
+# On all {glue:text}`ch2_gdp_pairs` pairs the four comparisons agree to a relative
+# {glue:text}`ch2_gdp_maxrel` or better: the supremum over tests of
+# {prf:ref}`thm-gdp-to-dp` is the analytic Gaussian's $\delta(\varepsilon)$, and $\mu$ and
+# the analytic $\sigma$ are one parameter read two ways ($\mu = \Delta_2/\sigma$).
+#
+# We can also watch {prf:ref}`thm-gaussian-gdp` in samples. A two-dimensional query with
+# $\Delta_2 = 1$ is released with the analytic calibration at $(\varepsilon, \delta) = (1,
+# 10^{-2})$ on neighbours whose values differ by $v = (0.6, 0.8)$, $\lVert v \rVert_2 = 1$.
+# The test rejects $D$ when $X$ of the proof exceeds a threshold $t$; sweeping $t$ traces the
+# empirical trade-off curve, which should lie on $G_{1/\sigma}$ (left panel of
+# {numref}`fig-gdp`). The right panel is the privacy profile, $\varepsilon$ against $\delta$,
+# of two Gaussian releases: exact by {prf:ref}`thm-gdp-to-dp`, and as zero-concentrated DP
+# (below) bounds it.
+
+# %%
+v = np.array([0.6, 0.8])
+sigma_2d = gaussian_sigma_analytic(1.0, eps_check, delta_check)
+mu_2d = 1.0 / sigma_2d
+out_D = gaussian_mechanism(np.zeros((N_SAMPLES, 2)), 1.0, eps_check, delta_check, rng,
+                           ledger=None, sampler="continuous")
+out_Dprime = v + gaussian_mechanism(np.zeros((N_SAMPLES, 2)), 1.0, eps_check,
+                                    delta_check, rng, ledger=None,
+                                    sampler="continuous")
+x_D, x_Dprime = out_D @ v / sigma_2d, out_Dprime @ v / sigma_2d
+thresholds = np.linspace(-2.5, 2.5 + mu_2d, 15)
+alpha_emp = np.array([np.mean(x_D > t) for t in thresholds])
+beta_emp = np.array([np.mean(x_Dprime <= t) for t in thresholds])
+tradeoff_gap = np.max(np.abs(beta_emp - tradeoff(alpha_emp, mu_2d)))
+print(f"mu = 1 / sigma = {mu_2d:.4f}; largest |beta - G_mu(alpha)| over "
+      f"{len(thresholds)} thresholds: {tradeoff_gap:.4f}")
+assert tradeoff_gap < 0.005
+
+# %% mystnb={"figure": {"caption": "Left: the trade-off function $G_\\mu$ of a Gaussian release ($\\mu = \\Delta_2/\\sigma$ for the analytic calibration at $\\varepsilon = 1$, $\\delta = 10^{-2}$), with the type I and type II errors of simulated threshold tests (dots); the diagonal is random guessing. Right: $\\varepsilon(\\delta)$ of Gaussian releases with $\\mu = 0.5$ and $\\mu = 1$, exact (Gaussian DP, the analytic Gaussian) and through zCDP with $\\rho = \\mu^2/2$.", "name": "fig-gdp"}} tags=["hide-input"]
+fig, (ax0, ax1) = new_figure(ncols=2, height=3.4)
+alpha_grid = np.linspace(0.0, 1.0, 400)
+ax0.plot(alpha_grid, tradeoff(alpha_grid, mu_2d), markevery=50,
+         label=rf"$G_\mu$, $\mu = {mu_2d:.2f}$", **series_style(0))
+ax0.plot(alpha_grid, 1 - alpha_grid, color="0.6", linewidth=1.0, label="guessing")
+ax0.scatter(alpha_emp, beta_emp, s=18, zorder=3, color=series_style(1)["color"],
+            label="simulated tests")
+ax0.set_xlabel(r"type I error $\alpha$")
+ax0.set_ylabel(r"type II error $\beta$")
+ax0.set_aspect("equal")
+ax0.legend()
+delta_grid = np.geomspace(1e-10, 1e-2, 60)
+for i, mu in enumerate((0.5, 1.0)):
+    exact_eps = [gdp_epsilon(mu, d) for d in delta_grid]
+    zcdp_eps = [zcdp_epsilon(mu**2 / 2, d) for d in delta_grid]
+    ax1.plot(delta_grid, exact_eps, markevery=10, label=rf"$\mu = {mu:g}$, exact",
+             **series_style(2 * i))
+    dotted = {**series_style(2 * i), "linestyle": (0, (1, 1.5))}
+    ax1.plot(delta_grid, zcdp_eps, markevery=(5, 10),
+             label=rf"$\mu = {mu:g}$, via zCDP", **dotted)
+ax1.set_xscale("log")
+ax1.set_xlabel(r"$\delta$")
+ax1.set_ylabel(r"$\varepsilon$", rotation=0, labelpad=12)
+ax1.set_ylim(0, 1.75 * ax1.get_ylim()[1])
+ax1.legend(fontsize="small", loc="upper right")
+plt.show()
+
+# %% [markdown]
+# ### Zero-concentrated DP
+#
+# A third description of the same noise bounds the Rényi divergences of the output
+# distributions, $D_a(P \Vert Q) = \frac{1}{a - 1}\ln \int p^{a} q^{1 - a}$ for orders
+# $a > 1$.
+#
+# ```{prf:definition} Zero-concentrated DP
+# :label: def-zcdp
+#
+# $M$ is **$\rho$-zCDP** if $D_a(M(D) \Vert M(D')) \le \rho\, a$ for all neighbours and all
+# $a > 1$ (Bun and Steinke 2016).
+# ```
+#
+# For two normals, $D_a(\mathcal N(0, \sigma^2) \Vert \mathcal N(\Delta, \sigma^2)) =
+# a \Delta^2 / (2\sigma^2)$ (complete the square in the integral), so the Gaussian mechanism
+# is $\rho$-zCDP with
+#
+# $$\rho = \frac{\Delta_2^2}{2 \sigma^2} = \frac{\mu^2}{2}.$$
+#
+# We check the divergence by numerical integration, then convert: $\rho$-zCDP gives
+# $(\varepsilon, \delta)$-DP by Corollary 13 of {cite:t}`canonne2020discrete`
+# (`zcdp_epsilon(rho, delta)`), a valid bound but not the exact profile, because a few
+# Rényi divergences do not determine the trade-off function.
+
+# %%
+def renyi_normal(a: float, mu: float) -> float:
+    """D_a(N(0, 1) || N(mu, 1)) by numerical integration (log space)."""
+    def integrand(x):
+        return np.exp(a * stats.norm.logpdf(x) + (1 - a) * stats.norm.logpdf(x, mu))
+    value, _ = quad(integrand, -40.0, 40.0 + mu, limit=200, points=[0.0, mu])
+    return np.log(value) / (a - 1)
+
+
+renyi_rows = [{"mu": mu, "order a": a, "D_a / a": renyi_normal(a, mu) / a,
+               "mu^2 / 2": mu**2 / 2}
+              for mu in (0.5, 1.0) for a in (1.5, 2.0, 5.0, 10.0)]
+renyi = pd.DataFrame(renyi_rows)
+renyi_err = (renyi["D_a / a"] / renyi["mu^2 / 2"] - 1).abs().max()
+print(f"D_a / a against mu^2/2: largest relative difference {renyi_err:.1e}")
+assert renyi_err < 1e-8
+
+conversion = pd.DataFrame([
+    {"μ": mu, "ρ = μ²/2": mu**2 / 2, "ε exact (GDP)": gdp_epsilon(mu, 1e-6),
+     "ε via zCDP": zcdp_epsilon(mu**2 / 2, 1e-6)}
+    for mu in (0.1, 0.25, 0.5, 1.0, 2.0)])
+conversion["zCDP ÷ exact"] = conversion["ε via zCDP"] / conversion["ε exact (GDP)"]
+assert (conversion["zCDP ÷ exact"] >= 1).all()
+table(conversion, name="ch2-zcdp-conversion")
+
+# %% tags=["remove-cell"]
+glue("ch2_zcdp_worst", percent(conversion["zCDP ÷ exact"].max() - 1), display=False)
+glue("ch2_zcdp_best", percent(conversion["zCDP ÷ exact"].min() - 1), display=False)
+ex_mu = 1.0 / 4.0  # the exercise: Delta_2 = 1, sigma = 4
+glue("ch2_ex_gdp_rho", number(ex_mu**2 / 2), display=False)
+glue("ch2_ex_gdp_eps", number(gdp_epsilon(ex_mu, 1e-6)), display=False)
+glue("ch2_ex_zcdp_eps", number(zcdp_epsilon(ex_mu**2 / 2, 1e-6)), display=False)
+
+# %% [markdown]
+# At $\delta = 10^{-6}$ the zCDP conversion overstates $\varepsilon$ by
+# {glue:text}`ch2_zcdp_best` to {glue:text}`ch2_zcdp_worst` on these noise levels. For one
+# Gaussian release, or a sequence of them, the exact $\mu$ is therefore the accounting to use.
+# zCDP earns its place in {numref}`chapter %s <ch-composition>`: unlike Gaussian DP it also
+# covers pure $\varepsilon$-DP releases ($\varepsilon$-DP implies $\varepsilon^2/2$-zCDP), and
+# $\rho$ adds under composition.
+
+# %% [markdown]
 # ## Probabilistic differential privacy
 #
 # ```{prf:definition} Probabilistic DP
@@ -409,6 +680,10 @@ assert empirical_delta <= pdp_tail
 #   gives the analytic calibration: the smallest private $\sigma$ for any $\varepsilon$.
 # - The classic formula holds only for $\varepsilon < 1$; there it wastes noise, and extrapolated
 #   to large $\varepsilon$ it stops being private. The library refuses $\varepsilon \ge 1$.
+# - Gaussian DP describes a Gaussian release by one number, $\mu = \Delta_2/\sigma$: its
+#   trade-off function is $G_\mu$, and $\mu$-GDP is exactly the analytic Gaussian's profile
+#   $\delta_\mu(\varepsilon)$. The same noise is $\mu^2/2$-zCDP, whose conversion to
+#   $(\varepsilon, \delta)$ is valid but looser.
 # - PDP ($\Pr[|\mathcal L| > \varepsilon] \le \delta$) implies $(\varepsilon, \delta)$-DP but
 #   is strictly stronger; calibrating for PDP costs a little more noise.
 # :::
@@ -492,4 +767,22 @@ assert empirical_delta <= pdp_tail
 # $\Phi(s/2 - \varepsilon/s) - e^{\varepsilon}\Phi(-s/2 - \varepsilon/s)$. Their difference is
 # $(1 + e^{\varepsilon})\,\Phi(-s/2 - \varepsilon/s) > 0$: the PDP tail *adds* the lower tail
 # where the DP profile *subtracts* a multiple of it.
+# ```
+#
+# ```{exercise}
+# :label: ex-ch2-gdp
+#
+# A count ($\Delta_2 = 1$) is released with Gaussian noise of standard deviation
+# $\sigma = 4$. Give its $\mu$ and its zCDP $\rho$, and its $\varepsilon$ at
+# $\delta = 10^{-6}$ exactly and through zCDP, with `gdp_epsilon` and `zcdp_epsilon`.
+# ```
+#
+# ```{solution} ex-ch2-gdp
+# :class: dropdown
+#
+# $\mu = \Delta_2/\sigma = 0.25$ ({prf:ref}`thm-gaussian-gdp`) and
+# $\rho = \mu^2/2 =$ {glue:text}`ch2_ex_gdp_rho`. `gdp_epsilon(0.25, 1e-6)` gives the exact
+# $\varepsilon \approx$ {glue:text}`ch2_ex_gdp_eps` ({prf:ref}`thm-gdp-to-dp`), while
+# `zcdp_epsilon(0.03125, 1e-6)` gives {glue:text}`ch2_ex_zcdp_eps`: a valid but larger
+# bound.
 # ```
