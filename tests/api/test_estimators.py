@@ -204,7 +204,7 @@ def test_di_takes_rho_and_m_instead_of_epsilon(X):
     ({"algorithm": "di", "rho": 0.05, "m": 10}, "rho"),
     ({"algorithm": "colored"}, "give delta"),
     ({"algorithm": "balcan", "delta": 1e-6}, "has no \\(epsilon, delta\\) form"),
-    ({"algorithm": "di", "delta": 1e-6}, "private under replace adjacency"),
+    ({"algorithm": "di", "delta": 1e-6, "noise": "gaussian"}, "noise must be one of"),
     ({"algorithm": "dplloyd", "noise": "laplace"}, "noise is the form of an"),
     ({"algorithm": "dplloyd", "delta": 1e-6, "noise": "basic"}, "noise must be one of"),
     ({"algorithm": "dp-kccm", "n_records": 900}, "n_records is read only by"),

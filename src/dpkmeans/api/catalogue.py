@@ -149,7 +149,7 @@ def choice(name: str) -> Choice:
     return CATALOGUE[name]
 
 
-def forms(entry: Choice, delta: float) -> tuple[str, ...]:
+def forms(entry: Choice, delta: float, neighbour: str | None = None) -> tuple[str, ...]:
     """The forms :func:`build_at` builds of ``entry`` at ``delta`` (the first is the default).
 
     Parameters
@@ -158,6 +158,8 @@ def forms(entry: Choice, delta: float) -> tuple[str, ...]:
         A corrected algorithm.
     delta : float
         The target delta (0: pure epsilon-DP).
+    neighbour : {"add/remove", "replace"} or None, default None
+        The relation it runs under (None: its own). The Gaussian twin needs add/remove.
 
     Returns
     -------
@@ -174,6 +176,8 @@ def forms(entry: Choice, delta: float) -> tuple[str, ...]:
     ((), ('gaussian', 'basic'))
     >>> forms(choice("balcan"), 1e-6)
     ('pure',)
+    >>> forms(choice("di"), 1e-6), forms(choice("di"), 1e-6, "add/remove")
+    (('laplace',), ('gaussian', 'laplace'))
     """
     if delta == 0:
         return () if entry.needs_delta else ("pure",)
@@ -183,6 +187,8 @@ def forms(entry: Choice, delta: float) -> tuple[str, ...]:
         return ("pure",)  # a pure algorithm meets every delta as it is
     if entry.needs_delta:
         return ("gaussian", "basic")
+    if (neighbour or entry.neighbour) != "add/remove":
+        return ("laplace",)
     return ("gaussian", "laplace")
 
 
@@ -236,7 +242,7 @@ def build_at(entry: Choice, inputs: FitInputs, delta: float, *, form: str | None
     (noise_type('colored', sampler='discrete'), PrivacyCost(epsilon=1.0, delta=1e-06))
     """
     dlt = 0.0 if delta == 0 else check_delta(delta)
-    available = forms(entry, dlt)
+    available = forms(entry, dlt, neighbour)
     if not available:
         raise ValueError(f"{entry.name!r} is (epsilon, delta)-DP: it has no form at delta = 0")
     form = available[0] if form is None else form

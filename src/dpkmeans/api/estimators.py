@@ -506,8 +506,9 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         algorithm with Gaussian noise (``noise``), calibrated so that the whole fit, the noisy
         count included, is (epsilon, delta)-DP under tight composition (book chapter 12, "Equal
         privacy"); ``ledger_`` then composes tightly. "colored" and "lsh" are calibrated under
-        tight composition too. "balcan" is pure and "di" is defined under replace adjacency:
-        they take no delta.
+        tight composition too. "di" (replace adjacency, where the Gaussian twin is not defined)
+        runs its Laplace form calibrated by PLD composition. "balcan" is pure and takes no
+        delta.
     noise : {"gaussian", "laplace", "basic"} or None
         The form of an (epsilon, delta) fit (only with ``delta > 0``;
         :func:`dpkmeans.api.catalogue.forms`). A DP-Lloyd algorithm: "gaussian" (None: the
@@ -766,11 +767,6 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"delta: {algorithm.name!r} is pure epsilon-DP and has no "
                              "(epsilon, delta) form (it meets every delta as it is): give "
                              "delta=None")
-        if delta is not None and algorithm.neighbour != "add/remove":
-            raise ValueError(f"delta: {algorithm.name!r} is private under "
-                             f"{algorithm.neighbour} adjacency; its (epsilon, delta) twin "
-                             "is defined under add/remove (dpkmeans.api.catalogue.build_at "
-                             "with neighbour='add/remove'): give delta=None")
         if self.noise is not None:
             if delta is None:
                 raise ValueError("noise is the form of an (epsilon, delta) fit: give delta > 0")

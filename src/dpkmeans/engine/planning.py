@@ -22,7 +22,7 @@ import numpy as np
 from dpkmeans.engine.flaws import open_run_ledger
 from dpkmeans.errors import BudgetTooSmallError
 from dpkmeans.privacy import mechanisms, tight
-from dpkmeans.privacy.accounting import PrivacyLedger
+from dpkmeans.privacy.accounting import TIGHT_RTOL, PrivacyLedger
 from dpkmeans.privacy.mechanisms import Charges, Entry, Parallel, entry
 from dpkmeans.privacy.noise import NoiseCalibration, round_up
 from dpkmeans.validation import check_epsilon
@@ -612,7 +612,13 @@ def open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyL
     if config.target is not None:  # the run's guarantee under tight composition
         opened = open_run_ledger(ledger, config.target, config.neighbour, config.flaws,
                                  accounting="tight")
-        opened.expect(plan_releases(config))
+        planned = opened.expect(plan_releases(config))
+        if planned is not None and config.budget is None and \
+                planned < config.target.epsilon * (1.0 - TIGHT_RTOL):
+            raise ValueError(f"the configuration was calibrated to spend {config.target} with "
+                             f"releases before the run that this ledger does not hold: its "
+                             f"plan spends epsilon={planned:.6g}; build it with the ledger's "
+                             "releases as its prefix")
         return opened
     budget = (config.epsilon, config.delta * config.iterations) if config.delta else config.epsilon
     return open_run_ledger(ledger, budget, config.neighbour, config.flaws)

@@ -49,9 +49,10 @@ BUDGET_RTOL = 1e-9
 #: recorded releases tightly at the budget's delta (:func:`dpkmeans.privacy.tight.epsilon_at`).
 ACCOUNTING_MODES = ("basic", "tight")
 
-#: Relative slack of a tight ledger's budget check and of its "fully spent" test: the PLD
-#: accountant discretises the privacy loss (:data:`dpkmeans.privacy.tight.PLD_DISCRETISATION`),
-#: and a calibration to a tight budget meets it to this precision.
+#: Relative slack of a tight ledger's "fully spent" test (its budget check has none but
+#: rounding's, :data:`BUDGET_RTOL`): a calibration to a tight budget lands this close below it
+#: (the PLD accountant discretises the privacy loss,
+#: :data:`dpkmeans.privacy.tight.PLD_DISCRETISATION`).
 TIGHT_RTOL = 1e-3
 
 
@@ -712,7 +713,7 @@ class PrivacyLedger:
             eps = tight.epsilon_at(releases, self.budget.delta)[0]
         finally:
             scope.children.pop()
-        if eps <= self.budget.epsilon * (1.0 + TIGHT_RTOL):
+        if eps <= self.budget.epsilon * (1.0 + BUDGET_RTOL):
             return None
         return PrivacyCost(eps, self.budget.delta)
 
@@ -837,7 +838,7 @@ class PrivacyLedger:
             return basic
         return self._tight_total
 
-    def expect(self, releases: list[Release]) -> None:
+    def expect(self, releases: list[Release]) -> float | None:
         """Check a plan of releases whole, against the budget by tight composition: a later
         draw whose releases, with everything recorded, stay within the plan (each matched to
         a planned release at least as strong) is then accepted without composing again. A
@@ -849,20 +850,26 @@ class PrivacyLedger:
             Everything a run will record, in sequence (e.g.
             :func:`dpkmeans.engine.equal_privacy.plan_releases`), on top of what is recorded.
 
+        Returns
+        -------
+        float or None
+            The plan's epsilon at the budget's delta (None for a ledger that is not tight).
+
         Raises
         ------
         dpkmeans.errors.BudgetExceededError
             If the plan exceeds the budget.
         """
         if not self._tight():
-            return
+            return None
         plan = _releases(self._root) + list(releases)
         eps = tight.epsilon_at(plan, self.budget.delta)[0]
-        if eps > self.budget.epsilon * (1.0 + TIGHT_RTOL):
+        if eps > self.budget.epsilon * (1.0 + BUDGET_RTOL):
             raise BudgetExceededError(f"the planned releases cost epsilon={eps:.6g} at delta="
                                       f"{self.budget.delta:.3g}, more than the budget "
                                       f"{self.budget}")
         self._expected = plan
+        return eps
 
     def releases(self) -> list[Release]:
         """What composes in sequence: every recorded release in order, a parallel scope by its
@@ -1019,7 +1026,7 @@ class PrivacyLedger:
         if cost.delta > self.budget.delta:
             return False
         eps = tight.epsilon_at([*_releases(self._root), extra], self.budget.delta)[0]
-        return eps <= self.budget.epsilon * (1.0 + TIGHT_RTOL)
+        return eps <= self.budget.epsilon * (1.0 + BUDGET_RTOL)
 
     def remaining(self) -> PrivacyCost | None:
         """What is left of the declared budget (``None`` without a budget).

@@ -41,6 +41,7 @@ __all__ = [
     "Release",
     "accounting_available",
     "basic_cost",
+    "clear_caches",
     "epsilon_at",
     "epsilon_by",
     "gdp_epsilon",
@@ -213,7 +214,9 @@ def gdp_mu(epsilon: float, delta: float) -> float:
     Returns
     -------
     float
-        mu (rounded down: ``gdp_epsilon(mu, delta) <= epsilon``).
+        mu, rounded down: Gaussian noise with Delta_2 / sigma = mu has delta(epsilon) <=
+        ``delta`` (``gdp_epsilon(mu, delta)`` then equals ``epsilon`` up to the rounding of
+        delta's formula, about 1e-13 relative).
 
     Examples
     --------
@@ -442,6 +445,19 @@ def pld_epsilon(releases: Sequence[Release], delta: float) -> float:
         while len(_EPSILON_CACHE) > 4 * _PLD_CACHE_SIZE:
             _EPSILON_CACHE.popitem(last=False)
     return _EPSILON_CACHE[key]
+
+
+def clear_caches() -> None:
+    """Forget the cached PLDs and epsilons (a benchmark times calibrations from cold).
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.tight import clear_caches
+    >>> clear_caches()
+    """
+    _one_pld.cache_clear()
+    _PLD_CACHE.clear()
+    _EPSILON_CACHE.clear()
 
 
 def _runs(releases: Sequence[Release]) -> tuple[Release, ...]:
