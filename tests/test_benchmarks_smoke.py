@@ -157,3 +157,12 @@ def test_standalone_benchmarks_are_recorded_from_their_own_files(tmp_path):
     assert records[8]["met"] is True and records[8]["commit"] == "abc"
     table = run.standalone_table(list(records.values()))
     assert table.count("\n") == 4 and "not measured" in table
+
+
+def test_the_equal_privacy_benchmark_runs_one_case():
+    from benchmarks import equal_privacy as ep
+
+    res = ep.bench_case("dplloyd", 2, repeats=1, n_records=10**4)
+    assert 0 < res["ratio_to_pure"]["twin"] < 1 and res["ratio_to_pure"]["laplace_at"] <= 1.001
+    assert all(e <= 1.0 for e in res["epsilon_at_delta"].values())
+    assert ep.table([res]).splitlines()[2].startswith("| dplloyd | 2 | 7 |")

@@ -244,3 +244,23 @@ def test_epsilon_at_grows_with_a_release(releases, extra, delta):
        st.floats(1e-9, 1e-3), st.floats(1.01, 100.0))
 def test_epsilon_at_decreases_in_delta(releases, delta, factor):
     assert epsilon_at(releases, delta * factor)[0] <= epsilon_at(releases, delta)[0]
+
+
+def test_without_dp_accounting_laplace_composes_by_zcdp_and_gaussians_exactly(monkeypatch):
+    """The core install (no accounting extra): Gaussian DP stays exact, Laplace releases fall
+    back to zCDP or basic composition, whichever is smaller; PLD is then unavailable."""
+    from dpkmeans.privacy import tight
+
+    laplace = [tight.Release("laplace", epsilon=0.01)] * 200
+    gauss = [tight.Release("gaussian", mu=0.05)] * 20
+    with_pld = tight.epsilon_at(laplace, 1e-6)
+    monkeypatch.setattr(tight, "accounting_available", lambda: False)
+    assert tight.epsilon_by("pld", laplace, 1e-6) is None
+    eps, how = tight.epsilon_at(laplace, 1e-6)
+    assert how in ("zcdp", "basic") and eps >= with_pld[0]
+    assert eps == min(tight.epsilon_by("zcdp", laplace, 1e-6), 2.0)
+    eps, how = tight.epsilon_at(gauss, 1e-6)
+    assert how == "gdp" and eps == pytest.approx(tight.gdp_epsilon(0.05 * 20**0.5, 1e-6),
+                                                 rel=1e-12)
+    with pytest.raises(ImportError, match="accounting"):
+        tight.pld_epsilon(laplace, 1e-6)
