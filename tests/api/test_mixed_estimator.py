@@ -419,3 +419,27 @@ def test_a_shared_accountant_across_mixed_fits():
         DPKPrototypes(2, epsilon=1.5, accountant=accountant, **kw).fit(frame)
     with pytest.raises(ValueError, match="use one ledger per relation"):
         DPKPrototypes(2, epsilon=0.5, accountant=PrivacyLedger(budget=3.0), **kw).fit(frame)
+
+
+def test_an_epsilon_delta_fit_runs_the_laplace_form_calibrated_by_pld():
+    """delta > 0: the same releases (Laplace sums, exponential modes) with budgets scaled
+    until their privacy-loss distribution reaches (epsilon, delta); the ledger is tight."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.random(3000), "b": rng.random(3000),
+                      "c": rng.choice(["x", "y", "z"], 3000)})
+    kw = dict(epsilon=1.0, bounds={"a": (0, 1), "b": (0, 1)},
+              categories={"c": ["x", "y", "z"]}, max_iter=12, random_state=0)
+    pure = DPKPrototypes(3, **kw).fit(X)
+    tight = DPKPrototypes(3, delta=1e-6, **kw).fit(X)
+    assert tight.ledger_.accounting == "tight" and tight.epsilon_ == 1.0
+    assert 1.0 * (1 - 1e-3) <= tight.ledger_.epsilon_at(1e-6) <= 1.0
+    kinds = {r.kind for r in tight.ledger_.releases()}
+    assert kinds == {"laplace", "pure"}  # the modes' exponential mechanism is composed too
+    # never more noise than the pure fit (with a dozen releases PLD gains little at 1e-6)
+    spent = sum(e.epsilon for e in tight.ledger_.entries if e.epsilon > 0)
+    assert spent >= pure.ledger_.total().epsilon * (1 - 1e-5)
+    assert pure.ledger_.pure_epsilon() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="pairs"):
+        DPKPrototypes(3, rho=(0.05, 0.7), m=(10001, 2), delta=1e-6,
+                      bounds={"a": (0, 1), "b": (0, 1)},
+                      categories={"c": ["x", "y", "z"]}).fit(X)

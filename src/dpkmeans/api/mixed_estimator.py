@@ -43,6 +43,7 @@ from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.compute.lloyd import assign
 from dpkmeans.engine.checks import check_clusters
 from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
+from dpkmeans.engine.equal_privacy import laplace_at
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.prototypes import MixedLayout, decode, encode
 from dpkmeans.errors import InvalidParameterError, PrivacyLeakWarning
@@ -50,7 +51,7 @@ from dpkmeans.papers.di.iterations import IterationPlan, prototypes_iterations
 from dpkmeans.papers.di.variants import kmeans_corrected, kprototypes_corrected
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
-from dpkmeans.validation import check_epsilon, check_positive_int, check_real
+from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
 
 __all__ = ["DPKPrototypes"]
 
@@ -175,6 +176,14 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         for the categorical part, composed sequentially (the paper's rho_r = 0.05, m_r = 10001,
         rho_c = 0.7, m_c = 2 give 6.2659 + 0.8473 = 7.1132). Give at most one of ``epsilon``
         and ``rho`` (with ``m``).
+    delta : float or None
+        The delta of an (epsilon, delta) guarantee (None or 0, the default: pure epsilon-DP;
+        not with the pairs of ``rho``). With ``delta > 0`` the fit runs its Laplace form at
+        (epsilon, delta): the same releases with less noise, the budgets scaled until the
+        privacy-loss distribution of every release (numeric and categorical, under replace
+        adjacency) reaches (epsilon, delta) (book chapter 12, "Equal privacy"); ``ledger_``
+        then composes tightly. The categorical modes keep the exponential mechanism, so there
+        is no Gaussian twin.
     categorical_share : float in (0, 1) or None
         With a single budget (``epsilon``, or one ``rho`` with one ``m``): the share of it spent
         on the modes. ``None`` takes the rule's share (book chapter 11,
@@ -326,7 +335,8 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                  categorical_share: float | None = None, categorical=None, bounds=None,
                  categories=None, handle_unknown: str = "error", gamma: float = 0.12,
                  max_iter: int | None = None, n_records: int | None = None, accountant=None,
-                 backend: str = "memory", client=None, random_state=None):
+                 backend: str = "memory", client=None, random_state=None,
+                 delta: float | None = None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.rho = rho
@@ -343,6 +353,7 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         self.backend = backend
         self.client = client
         self.random_state = random_state
+        self.delta = delta
 
     # -- parameters ----------------------------------------------------------------------------
     def _check_params(self) -> tuple[int, _Budget, float, int | None]:
@@ -359,6 +370,11 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                              f"{self.handle_unknown!r}")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        if self.delta is not None and self.delta != 0:
+            check_delta(self.delta)
+            if budget.kind == "rho-pair":
+                raise ValueError("delta: the pairs rho=(rho_r, rho_c), m=(m_r, m_c) are the "
+                                 "paper's separate budgets; give epsilon (or one rho) with delta")
         return k, budget, gamma, T
 
     def _check_budget(self) -> _Budget:
@@ -688,12 +704,17 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                 (rho_r, rho_c), (m_r, m_c) = budget.rho, budget.m
                 config = kprototypes_corrected(layout, bounds, rho_r=rho_r, rho_c=rho_c,
                                                m_r=m_r, m_c=m_c, n_clusters=k, iterations=T)
+        delta = None if not self.delta else float(self.delta)
+        if delta is not None:  # its Laplace form at (epsilon, delta): PLD composition
+            config = laplace_at(config, float(config.epsilon), delta)
         if self.bounds is None or categories_read_off:
-            config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS))
-        check_accountant(self.accountant, PrivacyCost(float(config.epsilon)), config.neighbour,
-                         "DPKPrototypes")
-        ledger = PrivacyLedger(budget=None if config.flaws else config.epsilon,
-                               neighbour=config.neighbour)
+            config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS), target=None)
+        cost = PrivacyCost(float(config.epsilon)) if config.target is None else config.target
+        check_accountant(self.accountant, cost, config.neighbour, "DPKPrototypes")
+        tight = config.target is not None
+        ledger = PrivacyLedger(budget=None if config.flaws else cost,
+                               neighbour=config.neighbour,
+                               accounting="tight" if tight else "basic")
         ledger.post_process(PLAN_NOTE.format(T=T))
         if categories_read_off:
             ledger.leak(CATEGORIES_LEAK)
@@ -719,7 +740,7 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
             config.modes.schedule.sum() / config.epsilon)
         self.ledger_ = result.ledger
         self.privacy_spent_: PrivacyCost = result.ledger.total()
-        self.epsilon_ = float(config.epsilon)
+        self.epsilon_ = float(config.epsilon if config.target is None else config.target.epsilon)
         self.rho_ = None if m_numeric is None else rho_from_epsilon(self.epsilon_, m_numeric)
         self.bounds_ = bounds
         self.paper_mode_ = self.bounds is None

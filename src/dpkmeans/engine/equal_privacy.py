@@ -85,7 +85,10 @@ def tight_epsilon(config: DPLloydConfig, delta: float,
 
 def _scaled(config: DPLloydConfig, factor: float) -> DPLloydConfig:
     budget = None if config.budget is None else config.budget * factor
-    return replace(config, schedule=config.schedule * factor, budget=budget, target=None)
+    modes = None if config.modes is None else replace(
+        config.modes, schedule=config.modes.schedule * factor)
+    return replace(config, schedule=config.schedule * factor, budget=budget, modes=modes,
+                   target=None)
 
 
 def scale_to(config: DPLloydConfig, epsilon: float, delta: float,
@@ -135,20 +138,42 @@ def scale_to(config: DPLloydConfig, epsilon: float, delta: float,
         return spent[log_factor]
 
     aim = eps * (1.0 - MODEL_MARGIN)
-    lo = math.log(eps / base.epsilon) - 1.0  # basic composition of the scaled schedule < eps
+    floor = aim * (1.0 - CALIBRATION_RTOL)
+    # false position (Illinois) on log(spend) against the log of the factor, nearly a line
+    # of slope 1; lo is always within the aim (a valid calibration), hi past it
+    lo = math.log(eps / base.epsilon)  # basic composition spends eps: tight spends at most
     while spend(lo) > aim:
         lo -= 1.0
-    hi = lo + 1.0
-    while spend(hi) <= aim:
-        lo, hi = hi, hi + 1.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if spend(mid) <= aim:
-            lo = mid
-        else:
-            hi = mid
-        if spend(lo) >= aim * (1.0 - CALIBRATION_RTOL):
+    while spend(lo) <= 0.0:  # so much noise that delta covers epsilon = 0: less noise
+        lo += 1.0
+        if lo > 200.0:  # pragma: no cover - no factor spends anything measurable
+            raise ValueError("no scale of the schedule spends a measurable epsilon at delta")
+    if spend(lo) > aim:  # past the aim in one step: the last point spent nothing
+        lo -= 1.0
+    hi: float | None = None
+    g_lo, g_hi = math.log(max(spend(lo), 1e-300) / aim), 0.0  # log(spend / aim)
+    side = 0
+    for _ in range(60):
+        if spend(lo) >= floor:
             break
+        if hi is None:
+            guess = lo + max(math.log(aim / spend(lo)), CALIBRATION_RTOL) if spend(lo) > 0 \
+                else lo + 1.0
+        else:
+            guess = lo - g_lo * (hi - lo) / (g_hi - g_lo)
+            if not lo + 1e-3 * (hi - lo) < guess < hi - 1e-3 * (hi - lo):
+                guess = 0.5 * (lo + hi)
+        value = spend(guess)
+        if value <= aim:
+            lo, g_lo = guess, math.log(max(value, 1e-300) / aim)
+            if side == -1:
+                g_hi /= 2.0
+            side = -1
+        else:
+            hi, g_hi = guess, math.log(value / aim)
+            if side == 1:
+                g_lo /= 2.0
+            side = 1
     return replace(_scaled(base, math.exp(lo)), target=PrivacyCost(eps, dlt))
 
 

@@ -510,14 +510,14 @@ def plan_releases(config: DPLloydConfig) -> list[tight.Release]:
     iteration's releases at the schedule's budgets (a parallel scope by its most expensive
     cluster; an allocation rule's releases by its :meth:`planned_entries
     <dpkmeans.engine.strategies.AllocationRule.planned_entries>` and every cluster at the
-    whole budget, its largest share). A stopping rule only ends a run early, so the whole
-    schedule is the most a run spends.
+    whole budget, its largest share; categorical modes by their selections). A stopping rule
+    only ends a run early, so the whole schedule is the most a run spends.
 
     Parameters
     ----------
     config : DPLloydConfig
-        A configuration without an initial release, an output release with noise of its own,
-        or categorical modes.
+        A configuration without an initial release or an output release with noise of its
+        own.
 
     Returns
     -------
@@ -539,10 +539,9 @@ def plan_releases(config: DPLloydConfig) -> list[tight.Release]:
     """
     if config.flaws:
         raise ValueError("an as-published configuration has no privacy to compose")
-    if config.start.charged or config.output.charged or config.modes is not None:
+    if config.start.charged or config.output.charged:
         raise ValueError("tight planning covers the iterations' releases only: a configuration "
-                         "with an initial release, an output release or categorical modes "
-                         "is not supported")
+                         "with an initial release or an output release is not supported")
     ledger = PrivacyLedger(neighbour=config.neighbour)
     for t, eps_t in enumerate(config.schedule):
         with ledger.sequential(f"iteration {t + 1}"):
@@ -551,6 +550,8 @@ def plan_releases(config: DPLloydConfig) -> list[tight.Release]:
                                                                                float(eps_t)))
             mechanisms.charge_all(ledger, iteration_charges(
                 iteration_releases(config, float(eps_t)), 1))
+            if config.modes is not None:
+                _charge_modes(ledger, config, t, 1)
     return ledger.releases()
 
 

@@ -437,7 +437,7 @@ def pld_epsilon(releases: Sequence[Release], delta: float) -> float:
         return 0.0
     if not accounting_available():
         raise ImportError("PLD accounting needs dp-accounting: pip install dpkmeans[accounting]")
-    runs = _runs(releases)
+    runs = _runs(_gaussians_merged(releases))
     key = (runs, dlt)
     if key not in _EPSILON_CACHE:
         pld = _pld_of(runs, _interval(runs))
@@ -458,6 +458,16 @@ def clear_caches() -> None:
     _one_pld.cache_clear()
     _PLD_CACHE.clear()
     _EPSILON_CACHE.clear()
+
+
+def _gaussians_merged(releases: Sequence[Release]) -> list[Release]:
+    """The Gaussian releases composed into one, first (exact: mu^2 adds), the others after
+    them in order (composition is commutative)."""
+    mu = gdp_mu_of([r for r in releases if r.kind == "gaussian"])
+    rest = [r for r in releases if r.kind != "gaussian"]
+    if mu is None or mu == 0 or len(rest) == len(releases):
+        return list(releases)
+    return [Release("gaussian", mu=mu), *rest]
 
 
 def _runs(releases: Sequence[Release]) -> tuple[Release, ...]:
