@@ -42,8 +42,8 @@ from dpkmeans.compute import metrics
 from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.compute.lloyd import assign
 from dpkmeans.engine.checks import check_clusters
-from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.engine.equal_privacy import laplace_at
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.prototypes import MixedLayout, decode, encode
 from dpkmeans.errors import InvalidParameterError, PrivacyLeakWarning

@@ -603,6 +603,14 @@ def open_ledger(config: DPLloydConfig, ledger: PrivacyLedger | None) -> PrivacyL
     PrivacyLedger
         The run's ledger (:func:`dpkmeans.engine.flaws.open_run_ledger`).
 
+    Raises
+    ------
+    ValueError
+        If a configuration with a tight ``target`` was calibrated with releases before the run
+        that ``ledger`` does not hold (its plan would not reach the target).
+    dpkmeans.errors.BudgetExceededError
+        If its plan exceeds the ledger's budget.
+
     Examples
     --------
     >>> from dpkmeans.engine.config import DPLloydConfig
