@@ -350,7 +350,7 @@ plt.show()
 # Let $G_\mu = T(\mathcal N(0, 1), \mathcal N(\mu, 1))$, that is
 # $G_\mu(\alpha) = \Phi\big(\Phi^{-1}(1 - \alpha) - \mu\big)$. A mechanism $M$ is
 # **$\mu$-Gaussian DP** ($\mu$-GDP) if $T(M(D), M(D')) \ge G_\mu$ pointwise for all
-# neighbours $D \simeq D'$ (Dong, Roth and Su 2022): telling $D$ from $D'$ is at least as hard
+# neighbours $D \simeq D'$ {cite}`dong2022gaussian`: telling $D$ from $D'$ is at least as hard
 # as telling apart two unit normals whose means are $\mu$ apart.
 # ```
 #
@@ -387,7 +387,7 @@ plt.show()
 # $$\delta_\mu(\varepsilon) = \Phi\Big(\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)
 #   - e^{\varepsilon}\,\Phi\Big(-\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)$$
 #
-# (Dong, Roth and Su 2022, Corollary 2.13).
+# ({cite:t}`dong2022gaussian`, Corollary 2.13).
 # ```
 #
 # ```{prf:proof}
@@ -529,7 +529,7 @@ plt.show()
 # :label: def-zcdp
 #
 # $M$ is **$\rho$-zCDP** if $D_a(M(D) \Vert M(D')) \le \rho\, a$ for all neighbours and all
-# $a > 1$ (Bun and Steinke 2016).
+# $a > 1$ {cite}`bun2016concentrated`.
 # ```
 #
 # For two normals, $D_a(\mathcal N(0, \sigma^2) \Vert \mathcal N(\Delta, \sigma^2)) =

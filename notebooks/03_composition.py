@@ -449,10 +449,10 @@ for t in range(1, 4):
 # cases. For pure $\varepsilon$-DP that is the right answer: the simulation above attained
 # it. But a privacy loss near its worst case is rare, and at $\delta > 0$ we may ignore
 # outputs of total probability about $\delta$; the sum of many losses then stays far below
-# the sum of their maxima. Advanced composition (Dwork, Rothblum and Vadhan 2010) turns this
+# the sum of their maxima. Advanced composition {cite}`dwork2010boosting` turns this
 # into a formula, $T$ releases at $\varepsilon_0$ costing about
 # $\varepsilon_0\sqrt{2T\ln(1/\delta')} + T\varepsilon_0(e^{\varepsilon_0} - 1)$ at
-# $\delta'$, and Kairouz, Oh and Viswanath (2015) found the optimal bound for mechanisms
+# $\delta'$, and {cite:t}`kairouz2015composition` found the optimal bound for mechanisms
 # known only by $(\varepsilon, \delta)$. When we know *what* each release is (Laplace noise
 # of a given scale, Gaussian noise of a given $\sigma$), three accountings do better still.
 # Each gives a valid upper bound on $\varepsilon(\delta)$ of the whole run; the library's
@@ -466,8 +466,8 @@ for t in range(1, 4):
 # If $M_i$ is $\mu_i$-GDP for $i = 1, \dots, T$ (each possibly chosen after seeing the
 # earlier outputs), the sequence is $\mu$-GDP with $\mu^2 = \sum_i \mu_i^2$. For Gaussian
 # mechanisms ($\mu_i = \Delta_{2,i}/\sigma_i$) the result is exact: the sequence has the
-# privacy profile of one Gaussian release with noise multiplier $\mu$ (Dong, Roth and Su
-# 2022, Corollary 3.3).
+# privacy profile of one Gaussian release with noise multiplier $\mu$
+# ({cite:t}`dong2022gaussian`, Corollary 3.3).
 # ```
 #
 # ```{prf:proof}
@@ -481,7 +481,7 @@ for t in range(1, 4):
 # $\varepsilon$ depends on the two loss distributions only (proof of
 # {prf:ref}`thm-gaussian-exact`), so the sequence has the profile $\delta_\mu(\varepsilon)$ of
 # {prf:ref}`thm-gdp-to-dp`. For general $\mu_i$-GDP mechanisms the proof composes trade-off
-# functions instead of losses (Dong, Roth and Su 2022, section 3).
+# functions instead of losses ({cite:t}`dong2022gaussian`, section 3).
 # ```
 #
 # So $T$ Gaussian releases with equal $\mu_i$ cost $\mu = \mu_i\sqrt T$: the noise must grow
@@ -555,10 +555,10 @@ for t in range(1, 4):
 # such losses concentrates well below $\sum_i \varepsilon_i$, and part (a) charges the rare
 # large sums only by their probability. The convolution has no closed form for Laplace noise;
 # accountants compute it numerically on a grid of loss values, rounding every value up so
-# that the result is an upper bound, and convolving with fast Fourier transforms (Koskela,
-# Jälkö and Honkela 2020; Doroshenko, Ghazi, Kamath, Kumar and Manurangsi 2022, whose
-# "connect the dots" rounding is tighter). The library's PLD accounting is Google's
-# `dp-accounting`, a maintained accountant.
+# that the result is an upper bound, and convolving with fast Fourier transforms
+# {cite}`koskela2020computing,doroshenko2022connect` (the latter's "connect the dots"
+# rounding is tighter). The library's PLD accounting is Google's `dp-accounting`
+# {cite}`google2026dpaccounting`, a maintained accountant.
 #
 # {numref}`fig-pld` shows the total privacy loss of one run of DPLloyd-Impr on
 # $[0, 1]^{10}$ with $T = 7$ and $k = 5$ (the algorithm of {cite:t}`su2016differentially`,
