@@ -27,7 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 #: The table's columns.
-HEADER = ("Paper", "As published", "Evidence", "Flaws recorded")
+HEADER = ("Paper", "As published", "Neighbours", "Evidence", "Flaws recorded")
 
 
 def _claims(results: str | Path) -> pd.DataFrame:
@@ -50,12 +50,15 @@ def privacy_statement(results: str | Path, key: str) -> str:
     return str(claims.loc[key, "statement"])
 
 
-def privacy_rows(results: str | Path) -> list[tuple[str, str, str, str]]:
-    """The table's rows, one per paper of the ledger, in the book's order (:data:`HEADER`)."""
+def privacy_rows(results: str | Path) -> list[tuple[str, str, str, str, str]]:
+    """The table's rows, one per paper of the ledger, in the book's order (:data:`HEADER`):
+    the neighbour relation the paper's claim is under."""
     from dpkmeans.synthesis.ledger import PRIVATE
 
     return [(row.title, f"{'private' if row.published == PRIVATE else 'not private'} "
-             f"({row.published})", row.evidence, ", ".join(row.flaws) or "none")
+             f"({row.published})",
+             row.neighbour,
+             row.evidence, ", ".join(row.flaws) or "none")
             for row in _claims(results).itertuples()]
 
 

@@ -90,7 +90,9 @@ def test_the_papers_page_extension_renders_the_ledger():
         assert privacy_table.privacy_statement(RESULTS, paper) == row["statement"]
     rows = privacy_table.privacy_rows(RESULTS)
     assert [r[0] for r in rows] == list(claims["title"])
-    for (_, status, evidence, flaws), (_, row) in zip(rows, claims.iterrows()):
+    for (_, status, relation, evidence, flaws), (_, row) in zip(rows, claims.iterrows()):
         assert row["published"] in status and evidence == row["evidence"]
         assert flaws == (", ".join(row["flaws"]) or "none")
+        assert relation.startswith(row["neighbour"])  # every claim states its relation
+        assert row["neighbour"] in ("add/remove", "replace")
     assert privacy_table.HEADER[1] == "As published"

@@ -131,11 +131,13 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
     (:class:`dpkmeans.engine.flaws.Flaw`), split as the ledger treats them; ``flaws``, the
     flaws' names; ``statement``, the row in one phrase ("not private as published (refuted
     by the ledger: ...)"); ``theorem``, the label of the book's theorem for the corrected
-    algorithm.
+    algorithm; ``neighbour``, the neighbour relation its privacy claim is stated under (the
+    published configuration's).
     """
     rows = []
     for paper in papers():
-        flaws = paper.published().flaws
+        published = paper.published()
+        flaws = published.flaws
         audit_path = Path(results) / f"{paper.key}_audit.csv"
         audit = pd.read_csv(audit_path) if audit_path.exists() else None
         if audit is not None:  # the audits of the published algorithm, not the corrected one
@@ -159,7 +161,7 @@ def privacy_claims(results: str | Path) -> pd.DataFrame:
                      "overspends": tuple(f.text for f in flaws if f.overspends),
                      "flaws": tuple(f.name for f in flaws),
                      "statement": _statement(status, evidence),
-                     "theorem": paper.theorem})
+                     "theorem": paper.theorem, "neighbour": published.neighbour})
     return pd.DataFrame(rows)
 
 
