@@ -16,6 +16,12 @@ for the ``m`` regimes tested. The closest rival (the largest p-value) is the **r
 leader is the winner when it is significantly better than the runner-up, and otherwise the
 regime has no clear winner and lists the leader with every algorithm it is not significantly
 better than (its *ties*).
+
+Algorithms are ranked only at equal privacy: every row of a point must have the same delta and
+the same neighbour relation where the results record them, and each algorithm appears once a
+point. The equal-privacy leaderboard ranks *contenders* (an algorithm in one form, at one
+delta): :func:`dpkmeans.synthesis.advice.contenders` gives its rows at one delta with the
+contender's name in ``algorithm``.
 """
 
 from __future__ import annotations
@@ -52,9 +58,22 @@ LEVEL = 0.05
 POINT = ("case", "epsilon")
 
 
+def _check_equal_privacy(results: pd.DataFrame) -> None:
+    """Refuse results that would rank rows of different privacy against each other."""
+    if results.duplicated(list(POINT) + ["algorithm"]).any():
+        raise ValueError("an algorithm appears twice at a point: rank one form at one delta "
+                         "(dpkmeans.synthesis.advice.contenders)")
+    for column in ("delta", "neighbour"):
+        if column in results and (results.groupby(list(POINT))[column].nunique() > 1).any():
+            raise ValueError(f"a point mixes rows of several {column} values: algorithms are "
+                             "compared only at equal privacy")
+
+
 def point_ranks(results: pd.DataFrame) -> pd.DataFrame:
     """The results with ``rank`` (1 + algorithms significantly better at the same point) and
-    ``first`` (rank 1, alone or tied)."""
+    ``first`` (rank 1, alone or tied). Refuses results whose point mixes deltas or neighbour
+    relations, or holds an algorithm twice (ValueError)."""
+    _check_equal_privacy(results)
     out = []
     for _, point in results.groupby(["case", "epsilon"], sort=False):
         low = point["rel_nicv_ci_low"].to_numpy()
