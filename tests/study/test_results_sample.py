@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpkmeans.api.catalogue import CATALOGUE
 from dpkmeans.data import DataError
 from dpkmeans.papers.apdp import claims as apdp_claims
 from dpkmeans.papers.apdp import study as apdp_study
@@ -138,8 +139,18 @@ def _leaderboard(row: pd.Series) -> dict:
     public = leaderboard.apdp_study.load_public(row["case"])
     X, base = np.asarray(public.X), int(row["base_seed"])
     reference = float(leaderboard.reference_nicv(X, row["case"], base).mean())
-    point = leaderboard.Point(row["case"], row["algorithm"], float(row["epsilon"]))
+    point = leaderboard.BoardPoint(row["case"], row["algorithm"], float(row["epsilon"]),
+                                   row["form"], float(row["delta"]), row["neighbour"])
     return leaderboard.run_point(X, public.public_n_records, point, reference, base_seed=base)
+
+
+def _leaderboard_kind(row: pd.Series) -> str:
+    """A form at a delta, of a loop algorithm or a standalone one, under its relation: every
+    kind of calibration the board holds (a Gaussian twin, a PLD-calibrated Laplace form, a
+    tight or basic (epsilon, delta) algorithm, a pure one at delta > 0, DI under replace)."""
+    standalone = " (standalone)" if CATALOGUE[row["algorithm"]].standalone else ""
+    other = "" if row["neighbour"] == "add/remove" else f", {row['neighbour']}"
+    return f"{row['form']} at delta {float(row['delta']):g}{standalone}{other}"
 
 
 def _audit_tightness(row: pd.Series) -> dict:
@@ -213,7 +224,7 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
                 lambda r: r["algorithm"], _colored),
     "apdp": (_on("case", ("blood", "blood_k2")), lambda r: r["family"], _apdp),
     "di": (_on("dataset", ("heart", "magic")), _di_kind, _di),
-    "leaderboard": (_on("case", ("blood",)), lambda r: r["algorithm"], _leaderboard),
+    "leaderboard": (_on("case", ("blood",)), _leaderboard_kind, _leaderboard),
     # the audits with power: the mechanisms audited with at most 10^6 trials a side, the
     # whole fit of APDPk-means (two iterations), and its power study
     "audit_tightness": (lambda t: ((t["target"] == "apdp") & (t["level"] == "fit"))
