@@ -219,7 +219,12 @@ glue("ch12_left", number(accountant.remaining().epsilon), display=False)
 # are ranked as separate contenders: the form is a choice the reader makes, and pooling the
 # forms of an algorithm would hide which choice earns its rank. `di` also runs under replace
 # adjacency, the relation of its paper; there its $\varepsilon$ is another guarantee, so those
-# rows are on the board but never ranked against the others. The measure is the relative
+# rows are on the board but never ranked against the others. Only one direction converts: a
+# replacement is a removal followed by an addition, so $\varepsilon$-DP under add/remove gives
+# $2\varepsilon$-DP under replace (group privacy for two records); $\varepsilon$-DP under
+# replace gives nothing under add/remove in general (it says nothing about a dataset of
+# another size). So `di` is compared by running it under add/remove, with the sensitivities
+# of that relation, not by converting its replace rows. The measure is the relative
 # NICV against non-private Lloyd from shared sphere-packing starts,
 # $(\mathrm{NICV}_{dp} - \mathrm{NICV}_{lloyd}) / \mathrm{NICV}_{lloyd}$ (0 is as good as
 # Lloyd; it can be negative, since Lloyd's mean over its starts includes poor local optima).
