@@ -37,10 +37,9 @@ import numpy as np
 
 from benchmarks.run import _load, finish_report, machine_info, measure
 from dpkmeans.api.catalogue import FitInputs, build_at, choice
-from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.equal_privacy import tight_epsilon
-from dpkmeans.engine.planning import iteration_releases
 from dpkmeans.privacy import tight
+from dpkmeans.synthesis.noise_table import sum_sd
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "equal_privacy.json"
@@ -59,19 +58,6 @@ def inputs(d: int, n_records: int = N_RECORDS, k: int = K) -> FitInputs:
                      n_records=n_records)
 
 
-def sum_sd(config: DPLloydConfig) -> np.ndarray:
-    """(T, d): each iteration's planned per-coordinate noise sd on the centred sums S_j, the
-    largest over the clusters (colored noise: the whitened sd over the whitening factor)."""
-    d = config.bounds[0].size
-    white = config.noise.whitening(config.bounds)
-    out = np.zeros((config.iterations, d))
-    for t, eps_t in enumerate(config.schedule):
-        for release in iteration_releases(config, float(eps_t)):
-            cal = release.calibration
-            for i in range(*release.columns.indices(d + 1)):
-                if i < d and cal.adds_noise:
-                    out[t, i] = max(out[t, i], config.noise.sd(cal.scale) / white[i])
-    return out
 
 
 def _clear_caches() -> None:

@@ -28,10 +28,10 @@ from dpkmeans.engine.equal_privacy import (
     tight_epsilon,
 )
 from dpkmeans.engine.loop import run
-from dpkmeans.engine.planning import iteration_releases
 from dpkmeans.papers.registry import records
 from dpkmeans.privacy.accounting import TIGHT_RTOL, PrivacyCost
 from dpkmeans.privacy.gaussian import zcdp_delta
+from dpkmeans.synthesis.noise_table import sum_sd
 
 pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
@@ -288,20 +288,6 @@ def test_as_published_configurations_exist():
 
 
 # --- the noise at equal privacy -------------------------------------------------------------
-def sum_sd(config: DPLloydConfig) -> np.ndarray:
-    """(T, d): each iteration's planned per-coordinate standard deviation of the noise on the
-    (centred) sums S_j, the largest over the clusters. Colored noise is drawn white on the
-    whitened vector: coordinate i's sd is the whitened sd divided by whitening[i]."""
-    d = config.bounds[0].size
-    white = config.noise.whitening(config.bounds)
-    out = np.zeros((config.iterations, d))
-    for t, eps_t in enumerate(config.schedule):
-        for release in iteration_releases(config, float(eps_t)):
-            cal = release.calibration
-            for i in range(*release.columns.indices(d + 1)):
-                if i < d and cal.adds_noise:
-                    out[t, i] = max(out[t, i], config.noise.sd(cal.scale) / white[i])
-    return out
 
 
 def sd_ratio(n_records: int, d: int = 10) -> tuple[int, float]:

@@ -18,7 +18,7 @@ from dpkmeans.api.catalogue import FitInputs, build_at, choice
 from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.planning import iteration_releases
 
-__all__ = ["COLUMNS", "noise_per_coordinate", "sum_coordinate_sd"]
+__all__ = ["COLUMNS", "noise_per_coordinate", "sum_coordinate_sd", "sum_sd"]
 
 #: The three columns of standard deviations, in order: (column name, form of ``build_at``).
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -29,6 +29,41 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 
 #: Number of clusters of the configurations the table compares.
 N_CLUSTERS = 5
+
+
+def sum_sd(config: DPLloydConfig) -> np.ndarray:
+    """Each iteration's planned per-coordinate standard deviation of the noise on the centred
+    sums S_j, the largest over the clusters. Colored noise is drawn white on the whitened
+    vector: coordinate i's standard deviation is the whitened one divided by whitening[i].
+
+    Parameters
+    ----------
+    config : DPLloydConfig
+        A DP-Lloyd configuration.
+
+    Returns
+    -------
+    numpy.ndarray
+        (T, d) standard deviations, in the units of the sums.
+
+    Examples
+    --------
+    >>> from dpkmeans.engine.config import DPLloydConfig
+    >>> from dpkmeans.synthesis.noise_table import sum_sd
+    >>> sum_sd(DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.25])).round(3)
+    array([[ 5.657,  5.657],
+           [11.314, 11.314]])
+    """
+    d = config.bounds[0].size
+    white = config.noise.whitening(config.bounds)
+    out = np.zeros((config.iterations, d))
+    for t, eps_t in enumerate(config.schedule):
+        for release in iteration_releases(config, float(eps_t)):
+            cal = release.calibration
+            for i in range(*release.columns.indices(d + 1)):
+                if i < d and cal.adds_noise:
+                    out[t, i] = max(out[t, i], config.noise.sd(cal.scale) / white[i])
+    return out
 
 
 def sum_coordinate_sd(config: DPLloydConfig) -> float:
