@@ -75,7 +75,8 @@ class DPLloydResult:
     iterations_run : numpy.ndarray or None, default None
         (R,): the iterations each replica ran.
     spent : numpy.ndarray or None, default None
-        (R,): each replica's composed epsilon (its true spend).
+        (R,): each replica's composed epsilon (its true spend); under a tight ledger, the
+        ledger's epsilon at its budget's delta, which the most expensive replica bounds.
     sse_history : numpy.ndarray or None, default None
         (R, T): the exact SSE of the centroids entering each iteration (``record_history``;
         an evaluation aid, never released).
@@ -407,7 +408,10 @@ class _Run:
                 own = ledger.total().epsilon - before  # the rule's own releases
                 step, cost, scale = weighted_iteration(stats, config, eps_t, weights, sub_rngs,
                                                        sub_unit, ledger)
-                self.spent[idx] += own + cost
+                if ledger.accounting == "tight":  # replicas' costs do not add separately
+                    self.spent[idx] += ledger.total().epsilon - before
+                else:
+                    self.spent[idx] += own + cost
             ledger.post_process(f"c_j = S'_j / n'_j{' + m' if config.centred else ''} if "
                                 f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
         return step, scale, modes
