@@ -394,3 +394,10 @@ def test_silhouettes_fused_into_the_next_statistics_pass(scorer, monkeypatch):
     assert passes == ["silhouette"] * 3
     block_silhouette_ahead(X, C[:2])  # too few replicas to arm
     assert not kernels._FUSION.armed
+
+
+def test_a_generated_kernel_in_high_dimension_compiles_and_is_exact():
+    """k = 2, d = 256 (k d <= 640: generated): each row's squared norm is one statement per
+    feature, not an expression nested d deep (Python refuses more than 200 parentheses)."""
+    X, C = _tricky(11, 700, 256, 2, 1)
+    _assert_kernel_equals_reference(X, C)

@@ -582,15 +582,16 @@ def _loader_source(d: int) -> str:
     """Source of ``_load_tile`` for d fixed: the contract (and bits) of
     :func:`_load_tile_generic`, each row's features in registers (the generic loops over a
     run-time d are about 1.5 times as slow)."""
-    squares = [f"x{f} * x{f}" for f in range(d)]
-    nrm, sq = "1.0", "0.0"
-    for term in squares:  # features added in order, from 1.0 and from 0.0
-        nrm, sq = f"({nrm} + {term})", f"({sq} + {term})"
     load = [_JIT, "def _load_tile(X, t0, m, W, nrm, sq):", "    last = X.size - 1",
             "    for i in range(m):", f"        _prefetch(X, min((t0 + i) * {d} + _AHEAD, last))"]
     load += [f"        x{f} = X[t0 + i, {f}]" for f in range(d)]
     load += [f"        W[{f * _STRIDE} + i] = x{f}" for f in range(d)]
-    load += [f"        nrm[i] = {nrm}", f"        sq[i] = {sq}"]
+    # features added in order, from 1.0 and from 0.0, one statement each (a nested expression
+    # would pass Python's limit of 200 parentheses at d = 200)
+    load += ["        n = 1.0", "        q = 0.0"]
+    for f in range(d):
+        load += [f"        n = n + x{f} * x{f}", f"        q = q + x{f} * x{f}"]
+    load += ["        nrm[i] = n", "        sq[i] = q"]
     return "\n".join(load) + "\n"
 
 
