@@ -137,6 +137,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # synthetic data
     ("data/synthetic.py", "GaussianMixture._block"): "synthetic data: the mixture's records",
     ("data/synthetic.py", "make_mixture"): "synthetic data: the mixture's centres and weights",
+    ("data/generated.py", "g2"): "synthetic data: a G2 set drawn from its published definition",
     # assignment and exercise generators
     ("dpkmeans_classroom/spec.py", "student_parameters"): ("assignment generator: a "
                                                             "student's parameters"),

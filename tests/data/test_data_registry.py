@@ -61,7 +61,7 @@ def test_registry_is_found_in_the_repository() -> None:
 
 def test_registry_lists_the_eleven_datasets_in_order(reg: Registry) -> None:
     assert reg.names == ELEVEN
-    assert set(reg.bundled) == {"iris", "wine"}
+    assert set(reg.bundled) == {"iris", "wine", "breast_cancer"}
 
 
 def test_every_numeric_column_has_public_bounds_and_a_rationale(reg: Registry) -> None:

@@ -8,7 +8,7 @@ Modules, one job each: :mod:`~dpkmeans.data.registry` (data/datasets.toml),
 :mod:`~dpkmeans.data.fetch` (find, verify, download), :mod:`~dpkmeans.data.parse` (read a file),
 :mod:`~dpkmeans.data.loader` (``load``), :mod:`~dpkmeans.data.dataset` (the dataset object),
 :mod:`~dpkmeans.data.scaling` (bounds and clipping), :mod:`~dpkmeans.data.synthetic` (Gaussian
-mixtures), :mod:`~dpkmeans.data.bundled` (scikit-learn's iris and wine),
+mixtures), :mod:`~dpkmeans.data.bundled` (scikit-learn's iris, wine and breast cancer),
 :mod:`~dpkmeans.data.report` (tables), :mod:`~dpkmeans.data.needs` (the files a command needs,
 checked before it starts) and :mod:`~dpkmeans.data.commands` (the CLI group).
 """

@@ -1,4 +1,4 @@
-"""Small real datasets shipped inside scikit-learn (iris, wine): demos that need no files."""
+"""Small real datasets shipped inside scikit-learn (iris, wine, breast_cancer): no files needed."""
 
 from __future__ import annotations
 

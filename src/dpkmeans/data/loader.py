@@ -19,6 +19,7 @@ from dpkmeans.data.bundled import load_bundled
 from dpkmeans.data.dataset import Dataset, DroppedRows, Provenance
 from dpkmeans.data.errors import DataFormatError, MissingValuesError, PaperColumnError
 from dpkmeans.data.fetch import ensure_file, find_file
+from dpkmeans.data.generated import load_generated
 from dpkmeans.data.parse import RawTable, category_codes, filter_mask, read_raw
 from dpkmeans.data.registry import (
     ColumnSpec,
@@ -149,7 +150,8 @@ def load(
 
     Parameters
     ----------
-    name : a registry name (``python -m dpkmeans datasets list``) or a bundled one (iris, wine).
+    name : a registry name (``python -m dpkmeans datasets list``), a bundled one (iris, wine,
+        breast_cancer) or a generated one (``g2_<d>_<sd>``: :mod:`dpkmeans.data.generated`).
     paper : a paper's key (dpkccm, silhouette, colored, di: :mod:`dpkmeans.papers.registry`);
         selects that paper's columns and row filters. ``None`` gives every feature column. A
         former key (:data:`RENAMED_PAPERS`: dp-kccm, colored-noise) raises a ``ValueError``
@@ -177,6 +179,11 @@ def load(
         if paper is not None:
             raise PaperColumnError(f"{name!r} is a scikit-learn demo dataset; no paper used it")
         ds = load_bundled(reg.bundled[name], columns)
+    elif isinstance(name, str) and name in reg.generated:
+        if paper is not None:
+            raise PaperColumnError(f"{name!r} is generated from a published definition; "
+                                   "load it without paper=")
+        ds = load_generated(reg.generated[name], columns)
     else:
         ds = _load_registered(reg, name, paper, columns, on_missing, data_home, download, variant)
     if bounds == "paper":

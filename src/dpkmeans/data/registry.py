@@ -10,11 +10,13 @@ instead of producing a wrong dataset.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -28,11 +30,13 @@ __all__ = [
     "ColumnSpec",
     "DatasetSpec",
     "FileSpec",
+    "GeneratedSpec",
     "PaperSpec",
     "PaperUse",
     "ParseSpec",
     "Registry",
     "RowFilter",
+    "UnavailableSpec",
     "get_registry",
     "registry_path",
     "repo_root",
@@ -45,6 +49,7 @@ FILTER_OPS = ("missing", "<", "<=", ">", ">=", "==", "!=")
 MATCH_VALUES = ("exact", "interpreted", "mismatch", "unknown")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _TEMPLATE = re.compile(r"\{i\}")
+_FIELD = re.compile(r"\{(\w+)\}")
 
 Level = str | int | float
 
@@ -204,6 +209,51 @@ class BundledSpec:
 
 
 @dataclass(frozen=True)
+class GeneratedSpec:
+    """One synthetic set that our code draws from a published definition
+    (``[generated.<family>]``: one spec per point of the family's grid, named by its template).
+
+    ``params`` are the family's fixed parameters and the point of its grid; ``seed`` is the
+    family's seed and :attr:`entropy` the set's own stream (the seed and the set's name), so a set
+    never depends on which other sets exist. :mod:`dpkmeans.data.generated` draws it.
+    """
+
+    name: str
+    family: str
+    title: str
+    generator: str
+    params: Mapping[str, int | float]
+    seed: int
+    source: str
+    note: str
+
+    @property
+    def entropy(self) -> tuple[int, int]:
+        """The set's ``numpy.random.SeedSequence`` entropy: the family seed and the first 64
+        bits of the SHA-256 of the set's name."""
+        digest = hashlib.sha256(self.name.encode()).digest()
+        return self.seed, int.from_bytes(digest[:8], "big")
+
+
+@dataclass(frozen=True)
+class UnavailableSpec:
+    """Datasets a paper used that the registry cannot provide (``[unavailable.<key>]``):
+    ``names`` is the paper's name pattern (``{field}`` matches one name part), ``why`` says what
+    was looked for and why it cannot be obtained."""
+
+    key: str
+    title: str
+    names: str
+    why: str
+
+    def matches(self, name: str) -> bool:
+        """Whether ``name`` is one of these datasets."""
+        parts = _FIELD.split(self.names)
+        literal = [re.escape(p) if i % 2 == 0 else r"[^_]+" for i, p in enumerate(parts)]
+        return re.fullmatch("".join(literal), name) is not None
+
+
+@dataclass(frozen=True)
 class Registry:
     """The parsed and validated registry."""
 
@@ -211,6 +261,9 @@ class Registry:
     papers: Mapping[str, PaperSpec]
     datasets: Mapping[str, DatasetSpec]
     bundled: Mapping[str, BundledSpec]
+    generated: Mapping[str, GeneratedSpec] = field(default_factory=lambda: MappingProxyType({}))
+    unavailable: Mapping[str, UnavailableSpec] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -218,15 +271,24 @@ class Registry:
         return tuple(self.datasets)
 
     def dataset(self, name: str) -> DatasetSpec:
-        """The entry for ``name``; an ``UnknownDatasetError`` lists the known names otherwise."""
+        """The entry for ``name``; an ``UnknownDatasetError`` lists the known names otherwise,
+        or says why a dataset recorded as unavailable cannot be obtained."""
         if not isinstance(name, str):
             raise TypeError(f"dataset name must be a str, got {type(name).__name__}")
         try:
             return self.datasets[name]
         except KeyError:
+            for gone in self.unavailable.values():
+                if gone.matches(name):
+                    raise UnknownDatasetError(
+                        f"{name!r} ({gone.title}) cannot be obtained: {gone.why}"
+                    ) from None
+            families = sorted({g.family for g in self.generated.values()})
+            generated = (f"; generated from published definitions: {', '.join(families)} "
+                         "(e.g. " + next(iter(self.generated)) + ")") if families else ""
             raise UnknownDatasetError(
                 f"unknown dataset {name!r}. Known datasets: {', '.join(self.datasets)}; "
-                f"bundled with scikit-learn (no files): {', '.join(self.bundled)}."
+                f"bundled with scikit-learn (no files): {', '.join(self.bundled)}{generated}."
             ) from None
 
     def paper(self, key: str) -> PaperSpec:
@@ -280,11 +342,25 @@ class Registry:
         clash = set(datasets) & set(bundled)
         if clash:
             raise RegistryError(f"names used both as datasets and bundled: {sorted(clash)}")
+        generated: dict[str, GeneratedSpec] = {}
+        for family, value in _table(raw.get("generated", {}), "generated").items():
+            for spec in _parse_generated(family, _table(value, f"generated.{family}")):
+                if spec.name in generated or spec.name in datasets or spec.name in bundled:
+                    raise RegistryError(
+                        f"registry: generated.{family} names {spec.name!r}, a name already used"
+                    )
+                generated[spec.name] = spec
+        unavailable = {
+            key: _parse_unavailable(key, _table(value, f"unavailable.{key}"))
+            for key, value in _table(raw.get("unavailable", {}), "unavailable").items()
+        }
         return cls(
             path=path,
             papers=MappingProxyType(papers),
             datasets=MappingProxyType(datasets),
             bundled=MappingProxyType(bundled),
+            generated=MappingProxyType(generated),
+            unavailable=MappingProxyType(unavailable),
         )
 
 
@@ -617,3 +693,58 @@ def _parse_bundled(name: str, t: Mapping[str, Any]) -> BundledSpec:
         licence=_get(t, "licence", str, w),
         columns=columns,
     )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _parse_generated(family: str, t: Mapping[str, Any]) -> list[GeneratedSpec]:
+    """The sets of one ``[generated.<family>]`` table: ``fixed`` parameters, a ``grid`` of
+    parameter lists and a ``name`` template with one ``{field}`` per grid key."""
+    w = f"generated.{family}"
+    seed = _get(t, "seed", int, w)
+    if seed < 0:
+        raise RegistryError(f"registry: {w}.seed must be >= 0, got {seed}")
+    fixed = dict(_table(_get(t, "fixed", Mapping, w, {}), f"{w}.fixed"))
+    grid = dict(_table(_get(t, "grid", Mapping, w, {}), f"{w}.grid"))
+    for key, value in fixed.items():
+        if not _number(value):
+            raise RegistryError(f"registry: {w}.fixed.{key} must be a number, got {value!r}")
+    for key, values in grid.items():
+        if not (isinstance(values, list) and values and all(_number(v) for v in values)):
+            raise RegistryError(f"registry: {w}.grid.{key} must be a non-empty list of numbers")
+        if len(set(values)) != len(values):
+            raise RegistryError(f"registry: {w}.grid.{key} repeats a value")
+    both = sorted(set(fixed) & set(grid))
+    if both:
+        raise RegistryError(f"registry: {w}: {both} both fixed and in the grid")
+    template = _get(t, "name", str, w)
+    fields = _FIELD.findall(template)
+    if sorted(fields) != sorted(grid) or len(set(fields)) != len(fields):
+        raise RegistryError(
+            f"registry: {w}.name {template!r} must name each grid key once: {sorted(grid)}"
+        )
+    common = {
+        "family": family,
+        "title": _get(t, "title", str, w),
+        "generator": _get(t, "generator", str, w),
+        "seed": seed,
+        "source": _get(t, "source", str, w),
+        "note": _get(t, "note", str, w, ""),
+    }
+    out = []
+    for point in itertools.product(*grid.values()):
+        values = dict(zip(grid, point, strict=True))
+        out.append(GeneratedSpec(name=template.format(**values),
+                                 params=MappingProxyType({**fixed, **values}), **common))
+    return out
+
+
+def _parse_unavailable(key: str, t: Mapping[str, Any]) -> UnavailableSpec:
+    w = f"unavailable.{key}"
+    why = _get(t, "why", str, w)
+    if not why.strip():
+        raise RegistryError(f"registry: {w}.why must say why the data cannot be obtained")
+    return UnavailableSpec(key=key, title=_get(t, "title", str, w), names=_get(t, "names", str, w),
+                           why=why)
