@@ -29,8 +29,10 @@ EXPECTED = {
     "apdp": (("pure",), ("gaussian", "laplace")),
     "di": (("pure",), ("laplace",)),  # replace adjacency: no Gaussian twin
     "balcan": (("pure",), ("pure",)),
+    "fastlloyd-laplace": (("pure",), ("gaussian", "laplace")),
     "colored": ((), ("gaussian", "basic")),
     "lsh": ((), ("gaussian", "basic")),
+    "fastlloyd": ((), ("gaussian",)),  # its own analysis is tight: one form
 }
 
 

@@ -16,7 +16,7 @@ from dpkmeans.papers.colored.variants import corrected as colored
 from dpkmeans.papers.su.variants import dplloyd
 
 BOX = ([0.0, 0.0], [1.0, 1.0])
-LAPLACE = [name for name in loop_choices() if name != "colored"]
+LAPLACE = [name for name, c in loop_choices().items() if not c.needs_delta]  # Gaussian: no floor
 
 
 def _build(name: str, epsilon: float):

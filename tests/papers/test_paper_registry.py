@@ -48,7 +48,7 @@ def test_every_paper_folder_holds_its_record_in_the_books_order():
     folders = sorted(p.parent.name for p in (ROOT / "src/dpkmeans/papers").glob("*/__init__.py"))
     assert sorted(PAPER_RECORDS) == folders
     assert list(PAPER_RECORDS) == ["su", "dpkccm", "silhouette", "colored", "apdp", "di",
-                                   "balcan", "lsh"]
+                                   "balcan", "fastlloyd", "lsh"]
     assert [int(r.number) for r in records()] == sorted(int(r.number) for r in records())
 
 
@@ -126,7 +126,7 @@ def test_the_catalogue_is_the_papers_algorithms():
     assert list(CATALOGUE) == expected
     # the order the leaderboard's committed results were made in
     assert expected == ["dplloyd", "dplloyd-impr", "dp-kccm", "silhouette", "apdp", "di",
-                        "balcan", "colored", "lsh"]
+                        "balcan", "fastlloyd-laplace", "colored", "fastlloyd", "lsh"]
     for r in records():
         for entry in r.algorithms:
             assert CATALOGUE[entry.name] is entry and entry.chapter == r.number
@@ -138,8 +138,9 @@ def test_reproduce_runs_every_papers_sweeps_with_its_finisher():
     assert [e.name for e in experiments if e.paper] == list(from_papers)
     assert [e.name for e in experiments] == ["dplloyd_baselines", "audit_tightness",
                                              "audit_power", "dpkccm", "silhouette", "colored",
-                                             "apdp", "di", "leaderboard", "home_ground",
-                                             "outside_audit"]
+                                             "apdp", "di", "fastlloyd_protocol",
+                                             "fastlloyd_home", "fastlloyd_audit", "leaderboard",
+                                             "home_ground", "outside_audit"]
     for e in experiments:
         if e.paper:
             assert e.chapter == from_papers[e.name].number
@@ -362,7 +363,7 @@ def test_a_new_paper_in_one_folder_runs_through_the_catalogue_reproduce_and_the_
 
     # the catalogue: DPKMeans fits the new algorithm, within its budget
     # pure DP before (eps, delta)
-    assert list(CATALOGUE)[-3:] == ["toy-halving", "colored", "lsh"]
+    assert list(CATALOGUE)[-4:] == ["toy-halving", "colored", "fastlloyd", "lsh"]
     assert choice("toy-halving").chapter == "13"
     X = np.random.default_rng(1).uniform(0, 1, size=(200, 2))
     model = DPKMeans(3, epsilon=0.8, bounds=(0, 1), algorithm="toy-halving", max_iter=3,

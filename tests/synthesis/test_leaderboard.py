@@ -28,6 +28,8 @@ def _expected_contenders() -> set[tuple[str, str, float, str]]:
     out.add(("di", "pure", 0.0, "replace"))
     for name, entry in loop_choices().items():
         both = ("gaussian", "basic") if entry.needs_delta else ("gaussian", "laplace")
+        if entry.tight_native:  # FastLloyd: its own analysis is the tight one
+            both = ("gaussian",)
         out |= {(name, form, 1e-6, "add/remove") for form in both}
     out.add(("balcan", "pure", 1e-6, "add/remove"))
     out.add(("lsh", "basic", 1e-6, "add/remove"))
@@ -41,7 +43,8 @@ def test_the_contenders_are_every_form_at_both_deltas():
     assert len(got) == len(set(got))
     assert set(got) == _expected_contenders()
     assert {"dplloyd", "dplloyd-impr", "dp-kccm", "silhouette", "apdp", "di",
-            "balcan"} == {a for a, _, d, _ in got if d == 0}
+            "balcan", "fastlloyd-laplace"} == {a for a, _, d, _ in got if d == 0}
+    assert ("fastlloyd", "gaussian", 1e-6, "add/remove") in got  # its own form: tight
     names = [c.name for c in leaderboard.CONTENDERS]
     assert "dplloyd-impr (gaussian)" in names and "di (pure, replace)" in names
     assert len({(c.name, c.delta) for c in leaderboard.CONTENDERS}) == len(got)
@@ -62,7 +65,8 @@ def test_an_algorithm_as_by_itself_keeps_its_seed():
         point = Point("blood", name, 0.5)
         today = stable_seed(BASE_SEED, {"study": "leaderboard", **asdict(point)})
         assert leaderboard.point_seed(BASE_SEED, point) == today
-        form, delta = ("basic", 1e-6) if entry.needs_delta else ("pure", 0.0)
+        own_form = "gaussian" if entry.tight_native else "basic"
+        form, delta = (own_form, 1e-6) if entry.needs_delta else ("pure", 0.0)
         own = BoardPoint("blood", name, 0.5, form, delta, entry.neighbour)
         assert leaderboard.point_seed(BASE_SEED, own) == today
     # a pure algorithm at delta > 0 is the same algorithm: the same runs
@@ -170,3 +174,21 @@ def test_committed_rows_of_every_form_are_recomputed_exactly(results):
                        "epsilon_at_delta", "point_seed"):
             assert row[column] == pytest.approx(stored[column], rel=1e-9), (name, column)
         assert row["noise"] == stored["noise"] and row["contender"] == name
+
+
+@pytest.mark.parametrize("point", [
+    BoardPoint("blood", "fastlloyd", 0.5, "gaussian", 1e-6, "add/remove"),
+    BoardPoint("blood", "fastlloyd-laplace", 2.0, "pure", 0.0, "add/remove"),
+])
+def test_a_committed_fastlloyd_point_is_recomputed_exactly(point):
+    public = _data_or_skip("blood")
+    X = np.asarray(public.X)
+    reference = float(leaderboard.reference_nicv(X, "blood", BASE_SEED).mean())
+    row = leaderboard.run_point(X, public.public_n_records, point, reference,
+                                base_seed=BASE_SEED)
+    board = pd.read_csv(LEADERBOARD)
+    stored = board[(board["case"] == "blood") & (board["algorithm"] == point.algorithm)
+                   & (board["epsilon"] == point.epsilon) & (board["form"] == point.form)
+                   & (board["delta"] == point.delta)].iloc[0]
+    for column in ("rel_nicv_mean", "rel_nicv_ci_low", "epsilon_at_delta", "iterations"):
+        assert row[column] == pytest.approx(stored[column], rel=1e-9), column

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from dpkmeans.engine.config import DPLloydConfig
-from dpkmeans.engine.equal_privacy import gaussian_twin, laplace_at
+from dpkmeans.engine.equal_privacy import gaussian_twin, laplace_at, scale_to
 from dpkmeans.papers.registry import CatalogueEntry, FitInputs, PaperRecord, records
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS
 from dpkmeans.privacy.tight import Release
@@ -174,8 +174,8 @@ def forms(entry: Choice, delta: float, neighbour: str | None = None) -> tuple[st
     (('pure',), ('gaussian', 'laplace'))
     >>> forms(choice("colored"), 0.0), forms(choice("colored"), 1e-6)
     ((), ('gaussian', 'basic'))
-    >>> forms(choice("balcan"), 1e-6)
-    ('pure',)
+    >>> forms(choice("balcan"), 1e-6), forms(choice("fastlloyd"), 1e-6)
+    (('pure',), ('gaussian',))
     >>> forms(choice("di"), 1e-6), forms(choice("di"), 1e-6, "add/remove")
     (('laplace',), ('gaussian', 'laplace'))
     """
@@ -186,7 +186,7 @@ def forms(entry: Choice, delta: float, neighbour: str | None = None) -> tuple[st
             return ("gaussian", "basic") if entry.build_tight is not None else ("basic",)
         return ("pure",)  # a pure algorithm meets every delta as it is
     if entry.needs_delta:
-        return ("gaussian", "basic")
+        return ("gaussian",) if entry.tight_native else ("gaussian", "basic")
     if (neighbour or entry.neighbour) != "add/remove":
         return ("laplace",)
     return ("gaussian", "laplace")
@@ -264,6 +264,9 @@ def build_at(entry: Choice, inputs: FitInputs, delta: float, *, form: str | None
     if not isinstance(config, DPLloydConfig):  # pragma: no cover - registry invariant
         raise ValueError(f"{entry.name!r} is not a DP-Lloyd configuration")
     target = inputs.epsilon if epsilon is None else epsilon
+    if entry.tight_native:  # built at (inputs.epsilon, delta) by its own tight analysis
+        return config if (target == inputs.epsilon and not prefix) \
+            else scale_to(config, target, dlt, prefix)
     if form == "laplace":
         return laplace_at(config, target, dlt, prefix)
     return gaussian_twin(config, target, dlt, prefix)

@@ -18,6 +18,7 @@ from dpkmeans.compute.lloyd import SCORE_PRECISIONS
 from dpkmeans.engine.flaws import Flaw, check_flaws
 from dpkmeans.engine.planning import check_schedule_floor
 from dpkmeans.engine.prototypes import CategoricalModes
+from dpkmeans.engine.relative import Assignment, NearestCentre
 from dpkmeans.engine.strategies import (
     EQUAL_SHARES,
     Allocation,
@@ -96,6 +97,10 @@ class DPLloydConfig:
         The budget allocation over clusters: fixed public shares or an allocation rule.
     step : IterationRelease, default JointRelease()
         The per-iteration release of every cluster's (S_j, n_j).
+    assign : Assignment, default NearestCentre()
+        Which records each cluster's statistic covers and what each contributes
+        (:mod:`dpkmeans.engine.relative`): every record its position, or FastLloyd's records
+        within a radius, their offsets from the centre.
     modes : CategoricalModes or None, default None
         The categorical mode release of k-prototypes (:mod:`dpkmeans.engine.prototypes`).
     stop : StopRule, default RunWholeSchedule()
@@ -142,6 +147,7 @@ class DPLloydConfig:
     start: Start = PublicStart()
     allocation: Allocation = EQUAL_SHARES
     step: IterationRelease = JointRelease()
+    assign: Assignment = NearestCentre()
     modes: CategoricalModes | None = None
     stop: StopRule = RunWholeSchedule()
     output: Output = PublishAsIs()
@@ -199,7 +205,7 @@ class DPLloydConfig:
         """Each strategy of its type, fit for this configuration, and every flaw it reproduces
         listed in ``flaws`` (so the ledger records it)."""
         kinds = {"start": Start, "allocation": Allocation, "step": IterationRelease,
-                 "stop": StopRule, "output": Output}
+                 "assign": Assignment, "stop": StopRule, "output": Output}
         for field_name, kind in kinds.items():
             value = getattr(self, field_name)
             if not isinstance(value, kind):
@@ -258,8 +264,8 @@ class DPLloydConfig:
     @property
     def strategies(self) -> tuple[Strategy, ...]:
         """The configuration's strategies, the mode release included when there is one."""
-        out: tuple[Strategy, ...] = (self.start, self.allocation, self.step, self.stop,
-                                     self.output)
+        out: tuple[Strategy, ...] = (self.start, self.allocation, self.step, self.assign,
+                                     self.stop, self.output)
         return out + (() if self.modes is None else (self.modes,))
 
     @property

@@ -220,8 +220,9 @@ def laplace_at(config: DPLloydConfig, epsilon: float, delta: float,
 def gaussian_twin(config: DPLloydConfig, epsilon: float, delta: float,
                   prefix: Sequence[Release] = ()) -> DPLloydConfig:
     """The (epsilon, delta) twin of ``config``: Gaussian noise with the box optimum's
-    covariance on each cluster's joint (S_j, n_j) (exact discrete sampler), everything else
-    kept, its schedule scaled until the tight composition of its releases reaches the target
+    covariance on each cluster's joint (S_j, n_j) (exact discrete sampler; FastLloyd's
+    relative release keeps its own whitened vector, with white Gaussian noise), everything
+    else kept, its schedule scaled until the tight composition of its releases reaches the target
     (book chapter 12, "Equal privacy").
 
     Parameters
@@ -257,8 +258,14 @@ def gaussian_twin(config: DPLloydConfig, epsilon: float, delta: float,
         raise ValueError("the Gaussian twin needs add/remove adjacency and a centred release "
                          "(the box optimum's covariance, book chapter 9)")
     dlt = check_delta(delta)
-    noise = config.noise if config.noise.whitened else noise_type("colored", config.sampler)
-    step = config.step if isinstance(config.step, JointRelease) else JointRelease()
+    if config.assign.relative:  # FastLloyd's whitened offsets: white Gaussian noise on them
+        noise = config.noise if config.noise.needs_delta else noise_type("gaussian",
+                                                                         config.sampler)
+        step = config.step
+    else:
+        noise = config.noise if config.noise.whitened else noise_type("colored",
+                                                                      config.sampler)
+        step = config.step if isinstance(config.step, JointRelease) else JointRelease()
     per_iteration = dlt / config.iterations  # the nominal delta each release is calibrated at
     twin = replace(config, noise=noise, delta=per_iteration, step=step, sampler=None,
                    target=None)

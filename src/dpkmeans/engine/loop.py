@@ -343,11 +343,14 @@ class _Run:
         if idx.size == 0:
             return False
         previous = self.centroids[idx]
-        sums, counts = self.backend.stats(self.data, previous, scores=config.scores)
+        relative = config.assign.relative
+        sums, counts = config.assign.statistics(self.backend, self.data, previous, t, config)
         if self.sse is not None:
+            nearest = (self.backend.stats(self.data, previous, scores=config.scores)
+                       if relative else (sums, counts))  # the SSE of every record
             self.sse[idx, t] = self.square_sum \
-                + np.einsum("rk,rk->r", counts, (previous**2).sum(axis=2)) \
-                - 2.0 * np.einsum("rkd,rkd->r", sums, previous)
+                + np.einsum("rk,rk->r", nearest[1], (previous**2).sum(axis=2)) \
+                - 2.0 * np.einsum("rkd,rkd->r", nearest[0], previous)
         stops = self.monitor.before_release(t, idx, sums, counts)
         if stops is not None and stops.any():
             self.active[idx[stops]] = False
@@ -357,12 +360,18 @@ class _Run:
                 return False
         category_counts = (None if config.modes is None
                            else mode_scores(sums, config.modes.layout))
-        if config.centred:
+        if config.centred and not relative:  # offsets are centred on their own centre
             sums -= counts[..., None] * self.centre  # S_j - n_j m: the centred query
         stats = np.concatenate([sums, counts[..., None]], axis=2)
+        white = config.step.whitening(config, t) if relative else None
+        if white is not None:  # the released vector; scaled back below (post-processing)
+            stats = stats * white
         step, scale, modes = self.release(t, eps_t, idx, previous, stats, category_counts)
+        if white is not None:
+            step = step / white
         self.noisy[idx] = step
-        updated = _update(step, previous, config, self.centre)
+        updated = (config.assign.update(step, previous, config, t) if relative
+                   else _update(step, previous, config, self.centre))
         if modes is not None:
             updated[..., :config.numeric_offset] = modes
         self.centroids[idx] = updated
@@ -412,8 +421,7 @@ class _Run:
                     self.spent[idx] += ledger.total().epsilon - before
                 else:
                     self.spent[idx] += own + cost
-            ledger.post_process(f"c_j = S'_j / n'_j{' + m' if config.centred else ''} if "
-                                f"n'_j >= {config.count_floor:g}, else keep c_j; clip to the box")
+            ledger.post_process(_update_text(config))
         return step, scale, modes
 
     def finish(self, n_clipped: int) -> DPLloydResult:
@@ -584,6 +592,16 @@ def weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
                           stats.shape[1:]) for row in cals]
     grid, steps, scale = (np.stack(a) for a in zip(*plans))  # (R, k, d + 1) each
     return _add_noise(stats, grid, steps, scale, config, rngs, unit, ledger, [paid]), cost, scale
+
+
+def _update_text(config: DPLloydConfig) -> str:
+    """The ledger's note of the update (post-processing)."""
+    floor = f"n'_j >= {config.count_floor:g}"
+    if config.assign.relative:
+        return (f"c_j = c_j + S'_j / n'_j (the move clipped to r_t) if {floor}, else keep c_j; "
+                "fold into the box")
+    centre = " + m" if config.centred else ""
+    return f"c_j = S'_j / n'_j{centre} if {floor}, else keep c_j; clip to the box"
 
 
 def _update(noisy: np.ndarray, previous: np.ndarray, config: DPLloydConfig,

@@ -127,6 +127,9 @@ class CatalogueEntry:
         ``build_tight(inputs)``: a standalone algorithm's configuration calibrated to
         (``inputs.epsilon``, ``inputs.delta``) under tight composition, by the algorithm's own
         accounting (:func:`dpkmeans.api.catalogue.build_at`); None when it has none.
+    tight_native : bool, default False
+        An (epsilon, delta) algorithm whose own analysis is tight composition (FastLloyd's
+        Gaussian DP): ``build`` is already calibrated to the target, its one form.
 
     Examples
     --------
@@ -146,6 +149,7 @@ class CatalogueEntry:
     standalone: bool = False
     chapter: str = ""
     build_tight: Callable[[FitInputs], Any] | None = None
+    tight_native: bool = False
 
 
 @dataclass(frozen=True)

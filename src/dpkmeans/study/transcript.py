@@ -30,10 +30,13 @@ from dpkmeans.privacy.sensitivity import box_midpoint
 __all__ = ["exact_statistics", "element_log_ratio", "mode_log_ratio", "transcript_log_ratios"]
 
 
-def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray) -> np.ndarray:
-    """The exact statistics one iteration noises: the centred (S_j - n_j m, n_j) of every
-    cluster, (R, k, d + 1), for the centroids (R, k, d) entering it (the engine's own
-    assignment and sums, :func:`dpkmeans.compute.lloyd.block_stats`).
+def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray,
+                     t: int = 0) -> np.ndarray:
+    """The exact statistics iteration ``t`` (from 0) noises: the centred (S_j - n_j m, n_j)
+    of every cluster, (R, k, d + 1), for the centroids (R, k, d) entering it (the engine's
+    own assignment and sums, :func:`dpkmeans.compute.lloyd.block_stats`); under a relative
+    assignment (FastLloyd's radius, :mod:`dpkmeans.engine.relative`) the offset sums and
+    counts of the records within r_t, in the data's units (``t`` gives r_t).
 
     Every replica is computed alone, the same bits as grouped (docs/design.md, "Exact
     assignment and a fixed order of additions"): no search for equal centroid sets, which
@@ -43,6 +46,12 @@ def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray)
     data, _, _ = backend.prepare(X, config.bounds)
     C = np.ascontiguousarray(centroids, dtype=np.float64)
     shared = C.shape[0] > 1 and bool(np.all(C == C[:1]))
+    if config.assign.relative:  # the engine's own query: offsets, no centring
+        sums, counts = config.assign.statistics(backend, data, C[:1] if shared else C, t,
+                                                config)
+        if shared:
+            sums, counts = (np.repeat(a, C.shape[0], axis=0) for a in (sums, counts))
+        return np.concatenate([sums, counts[..., None]], axis=2)
     sums, counts = backend.map_reduce(data, block_stats, C[:1] if shared else C, config.scores)
     if shared:
         sums, counts = (np.repeat(a, C.shape[0], axis=0) for a in (sums, counts))
@@ -95,7 +104,11 @@ def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
 
     ``result`` must come from :func:`dpkmeans.engine.loop.run` with ``record_history=True``.
     The sum over iterations (axis 1) scores the whole transcript; column 0 alone scores the
-    first release. Releases of hooks (an initialisation, an allocation rule's own statistics,
+    first release. Under a relative assignment (FastLloyd's) each iteration's offsets and
+    counts are scored on the vector it released, whitened by
+    :meth:`~dpkmeans.engine.relative.RelativeRelease.whitening`, with independent noise on
+    every element (a flawed release that correlates them is still scored soundly, with less
+    power). Releases of hooks (an initialisation, an allocation rule's own statistics,
     an output release) are not in the transcript: the statistic ignores them, which costs
     power, never soundness.
     """
@@ -107,7 +120,9 @@ def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
     ratios = np.zeros((result.centroids.shape[0], len(result.release_history)))
     for t, (noisy, scale) in enumerate(result.release_history):
         entering = result.initial_centroids if t == 0 else result.history[t - 1]
-        exact0, exact1 = (exact_statistics(X, config, entering) for X in (X0, X1))
+        exact0, exact1 = (exact_statistics(X, config, entering, t) for X in (X0, X1))
+        if config.assign.relative:  # the released vector: iteration t's whitening
+            white = config.step.whitening(config, t)
         scale = np.broadcast_to(scale, noisy.shape)
         ratios[:, t] = element_log_ratio(noise, noisy * white, exact0 * white,
                                          exact1 * white, scale).sum(axis=(1, 2))

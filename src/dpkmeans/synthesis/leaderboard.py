@@ -186,7 +186,7 @@ def _own(algorithm: str) -> tuple[str, float, str]:
     """(form, delta, relation) of an algorithm as it runs by itself (``choice.build``)."""
     entry = CATALOGUE[algorithm]
     if entry.needs_delta:
-        return "basic", DELTA, entry.neighbour
+        return ("gaussian" if entry.tight_native else "basic"), DELTA, entry.neighbour
     return "pure", 0.0, entry.neighbour
 
 
