@@ -49,7 +49,15 @@ from dpkmeans.reproduce import EXPERIMENTS
 from dpkmeans.study import sweep
 from dpkmeans.study.shared import Point
 from dpkmeans.study.sweep import FLOAT_FORMAT, cell_id, expand, load_spec
-from dpkmeans.synthesis import home_ground, leaderboard, outside_audit, tightness
+from dpkmeans.synthesis import (
+    fastlloyd_audit,
+    fastlloyd_home,
+    fastlloyd_protocol,
+    home_ground,
+    leaderboard,
+    outside_audit,
+    tightness,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results"
@@ -186,6 +194,18 @@ def _outside_audit(row: pd.Series) -> dict:
     return rows.iloc[0].to_dict()
 
 
+def _fastlloyd_audit(row: pd.Series) -> dict:
+    rows = fastlloyd_audit.audit_rows(row["variant"], int(row["trials"]), (float(row["factor"]),),
+                                      base_seed=int(row["base_seed"]))
+    return rows[rows["statistic"] == row["statistic"]].iloc[0].to_dict()
+
+
+def _fastlloyd_audit_kind(row: pd.Series) -> str:
+    if row["variant"] == "as-published":
+        return "as published"
+    return "corrected" if row["factor"] == 1.0 else "planted overspend"
+
+
 def _tightness_kind(row: pd.Series) -> str:
     return "mechanism" if row["target"] in tightness.MECHANISMS else "algorithm"
 
@@ -241,6 +261,13 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
     "outside_audit": (_everything,
                       lambda r: "shipped" if r["factor"] == 1.0 else "planted overspend",
                       _outside_audit),
+    # FastLloyd (chapter 12): its home ground at k = 2, d = 2 (every contender takes the path
+    # it takes everywhere), and its audit (each row about 20 s)
+    "fastlloyd_home": (lambda t: (t["k"] == 2) & (t["d"] == 2), lambda r: r["contender"],
+                       fastlloyd_home.rebuild_row),
+    "fastlloyd_audit": (_everything, _fastlloyd_audit_kind, _fastlloyd_audit),
+    "fastlloyd_protocol": (_on("dataset", ("iris",)), lambda r: r["contender"],
+                           fastlloyd_protocol.rebuild_row),
 }
 
 
