@@ -28,7 +28,7 @@
 #   $\delta = 0$ and $\delta = 10^{-6}$, with 95% intervals and ranks that tie where the
 #   intervals overlap;
 # - choose an algorithm, its form and its $\varepsilon$ for your data from $N\varepsilon/k$
-#   and $d$, with the evidence behind the choice, including two strong algorithms from
+#   and $d$, with the evidence behind the choice, including three strong algorithms from
 #   outside the five papers;
 # - tell how much of a form's advantage is its accounting and how much its algorithm;
 # - say, for each headline claim of the five papers, whether it held here for the published
@@ -112,14 +112,15 @@ catalogue = pd.DataFrame([{
 table(catalogue, name="catalogue")
 
 # %% [markdown]
-# Two of them, `lsh` and `balcan`, come from outside the five papers and are not DP-Lloyd
-# loops at all ({ref}`outside-algorithms` below). Some need more than $\varepsilon$: `colored`
-# and `lsh` are $(\varepsilon, \delta)$-DP and take `delta`, and `di` is proven under
+# Three come from outside the five papers ({ref}`outside-algorithms` below): `lsh` and
+# `balcan`, which are not DP-Lloyd loops at all, and FastLloyd (`fastlloyd`, and its pure form
+# `fastlloyd-laplace`), a DP-Lloyd loop with a radius and relative updates
+# ({numref}`section %s <ch-fastlloyd>`). Some need more than $\varepsilon$: `colored`,
+# `fastlloyd` and `lsh` are $(\varepsilon, \delta)$-DP and take `delta`, and `di` is proven under
 # replace adjacency and also takes its budget as a posterior bound `rho` over `m` possible
-# worlds ({numref}`chapter %s <ch-identifiability>`). `dplloyd-impr`, `apdp` and `balcan` read the
-# number of records: give
-# it as `n_records` if it is public, or let the estimator spend a share of $\varepsilon$ on a
-# noisy count. Here is each of them fitted once, at $\varepsilon = 1$, on a synthetic mixture
+# worlds ({numref}`chapter %s <ch-identifiability>`). `dplloyd-impr`, `apdp`, `balcan` and
+# FastLloyd's two forms read the number of records: give it as `n_records` if it is public,
+# or let the estimator spend a share of $\varepsilon$ on a noisy count. Here is each of them fitted once, at $\varepsilon = 1$, on a synthetic mixture
 # of four clusters, with what each fit spent:
 
 # %%
@@ -672,15 +673,19 @@ glue("ch12_accounting_share", f"{percent(min(share_accounting))} to "
 # (two-winners)=
 # ### Two strong algorithms, one answer
 #
-# Google's LSH tree (`lsh`, {ref}`outside-algorithms`) and the best DP-Lloyd algorithm both
-# lead somewhere. At equal $(\varepsilon, \delta)$ and with each in its best accounting, the
-# question has one answer per regime. Point by point, `lsh` under tight composition against
+# Google's LSH tree (`lsh`, {ref}`outside-algorithms`) and the best DP-Lloyd algorithm of the
+# five papers and Su et al. are two strong algorithms of different kinds. At equal
+# $(\varepsilon, \delta)$ and with each in its best accounting, which is better has one
+# answer per regime. Point by point, `lsh` under tight composition against
 # the best DP-Lloyd contender at $\delta$ = {glue:text}`ch12_delta`,
 # {glue:text}`ch12_lloyd_best`, by dimension:
 
 # %% tags=["hide-input"]
+# the DP-Lloyd algorithms of Su et al. and the five papers (FastLloyd is one of
+# the outside algorithms compared with them below)
+BOOK_LOOPS = [a for a in LOOPS if int(CATALOGUE[a].chapter) < 12]
 lloyd_ranks = ranks_by_delta[APPROX][ranks_by_delta[APPROX]["algorithm"].map(
-    base_of(approx)).isin(LOOPS)]
+    base_of(approx)).isin(BOOK_LOOPS)]
 LLOYD_BEST = lloyd_ranks["algorithm"].iloc[0]
 LSH = "lsh (gaussian)"
 duel = []
@@ -1023,9 +1028,12 @@ glue("ch12_noise_pld", f"{number(noise_sd['Laplace PLD / pure'].min())} to "
 # (outside-algorithms)=
 # ## Beyond the five papers
 #
-# A practitioner choosing a private k-means would also look beyond the five papers. Two
-# algorithms from outside them are on the leaderboard above, and neither iterates Lloyd's
-# noisy update:
+# A practitioner choosing a private k-means would also look beyond the five papers. Three
+# algorithms from outside them are on the leaderboard above. FastLloyd
+# {cite:p}`diaa2025fastlloyd` is a DP-Lloyd loop whose records count only within a public
+# radius of their centre and contribute their offsets from it; {numref}`section %s
+# <ch-fastlloyd>` derives it, proves it private, reproduces its authors' protocol and audits
+# it. The other two do not iterate Lloyd's noisy update at all:
 #
 # - `lsh`, the algorithm of Google's differential-privacy library
 #   {cite:p}`chang2021practical`: a prefix tree over random-hyperplane hashes of the records,
@@ -1131,14 +1139,17 @@ for name, extra in outside_fits.items():
 # ### On the leaderboard
 #
 # At $\delta$ = {glue:text}`ch12_delta`, each in its best accounting (`lsh` under tight
-# composition; `balcan` is pure and meets every $\delta$), against the best DP-Lloyd
-# contender there, {glue:text}`ch12_lloyd_best`, point by point over the
+# composition; `balcan` is pure and meets every $\delta$; `fastlloyd` by its own exact
+# Gaussian composition), against the best DP-Lloyd contender of the five papers and Su et
+# al. there, {glue:text}`ch12_lloyd_best`, point by point over the
 # {glue:text}`ch12_n_points` points (a NICV ratio below 1 favours the outside algorithm; a
 # point counts as better or worse when the two 95% intervals are apart), with the time of one
 # fit on the largest dataset, {glue:text}`ch12_largest`:
 
 # %% tags=["hide-input"]
-OUTSIDE = tuple(c for c in (LSH, "balcan (pure)") if c in set(approx["algorithm"]))
+FASTLLOYD = "fastlloyd (gaussian)"
+OUTSIDE = tuple(c for c in (LSH, "balcan (pure)", FASTLLOYD)
+                if c in set(approx["algorithm"]))
 pairs = pd.DataFrame([outside.against(approx, name, baseline=LLOYD_BEST)
                       for name in OUTSIDE])
 times = outside.fit_times(approx)
@@ -1200,9 +1211,9 @@ for name in OUTSIDE:
          f"{beaten} of the {len(own)} regimes", display=False)
 lsh_places = places[places["algorithm"] == LSH]
 lsh_high = lsh_places.loc[lsh_places["place"] == 1, "d_regime"]
-glue("ch12_lsh_dims", "all in high dimension" if len(lsh_high) and (
-    lsh_high == f"d > {ranking.D_SPLIT}").all() else "in low dimension too"
-     if len(lsh_high) else "nowhere", display=False)
+glue("ch12_lsh_dims", "(all in high dimension)" if len(lsh_high) and (
+    lsh_high == f"d > {ranking.D_SPLIT}").all() else "(in low dimension too)"
+     if len(lsh_high) else "at this δ", display=False)
 balcan_places = places[places["algorithm"] == "balcan (pure)"]
 small = balcan_places[balcan_places["signal_regime"].isin(ranking.SIGNAL_REGIMES[:2])]
 glue("ch12_balcan_small_places", f"{small['place'].min()} to {small['place'].max()} of "
@@ -1226,6 +1237,16 @@ for name, row in pairs.set_index("algorithm").iterrows():
     glue(f"ch12_{tag}_s", number(times[name]), display=False)
 glue("ch12_impr_mean", number(pairs["baseline_mean_rel_nicv"].iloc[0]), display=False)
 most_first = ranks_of["first"].idxmax()
+by_rank = list(ranks_of.sort_values("mean_rank").index)
+glue("ch12_fastlloyd_place", f"{by_rank.index(FASTLLOYD) + 1}", display=False)
+assert by_rank[0] == FASTLLOYD, "the summary: fastlloyd has the best mean rank at delta > 0"
+pure_ranks = ranks_by_delta[0.0].set_index("algorithm")
+PURE_FL = "fastlloyd-laplace (pure)"
+pure_best = pure_ranks["mean_rank"].idxmin()
+glue("ch12_fastlloyd_pure", f"mean rank {pure_ranks.loc[PURE_FL, 'mean_rank']:.2f}, first at "
+     f"{int(pure_ranks.loc[PURE_FL, 'first'])} points, "
+     + ("the best mean rank of the pure contenders" if pure_best == PURE_FL
+        else f"behind {pure_best}"), display=False)
 glue("ch12_most_first", "more often than any other contender"
      if ranks_of.loc[LSH, "first"] == ranks_of["first"].max() else
      f"the contender first most often is {most_first}, at "
@@ -1238,7 +1259,7 @@ glue("ch12_lsh_vs_best_rank", "ahead of" if ranks_of.loc[LSH, "mean_rank"]
 # {glue:text}`ch12_n_points` points ({glue:text}`ch12_most_first`), and its mean rank
 # ({glue:text}`ch12_lsh_rank`) is {glue:text}`ch12_lsh_vs_best_rank`
 # {glue:text}`ch12_lloyd_best`'s. It leads in {glue:text}`ch12_lsh_leads`
-# ({glue:text}`ch12_lsh_dims`), and {glue:text}`ch12_lsh_beaten`. Against
+# {glue:text}`ch12_lsh_dims`, and {glue:text}`ch12_lsh_beaten`. Against
 # {glue:text}`ch12_lloyd_best` point by point its median NICV ratio is
 # {glue:text}`ch12_lsh_ratio` (better at {glue:text}`ch12_lsh_better` points, worse at
 # {glue:text}`ch12_lsh_worse`), and its mean relative NICV {glue:text}`ch12_lsh_mean` against
@@ -1255,7 +1276,17 @@ glue("ch12_lsh_vs_best_rank", "ahead of" if ranks_of.loc[LSH, "mean_rank"]
 # good starting centres and its Lloyd steps refine them; with a small one, each of its
 # $T + 1$ exponential-mechanism choices gets $\varepsilon/17/(T+1)$ of a loss whose
 # sensitivity is the squared diameter of the projected space, so the choices are nearly
-# uniform. Being pure, it cannot use $\delta$. By the ranking rule
+# uniform. Being pure, it cannot use $\delta$.
+#
+# `fastlloyd (gaussian)` is first, alone or tied, at {glue:text}`ch12_fastlloyd_first` of the
+# {glue:text}`ch12_n_points` points, with mean rank {glue:text}`ch12_fastlloyd_rank`
+# ({glue:text}`ch12_fastlloyd_place` of the {glue:text}`ch12_n_approx` contenders by mean
+# rank). Against {glue:text}`ch12_lloyd_best` its median NICV ratio is
+# {glue:text}`ch12_fastlloyd_ratio` (better at {glue:text}`ch12_fastlloyd_better` points, worse
+# at {glue:text}`ch12_fastlloyd_worse`). It leads in {glue:text}`ch12_fastlloyd_leads`, and
+# {glue:text}`ch12_fastlloyd_beaten`. Its pure form, `fastlloyd-laplace`, at $\delta = 0$:
+# {glue:text}`ch12_fastlloyd_pure`. {numref}`Section %s
+# <ch-fastlloyd>` shows where its radius helps and what it costs. By the ranking rule
 # ({ref}`choosing-an-algorithm`), {glue:text}`ch12_outside_clear`.
 #
 # The outside algorithms cost more: one fit on {glue:text}`ch12_largest` takes
@@ -1561,10 +1592,13 @@ glue("ch12_flawed_phrase", f"All {len(privacy)} papers are" if n_flawed == len(p
 #   {glue:text}`ch12_rule_pure_10`; at $\delta$ = {glue:text}`ch12_delta`:
 #   {glue:text}`ch12_rule_approx_10`. Public bounds come from outside the data, as tight as
 #   the attributes' documented ranges allow.
-# - Of the two algorithms from outside the papers, at $\delta$ = {glue:text}`ch12_delta`
-#   Google's LSH tree (`lsh`) leads in {glue:text}`ch12_lsh_leads` and Balcan et al.'s
-#   (`balcan`) in {glue:text}`ch12_balcan_leads`. Both are proven private here, and the
-#   colored-noise paper's claim against Balcan et al. has a verdict.
+# - Of the three algorithms from outside the papers, at $\delta$ = {glue:text}`ch12_delta`
+#   FastLloyd (`fastlloyd`) has the best mean rank, {glue:text}`ch12_fastlloyd_rank`, and
+#   leads in {glue:text}`ch12_fastlloyd_leads`; Google's LSH tree (`lsh`) leads in
+#   {glue:text}`ch12_lsh_leads` and Balcan et al.'s (`balcan`) in
+#   {glue:text}`ch12_balcan_leads`. All three are proven private here, FastLloyd's public
+#   code is not ({numref}`section %s <ch-fastlloyd>`), and the colored-noise paper's claim
+#   against Balcan et al. has a verdict.
 # - Of {glue:text}`ch12_n_claims` headline claims, judged on the published methods,
 #   {glue:text}`ch12_claims_tally`; {glue:text}`ch12_n_differ` of the
 #   {glue:text}`ch12_n_corrected` tested on a corrected method get another verdict there.
