@@ -15,6 +15,7 @@ import pytest
 from dpkmeans.api.catalogue import CATALOGUE, forms
 from dpkmeans.study.sweep import BOOKKEEPING, load_spec
 from dpkmeans.synthesis import fastlloyd_home as home_ground
+from dpkmeans.synthesis.leaderboard import Contender
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "data" / "results" / "fastlloyd_home.csv"
@@ -51,7 +52,7 @@ def test_every_contender_is_a_form_of_its_algorithm():
 
 def test_a_form_the_algorithm_lacks_is_refused():
     with pytest.raises(ValueError, match="form must be one of"):
-        home_ground.config_of(home_ground.HomeContender("fastlloyd", "basic", 1e-6), 4, 1.0,
+        home_ground.config_of(Contender("fastlloyd", "basic", 1e-6), 4, 1.0,
                               8, 10_000)
 
 

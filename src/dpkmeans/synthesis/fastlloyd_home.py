@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,10 +40,11 @@ from dpkmeans.engine.loop import run
 from dpkmeans.engine.strategies import PublicStart
 from dpkmeans.papers.apdp.study import REFERENCE_ITERATIONS
 from dpkmeans.study.shared import shared_initial_centroids, stable_seed, summarise
+from dpkmeans.synthesis.leaderboard import Contender
 from dpkmeans.validation import check_positive_int
 
 __all__ = ["CONTENDERS", "DELTA", "DIMENSIONS", "EPSILONS", "KS", "N_RECORDS", "REFERENCE",
-           "REFERENCE_ITERATIONS", "REFERENCE_STARTS", "RUNS", "STUDY", "HomeContender", "box",
+           "REFERENCE_ITERATIONS", "REFERENCE_STARTS", "RUNS", "STUDY", "box",
            "config_of", "contender_of", "data_seed", "evaluate_cell", "mixture", "point_seed",
            "rebuild_row", "reference_nicv", "reference_row", "reference_seed", "run_point"]
 
@@ -68,41 +68,17 @@ REFERENCE = "lloyd (not private)"
 REFERENCE_STARTS = 20
 
 
-@dataclass(frozen=True)
-class HomeContender:
-    """One contender: a catalogue algorithm in one of its forms at one delta.
-
-    Parameters
-    ----------
-    algorithm : str
-        A name of :data:`~dpkmeans.api.catalogue.CATALOGUE`.
-    form : str
-        One of ``forms(CATALOGUE[algorithm], delta)``.
-    delta : float
-        The target delta (0: pure).
-    """
-
-    algorithm: str
-    form: str
-    delta: float
-
-    @property
-    def name(self) -> str:
-        """The display name, e.g. "dplloyd-impr (gaussian)"."""
-        return f"{self.algorithm} ({self.form})"
-
-
 #: The contenders, FastLloyd's two forms first.
-CONTENDERS: tuple[HomeContender, ...] = (
-    HomeContender("fastlloyd", "gaussian", DELTA),
-    HomeContender("fastlloyd-laplace", "pure", 0.0),
-    HomeContender("dplloyd-impr", "pure", 0.0),
-    HomeContender("dplloyd-impr", "gaussian", DELTA),
-    HomeContender("lsh", "gaussian", DELTA),
+CONTENDERS: tuple[Contender, ...] = (
+    Contender("fastlloyd", "gaussian", DELTA),
+    Contender("fastlloyd-laplace", "pure", 0.0),
+    Contender("dplloyd-impr", "pure", 0.0),
+    Contender("dplloyd-impr", "gaussian", DELTA),
+    Contender("lsh", "gaussian", DELTA),
 )
 
 
-def contender_of(algorithm: str, form: str) -> HomeContender:
+def contender_of(algorithm: str, form: str) -> Contender:
     """The contender of :data:`CONTENDERS` that runs ``algorithm`` in ``form``."""
     for contender in CONTENDERS:
         if (contender.algorithm, contender.form) == (algorithm, form):
@@ -111,7 +87,7 @@ def contender_of(algorithm: str, form: str) -> HomeContender:
                      f"{[c.name for c in CONTENDERS]}")
 
 
-def config_of(contender: HomeContender, k: int, epsilon: float, d: int,
+def config_of(contender: Contender, k: int, epsilon: float, d: int,
               n_records: int) -> object:
     """The contender's configuration at (epsilon, its delta) on [-1, 1]^d with ``n_records``
     public records, as :func:`dpkmeans.api.catalogue.build_at` builds it."""
@@ -137,7 +113,7 @@ def reference_seed(base_seed: int, k: int, d: int) -> int:
 
 
 def point_seed(base_seed: int, k: int, d: int, epsilon: float,
-               contender: HomeContender) -> int:
+               contender: Contender) -> int:
     """The seed of one point: a contender at (k, d, epsilon)."""
     return stable_seed(base_seed, {"study": STUDY, "k": k, "d": d, "epsilon": float(epsilon),
                                    "algorithm": contender.algorithm, "form": contender.form,
@@ -183,7 +159,7 @@ def reference_row(X: np.ndarray, k: int, base_seed: int,
             "epsilon_spent_max": 0.0, "epsilon_at_delta": 0.0, "run_s": seconds}
 
 
-def run_point(X: np.ndarray, k: int, epsilon: float, contender: HomeContender,
+def run_point(X: np.ndarray, k: int, epsilon: float, contender: Contender,
               reference: float, *, base_seed: int, runs: int = RUNS) -> dict[str, object]:
     """One contender's row at (k, d = ``X.shape[1]``, ``epsilon``): ``runs`` independent runs
     built by :func:`config_of` (the record count public), their NICV
@@ -209,7 +185,7 @@ def run_point(X: np.ndarray, k: int, epsilon: float, contender: HomeContender,
 
 def evaluate_cell(k: int, d: int, *, base_seed: int, runs: int = RUNS,
                   epsilons: tuple[float, ...] = EPSILONS,
-                  contenders: tuple[HomeContender, ...] = CONTENDERS,
+                  contenders: tuple[Contender, ...] = CONTENDERS,
                   n_records: int = N_RECORDS) -> pd.DataFrame:
     """The reference and every contender at every epsilon on the mixture at (k, d) (one sweep
     cell): the reference first, then by epsilon, then in the order of ``contenders``.
@@ -226,7 +202,7 @@ def evaluate_cell(k: int, d: int, *, base_seed: int, runs: int = RUNS,
         Independent runs per point.
     epsilons : tuple of float, default EPSILONS
         The target epsilons.
-    contenders : tuple of HomeContender, default CONTENDERS
+    contenders : tuple of Contender, default CONTENDERS
         The contenders.
     n_records : int, default N_RECORDS
         The records of the mixture (a smaller one for a quick check).
