@@ -179,3 +179,31 @@ def _memory(X: np.ndarray, config: DPLloydConfig):
     backend = get_backend("memory")
     data = backend.prepare(X, config.bounds)[0]
     return backend, data
+
+
+@pytest.mark.parametrize("noise, norm", [("gaussian", 2), ("laplace", 1)])
+def test_under_replace_one_record_moves_the_release_by_at_most_its_joint_sensitivity(noise,
+                                                                                      norm):
+    """Replace: the record leaves one cluster and joins another (or moves within one); the
+    release covers every cluster at once, with sensitivity max(sqrt 2, 2 w_s) (L2) or 2
+    (L1)."""
+    config = _config(noise, neighbour="replace")
+    (spec,) = config.step.specs(config, 0.5)
+    rng = np.random.default_rng(2)
+    X = _mixture(200)
+    worst = 0.0
+    for t in (0, 1):
+        white = config.step.whitening(config, t)
+        r = config.assign.radius(t, config)
+        for _ in range(200):
+            C = rng.uniform(-1, 1, (1, 4, 3))
+            Y = X.copy()
+            Y[0] = rng.uniform(-1, 1, 3)
+            a = np.concatenate([radius_statistics(X, C, r)[0],
+                                radius_statistics(X, C, r)[1][..., None]], axis=2)
+            b = np.concatenate([radius_statistics(Y, C, r)[0],
+                                radius_statistics(Y, C, r)[1][..., None]], axis=2)
+            worst = max(worst, float(np.linalg.norm(((b - a) * white).reshape(-1), ord=norm)))
+    assert worst <= spec.sensitivity + 1e-12
+    assert spec.sensitivity == (max(np.sqrt(2), 2 * config.step.weights(config)[0])
+                                if norm == 2 else 2.0)
