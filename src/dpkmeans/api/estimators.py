@@ -501,7 +501,8 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         spent as epsilon = ln((m - 1) rho / (1 - rho)).
     delta : float or None
         The delta of an (epsilon, delta) guarantee; None or 0 (the default) keeps pure
-        epsilon-DP. Required by the (epsilon, delta) algorithms ``"colored"`` and ``"lsh"``.
+        epsilon-DP. Required by the (epsilon, delta) algorithms ``"colored"``, ``"fastlloyd"``
+        and ``"lsh"``.
         With ``delta > 0`` a DP-Lloyd algorithm runs as its (epsilon, delta) twin: the same
         algorithm with Gaussian noise (``noise``), calibrated so that the whole fit, the noisy
         count included, is (epsilon, delta)-DP under tight composition (book chapter 12, "Equal
@@ -516,6 +517,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         noise, the schedule scaled until the privacy-loss distribution of its releases reaches
         (epsilon, delta)). "colored" and "lsh": "gaussian" (None: calibrated under tight
         composition) or "basic" (their papers' basic composition of the releases).
+        "fastlloyd": "gaussian" only (its paper's analysis is the exact composition).
     bounds : (lower, upper), dict or None
         Public bounds of every feature: a pair of scalars or of arrays (a tuple, a list, or an
         array of two rows such as ``np.array([-1, 1])``), or, with a DataFrame, a dict of one
@@ -547,7 +549,11 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
           Google's library), (epsilon, delta);
         * ``"balcan"`` (ch. 12): not a DP-Lloyd loop: a random projection, private candidate
           centres, private local search and noisy means (Balcan et al. 2017), reads
-          ``n_records``.
+          ``n_records``;
+        * ``"fastlloyd"`` (ch. 12): DP-Lloyd whose records count only within a public radius
+          of their centre, as offsets from it, with Gaussian noise (Diaa, Humphries and
+          Kerschbaum 2025), (epsilon, delta), reads ``n_records``;
+          ``"fastlloyd-laplace"``: its pure epsilon-DP form.
 
         Only the corrected algorithms are offered; the as-published ones live in
         ``dpkmeans.papers``.
@@ -557,7 +563,8 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         their noise exceeds what all the records together contribute, so the fit is refused
         before any noise (:func:`~dpkmeans.engine.planning.meaningful_iterations`).
     n_records : int or None
-        "dplloyd-impr", "apdp" and "balcan" only: the number of records, **stated by you as public**
+        "dplloyd-impr", "apdp", "balcan" and FastLloyd's forms only: the number of records,
+        **stated by you as public**
         (for example from the documentation of the data). Their rules read it to choose T; one
         record more can change T, so the exact count of private data must not be used.
         ``None`` (default) spends ``n_records_share * epsilon`` on a noisy count (discrete
