@@ -363,7 +363,8 @@ def _radius_block(block: np.ndarray, centroids: np.ndarray,
         C = centroids[r]
         dist = square[:, None] - 2.0 * block @ C.T + np.einsum("kd,kd->k", C, C)[None, :]
         nearest = np.argmin(dist, axis=1)
-        inside = dist[np.arange(block.shape[0]), nearest] <= r2
+        offset = block - C[nearest]  # within r_t as summed, not only as expanded above
+        inside = np.einsum("nd,nd->n", offset, offset) <= r2
         labels = nearest[inside]
         counts[r] = np.bincount(labels, minlength=k)
         for col in range(d):
