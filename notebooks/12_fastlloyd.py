@@ -86,6 +86,7 @@ from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import number, percent, table
 from dpkmeans.synthesis import advice, outside, ranking
+from dpkmeans.synthesis import fastlloyd_audit as fl_audit
 from dpkmeans.synthesis import fastlloyd_protocol as fl_protocol
 from dpkmeans.synthesis.leaderboard import CASES
 
@@ -272,8 +273,10 @@ table(pd.DataFrame({"N": [f"{n:,}" for n in sizes], **{
 # $(\varepsilon, \delta)$-DP. Let iteration $t$ release, for every cluster $j$,
 #
 # $$
-# (\tilde S_j, \tilde n_j) = (S_j + r_t a\, Z_j,\ n_j + b\, Z'_j), \qquad
-# Z_j \sim \mathcal N(0, \sigma^2 I_d), \quad Z'_j \sim \mathcal N(0, \sigma^2),
+# \begin{aligned}
+# (\tilde S_j, \tilde n_j) &= (S_j + r_t a\, Z_j,\ n_j + b\, Z'_j), \\
+# Z_j &\sim \mathcal N(0, \sigma^2 I_d), \quad Z'_j \sim \mathcal N(0, \sigma^2),
+# \end{aligned}
 # $$
 #
 # all noises independent, with $S_j$ and $n_j$ the offset sum and the count of the records
@@ -723,7 +726,8 @@ for key, name in wide.idxmin(axis=1).items():
     cells.loc[key, name] = f"**{cells.loc[key, name]}**"
 lloyd = real.groupby(["dataset", "epsilon"], sort=False)["nicv_lloyd"].first()
 cells.insert(0, "Lloyd (not private)", lloyd.loc[cells.index].map(number))
-table(cells.reset_index().rename_axis(columns=None), name="fastlloyd-protocol")
+table(cells.reset_index().rename_axis(columns=None), name="fastlloyd-protocol",
+      wide=True)
 
 # %% [markdown]
 # On the G2 sets (two clusters, $N = 2048$), the NICV of each contender as a multiple of
@@ -947,9 +951,12 @@ for eps, best in home_best.items():
 
 # %% tags=["hide-input"]
 audit = pd.read_csv(committed_file(AUDIT))
+statistic_names = {
+    fl_audit.TRANSCRIPT: "the whole transcript's likelihood ratio",
+    fl_audit.COMBINATION: "n₀ − S₀,₀ of the first release (whitened)"}
 audit_table = pd.DataFrame({
     "form": audit["variant"], "overspend": [f"{f:g}×" for f in audit["factor"]],
-    "statistic": audit["statistic"], "ledger": [
+    "statistic": audit["statistic"].map(statistic_names), "ledger": [
         "private" if p else "not private" for p in audit["ledger_is_private"]],
     "claimed ε": audit["claimed_epsilon"].map(number),
     "lower bound": audit["lower_bound"].map(number), "verdict": audit["verdict"]})
