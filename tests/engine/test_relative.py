@@ -70,29 +70,47 @@ def test_radius_statistics_are_the_offsets_of_the_records_within_the_radius():
     assert left_out[0] == (~inside).sum() > 0
 
 
-@pytest.mark.parametrize("noise, norm", [("gaussian", 2), ("laplace", 1)])
-def test_one_record_moves_the_released_vector_by_at_most_its_sensitivity(noise, norm):
-    """Add/remove: a record changes one cluster's whitened (S_j / r_t w, n_j w') by at most 1
-    in the noise's norm, or nothing when it lies beyond the radius."""
-    config = _config(noise)
-    rng = np.random.default_rng(1)
+def _released(X: np.ndarray, C: np.ndarray, r: float) -> np.ndarray:
+    """The exact (S_j, n_j) of the radius assignment, (1, k, d + 1)."""
+    sums, counts, _ = radius_statistics(X, C, r)
+    return np.concatenate([sums, counts[..., None]], axis=2)
+
+
+def _largest_change(config: DPLloydConfig, neighbour_of, norm: int, seed: int) -> float:
+    """The largest change of the released (whitened) vector between a dataset and the
+    neighbour ``neighbour_of(X, rng)`` gives, over random public centres, in iterations 1
+    and 2."""
+    rng = np.random.default_rng(seed)
     X = _mixture(200)
-    (spec,) = config.step.specs(config, 0.5)
-    assert spec.sensitivity == 1.0
     worst = 0.0
     for t in (0, 1):
         white = config.step.whitening(config, t)
         r = config.assign.radius(t, config)
         for _ in range(200):
             C = rng.uniform(-1, 1, (1, 4, 3))
-            extra = rng.uniform(-1, 1, (1, 3))
-            a_sums, a_counts, _ = radius_statistics(X, C, r)
-            a = np.concatenate([a_sums, a_counts[..., None]], axis=2)
-            b_sums, b_counts, _ = radius_statistics(np.r_[X, extra], C, r)
-            b = np.concatenate([b_sums, b_counts[..., None]], axis=2)
-            change = ((b - a) * white).reshape(-1)
-            worst = max(worst, float(np.linalg.norm(change, ord=norm)))
-    assert 0.5 < worst <= 1.0 + 1e-12
+            change = (_released(neighbour_of(X, rng), C, r) - _released(X, C, r)) * white
+            worst = max(worst, float(np.linalg.norm(change.reshape(-1), ord=norm)))
+    return worst
+
+
+def _one_more(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.r_[X, rng.uniform(-1, 1, (1, 3))]
+
+
+def _first_replaced(X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    Y = X.copy()
+    Y[0] = rng.uniform(-1, 1, 3)
+    return Y
+
+
+@pytest.mark.parametrize("noise, norm", [("gaussian", 2), ("laplace", 1)])
+def test_one_record_moves_the_released_vector_by_at_most_its_sensitivity(noise, norm):
+    """Add/remove: a record changes one cluster's whitened (S_j / r_t w, n_j w') by at most 1
+    in the noise's norm, or nothing when it lies beyond the radius."""
+    config = _config(noise)
+    (spec,) = config.step.specs(config, 0.5)
+    assert spec.sensitivity == 1.0
+    assert 0.5 < _largest_change(config, _one_more, norm, seed=1) <= 1.0 + 1e-12
 
 
 def test_the_update_moves_at_most_the_radius_and_folds_into_the_box():
@@ -189,21 +207,6 @@ def test_under_replace_one_record_moves_the_release_by_at_most_its_joint_sensiti
     (L1)."""
     config = _config(noise, neighbour="replace")
     (spec,) = config.step.specs(config, 0.5)
-    rng = np.random.default_rng(2)
-    X = _mixture(200)
-    worst = 0.0
-    for t in (0, 1):
-        white = config.step.whitening(config, t)
-        r = config.assign.radius(t, config)
-        for _ in range(200):
-            C = rng.uniform(-1, 1, (1, 4, 3))
-            Y = X.copy()
-            Y[0] = rng.uniform(-1, 1, 3)
-            a = np.concatenate([radius_statistics(X, C, r)[0],
-                                radius_statistics(X, C, r)[1][..., None]], axis=2)
-            b = np.concatenate([radius_statistics(Y, C, r)[0],
-                                radius_statistics(Y, C, r)[1][..., None]], axis=2)
-            worst = max(worst, float(np.linalg.norm(((b - a) * white).reshape(-1), ord=norm)))
-    assert worst <= spec.sensitivity + 1e-12
+    assert _largest_change(config, _first_replaced, norm, seed=2) <= spec.sensitivity + 1e-12
     assert spec.sensitivity == (max(np.sqrt(2), 2 * config.step.weights(config)[0])
                                 if norm == 2 else 2.0)
