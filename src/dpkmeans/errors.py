@@ -28,6 +28,16 @@ class BudgetTooSmallError(DPKMeansError, ValueError):
         self.requested = requested
 
 
+class SeedReuseError(DPKMeansError, ValueError):
+    """A fit charged to a shared accountant repeats the seed material of a fit the accountant
+    already absorbed (book chapter 12, "One budget across fits").
+
+    Two fits that share their seed share their noise: on neighbouring data their difference
+    reveals a record exactly, whatever their epsilons add up to. Raised before the fit draws
+    anything; ``PrivacyLedger(seed_reuse="record")`` lets such a fit run and records a leak
+    instead."""
+
+
 class InvalidParameterError(DPKMeansError, ValueError, TypeError):
     """A parameter of the wrong type (``n_clusters=2.5``, ``epsilon="1"``, ``bounds=("a", 1)``).
 

@@ -219,17 +219,17 @@ def test_a_shared_accountant_refuses_a_fit_before_any_noise(X):
     accountant = PrivacyLedger(budget=2.5)
     first = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), accountant=accountant, random_state=1).fit(X)
     DPKMeans(3, epsilon=1.0, bounds=(-1, 1), algorithm="dp-kccm", accountant=accountant,
-             random_state=1).fit(X)
+             random_state=2).fit(X)
     assert accountant.total().epsilon == pytest.approx(2.0)
     n_entries = len(accountant.entries)
     assert n_entries == len(first.ledger_.entries) + len(
         DPKMeans(3, epsilon=1.0, bounds=(-1, 1), algorithm="dp-kccm",
-                 random_state=1).fit(X).ledger_.entries)
-    third = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), accountant=accountant, random_state=1)
+                 random_state=2).fit(X).ledger_.entries)
+    third = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), accountant=accountant, random_state=3)
     with pytest.raises(BudgetExceededError, match="only epsilon=0.5 left .* nothing was drawn"):
         third.fit(X)
     assert len(accountant.entries) == n_entries and not hasattr(third, "cluster_centers_")
-    DPKMeans(3, epsilon=0.5, bounds=(-1, 1), accountant=accountant, random_state=1).fit(X)
+    DPKMeans(3, epsilon=0.5, bounds=(-1, 1), accountant=accountant, random_state=4).fit(X)
     assert accountant.is_fully_spent()
     # the fit's own records stay readable in the accountant, scoped by fit
     assert accountant.entries[0].scope.startswith("DPKMeans(algorithm='dplloyd-impr')")

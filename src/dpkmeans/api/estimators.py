@@ -43,6 +43,7 @@ from dpkmeans.errors import (
     BudgetTooSmallError,
     InvalidParameterError,
     PrivacyLeakWarning,
+    SeedReuseError,
 )
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.counting import noisy_record_count
@@ -278,7 +279,37 @@ def public_bounds(bounds: Any, X: np.ndarray, *, columns: str = "",
 
 def seed_sequence(random_state: Any) -> np.random.SeedSequence:
     """The fit's seed: fresh entropy for None (never stored on the model), a copy of a given
-    SeedSequence (the parameter is never advanced), or a non-negative int."""
+    SeedSequence (the parameter is never advanced), or a non-negative int.
+
+    A shared accountant keeps the seed's material (entropy and spawn key) and refuses a fit
+    that repeats it (:func:`check_accountant`): an int, and the SeedSequence of that int, are
+    the same material; fresh entropy never repeats.
+
+    Parameters
+    ----------
+    random_state : int, numpy.random.SeedSequence or None
+        The estimator's ``random_state``.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        A new SeedSequence: spawning from it leaves ``random_state`` as it was.
+
+    Raises
+    ------
+    TypeError
+        If ``random_state`` is none of these (a negative int, a float, a Generator, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpkmeans.api.estimators import seed_sequence
+    >>> seed_sequence(7).entropy, seed_sequence(np.random.SeedSequence(7)).entropy
+    (7, 7)
+    >>> child = np.random.SeedSequence(7).spawn(2)[1]
+    >>> seed_sequence(child).spawn_key
+    (1,)
+    """
     rs = random_state
     if rs is None:
         return np.random.SeedSequence()
@@ -344,9 +375,10 @@ def budget_form(epsilon: Any, rho: Any, m: Any, forms: str, *,
 
 
 def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedger,
-                      name: str) -> None:
+                      name: str, *, seed: np.random.SeedSequence | None = None) -> None:
     """Record a finished fit in the shared ``accountant`` (its whole ledger as one sequential
-    part). Its cost was checked before the fit (:func:`check_accountant`).
+    part, with its seed material). Its cost and seed were checked before the fit
+    (:func:`check_accountant`).
 
     Parameters
     ----------
@@ -356,10 +388,13 @@ def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedge
         The fit's ledger.
     name : str
         The fit's name in the accountant.
+    seed : numpy.random.SeedSequence or None, default None
+        The fit's seed (:func:`seed_sequence`), kept by the accountant so that no later fit
+        repeats it.
 
     Raises
     ------
-    ValueError, dpkmeans.errors.BudgetExceededError
+    ValueError, TypeError, dpkmeans.errors.BudgetExceededError, dpkmeans.errors.SeedReuseError
         As :meth:`~dpkmeans.privacy.accounting.PrivacyLedger.absorb`.
 
     Examples
@@ -373,14 +408,19 @@ def charge_accountant(accountant: PrivacyLedger | None, fit_ledger: PrivacyLedge
     epsilon=2
     """
     if accountant is not None:
-        accountant.absorb(fit_ledger, name)
+        accountant.absorb(fit_ledger, name, seed=seed)
 
 
 def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
-                     name: str) -> None:
+                     name: str, *, seed: np.random.SeedSequence | None = None) -> None:
     """Refuse a fit, before any noise is drawn, whose cost would take the shared
-    accountant past its budget, or whose guarantee is under another adjacency than the
-    accountant's (book chapter 12, the shared accountant).
+    accountant past its budget, whose guarantee is under another adjacency than the
+    accountant's, or whose seed repeats the seed material of a fit the accountant absorbed
+    (book chapter 12, the shared accountant: composition holds for fits whose noise is
+    independent, and two fits with one seed draw the same noise).
+
+    Without an accountant nothing is checked: fitting twice with one seed and publishing both
+    results is the data holder's choice, and no ledger claims a total for them.
 
     Parameters
     ----------
@@ -392,6 +432,8 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
         The adjacency of the fit's guarantee.
     name : str
         The fit's name, for the error messages.
+    seed : numpy.random.SeedSequence or None, default None
+        The fit's seed (:func:`seed_sequence`; None: not checked).
 
     Raises
     ------
@@ -401,6 +443,9 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
         If the accountant composes under another adjacency.
     dpkmeans.errors.BudgetExceededError
         If the cost exceeds what is left of the accountant's budget.
+    dpkmeans.errors.SeedReuseError
+        If ``seed`` repeats the seed material of a fit the accountant absorbed and the
+        accountant refuses a repeat (its default, ``seed_reuse="refuse"``).
 
     Examples
     --------
@@ -412,6 +457,17 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
     Traceback (most recent call last):
     ...
     dpkmeans.errors.BudgetExceededError: fit 2 would spend epsilon=2, but the accountant has ...
+
+    A fit with the seed of a fit already charged is refused too:
+
+    >>> import numpy as np
+    >>> from dpkmeans.api.estimators import charge_accountant
+    >>> charge_accountant(accountant, PrivacyLedger(), "run A", seed=np.random.SeedSequence(7))
+    >>> check_accountant(accountant, PrivacyCost(0.5), "add/remove", "run B",
+    ...                  seed=np.random.SeedSequence(7))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpkmeans.errors.SeedReuseError: fit 2 (run B) repeats the seed material of fit 1 (run A), ...
     """
     if accountant is None:
         return
@@ -428,6 +484,11 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
             f"{name} would spend {cost}, but the accountant has only {remaining} left "
             f"of its budget {accountant.budget} (spent so far: {accountant.total()}); "
             "nothing was drawn")
+    if seed is not None:
+        try:
+            accountant.check_seed(seed, name)
+        except SeedReuseError as err:
+            raise SeedReuseError(f"{err}; nothing was drawn") from None
 
 
 def _fit_minimum(err: BudgetTooSmallError, run_eps: float, eps: float) -> float:
@@ -574,7 +635,15 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     accountant : PrivacyLedger or None
         A ledger shared across fits, with a total budget (``PrivacyLedger(budget=3.0)``). A fit
         that would exceed what is left raises ``BudgetExceededError`` before any noise is
-        drawn; a finished fit is recorded in it, its whole ledger as one part.
+        drawn; a finished fit is recorded in it, its whole ledger as one part, with a
+        fingerprint of its seed material. Composition holds for fits whose noise is
+        independent: a fit whose seed repeats that of a fit the accountant absorbed (the same
+        int, SeedSequence or spawned child, or one spawned from the other) raises
+        ``SeedReuseError`` before any noise is drawn (``PrivacyLedger(seed_reuse="record")``
+        lets it run and records a leak instead). Give each fit its own ``random_state``,
+        ``None``, or one child of ``numpy.random.SeedSequence(seed).spawn(n)``. Without an
+        accountant no seed is checked: fitting twice with one seed and publishing both is the
+        data holder's own choice, and no ledger then claims a total for the two.
     backend : {"memory", "dask"}
         Where the statistics are computed (:mod:`dpkmeans.compute.backends`). With ``"dask"``,
         X may be a ``dask.array`` or a
@@ -817,6 +886,9 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
             If a parameter or X is invalid (each error names it).
         dpkmeans.errors.BudgetExceededError
             If the ``accountant`` has too little budget left (nothing is drawn).
+        dpkmeans.errors.SeedReuseError
+            If the ``accountant`` already absorbed a fit with this seed material (nothing is
+            drawn).
         """
         k, eps, algorithm, delta = self._check_params()
         X = self._validate_X(X, reset=True)
@@ -828,9 +900,10 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         bounds = self._resolve_bounds(X)
         name = f"DPKMeans(algorithm={algorithm.name!r})"
         cost = PrivacyCost(eps, delta or 0.0)
-        check_accountant(self.accountant, cost, algorithm.neighbour, name)
+        seed = self._seed()
+        check_accountant(self.accountant, cost, algorithm.neighbour, name, seed=seed)
         planned = self._planned(k, eps, algorithm, bounds, delta, X.shape[0])  # before noise
-        count_seq, run_seq = self._seed().spawn(2)
+        count_seq, run_seq = seed.spawn(2)
         tight = delta is not None and (self.noise or forms(algorithm, delta)[0]) != "basic"
         ledger = PrivacyLedger(budget=cost if delta else eps, neighbour=algorithm.neighbour,
                                accounting="tight" if tight else "basic")
@@ -856,7 +929,7 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
                     raise
                 self._too_small(eps, algorithm, _fit_minimum(err, run_eps, eps))
             self.labels_ = backend.labels(X, result.centroids[0])
-        charge_accountant(self.accountant, result.ledger, name)
+        charge_accountant(self.accountant, result.ledger, name, seed=seed)
         self.cluster_centers_ = result.centroids[0]
         self.n_iter_ = int(result.iterations_run[0])
         self.n_records_used_ = n_used

@@ -250,7 +250,9 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     accountant : PrivacyLedger or None
         A ledger shared across fits (under replace adjacency, the relation of this
         estimator's guarantee) with a total budget: a fit that would exceed what is left
-        raises ``BudgetExceededError`` before any noise is drawn (as in ``DPKMeans``).
+        raises ``BudgetExceededError`` before any noise is drawn, and so does, with
+        ``SeedReuseError``, a fit whose seed repeats that of a fit the accountant absorbed
+        (as in ``DPKMeans``). Without an accountant no seed is checked.
     backend : {"memory", "dask"}
         Where the statistics are computed (:mod:`dpkmeans.compute.backends`); X itself must be in memory
         (it is encoded here). Same seed, same bits, either way.
@@ -671,6 +673,9 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
             If a parameter or X is invalid (each error names it).
         dpkmeans.errors.BudgetExceededError
             If the ``accountant`` has too little budget left (nothing is drawn).
+        dpkmeans.errors.SeedReuseError
+            If the ``accountant`` already absorbed a fit with this seed material (nothing is
+            drawn; see ``DPKMeans``).
         """
         k, budget, gamma, T = self._check_params()
         numeric, categorical = self._validate_X(X, reset=True)
@@ -710,7 +715,8 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         if self.bounds is None or categories_read_off:
             config = replace(config, flaws=(*config.flaws, DATA_DERIVED_BOUNDS), target=None)
         cost = PrivacyCost(float(config.epsilon)) if config.target is None else config.target
-        check_accountant(self.accountant, cost, config.neighbour, "DPKPrototypes")
+        seed = self._seed()
+        check_accountant(self.accountant, cost, config.neighbour, "DPKPrototypes", seed=seed)
         tight = config.target is not None
         ledger = PrivacyLedger(budget=None if config.flaws else cost,
                                neighbour=config.neighbour,
@@ -719,8 +725,8 @@ class DPKPrototypes(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         if categories_read_off:
             ledger.leak(CATEGORIES_LEAK)
         with get_backend(self.backend, client=self.client) as backend:
-            result = run(data, config, self._seed(), ledger=ledger, backend=backend)
-        charge_accountant(self.accountant, result.ledger, "DPKPrototypes")
+            result = run(data, config, seed, ledger=ledger, backend=backend)
+        charge_accountant(self.accountant, result.ledger, "DPKPrototypes", seed=seed)
         prototypes = result.centroids[0]
         if layout is None:
             centres, mode_codes = prototypes, np.zeros((k, 0), dtype=int)

@@ -11,11 +11,18 @@ composes tightly (:meth:`PrivacyLedger.epsilon_at`: Gaussian DP, zCDP or privacy
 distributions; book chapter 3, "Tight composition"). A ledger opened with
 ``accounting="tight"`` and an (epsilon, delta) budget checks every draw against that tight
 composition, before drawing.
+
+A ledger shared across fits (an estimator's ``accountant``) also keeps a fingerprint of every
+fit's seed material (:meth:`PrivacyLedger.check_seed`): composition assumes that the fits draw
+their noise independently, and two fits with the same seed draw the same noise (book chapter
+12, "One budget across fits").
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import numbers
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from copy import deepcopy
@@ -23,7 +30,9 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from dpkmeans.errors import BudgetExceededError
+import numpy as np
+
+from dpkmeans.errors import BudgetExceededError, InvalidParameterError, SeedReuseError
 from dpkmeans.privacy import tight
 from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_sensitivity
@@ -32,6 +41,7 @@ __all__ = [
     "ACCOUNTING_MODES",
     "TIGHT_RTOL",
     "NEIGHBOUR_RELATIONS",
+    "SEED_REUSE_MODES",
     "PrivacyCost",
     "LedgerEntry",
     "PrivacyLedger",
@@ -48,6 +58,12 @@ BUDGET_RTOL = 1e-9
 #: How a ledger checks its budget: "basic" adds epsilons and deltas; "tight" composes the
 #: recorded releases tightly at the budget's delta (:func:`dpkmeans.privacy.tight.epsilon_at`).
 ACCOUNTING_MODES = ("basic", "tight")
+
+#: What a ledger does with a fit whose seed material repeats that of a fit it absorbed:
+#: "refuse" raises :class:`~dpkmeans.errors.SeedReuseError` (the default); "record" lets it run
+#: and records a leak, so :attr:`PrivacyLedger.is_private` becomes False (for demonstrations
+#: and tests of the pitfall).
+SEED_REUSE_MODES = ("refuse", "record")
 
 #: Relative slack of a tight ledger's "fully spent" test (its budget check has none but
 #: rounding's, :data:`BUDGET_RTOL`): a calibration to a tight budget lands this close below it
@@ -346,6 +362,67 @@ def _dominates(big: list[Release], small: list[Release]) -> bool:
     return True
 
 
+def _uint32_words(value: Any) -> list[int]:
+    """The 32-bit words numpy's SeedSequence makes of an int or a sequence of ints (least
+    significant word first, 0 as one word; a sequence's words one element after another)."""
+    if isinstance(value, numbers.Integral):
+        n, words = int(value), []
+        while True:
+            words.append(n & 0xFFFFFFFF)
+            n >>= 32
+            if n <= 0:  # numpy refuses negative seed material; stop on it all the same
+                return words
+    return [w for v in value for w in _uint32_words(v)]
+
+
+@dataclass(frozen=True)
+class _Seed:
+    """The fingerprint of one fit's seed material (``label`` names the fit): a digest of the
+    words a SeedSequence mixes into its pool (entropy, then spawn key), and the digests of
+    their prefixes of pool size or more, the seeds it descends from. Two seeds with the same
+    words have the same state; a seed whose words extend another's is that seed's descendant
+    (``SeedSequence(e, spawn_key=k)`` is ``SeedSequence(e, spawn_key=k[:1])`` spawned
+    further), so their streams are not independent either. Digests, not the seed: a seed
+    behind a published release must stay secret, and the ledger's reports must not show it."""
+
+    label: str
+    digest: bytes
+    ancestors: frozenset[bytes]
+
+    @classmethod
+    def of(cls, seed: np.random.SeedSequence, label: str) -> _Seed:
+        if not isinstance(seed, np.random.SeedSequence):
+            raise InvalidParameterError("the seed material must be a numpy.random.SeedSequence, "
+                                        f"got {type(seed).__name__}")
+        pool = int(seed.pool_size)
+        words = _uint32_words(seed.entropy)
+        key = _uint32_words(seed.spawn_key)
+        if key:  # numpy pads the entropy to the pool size before the spawn key
+            words += [0] * (pool - len(words))
+        words += key
+        words += [0] * (pool - len(words))  # a shorter pool input is mixed as if zero-padded
+
+        def digest(prefix: list[int]) -> bytes:
+            data = np.asarray([pool, *prefix], dtype="<u4").tobytes()
+            return hashlib.blake2b(data, digest_size=16).digest()
+
+        return cls(label, digest(words),
+                   frozenset(digest(words[:j]) for j in range(pool, len(words))))
+
+    def related(self, other: _Seed) -> bool:
+        """Whether the two seeds are the same material or one descends from the other."""
+        return (self.digest == other.digest or self.digest in other.ancestors
+                or other.digest in self.ancestors)
+
+
+def _reuse_message(later: str, earlier: str) -> str:
+    return (f"{later} repeats the seed material of {earlier}, already charged to this "
+            "accountant: two fits with one seed draw the same noise, so on neighbouring data "
+            "their difference reveals a record exactly, whatever their epsilons add up to. "
+            "Pass a different random_state to each fit, None for fresh entropy, or one child "
+            "of numpy.random.SeedSequence(seed).spawn(n) per fit")
+
+
 class PrivacyLedger:
     """Records every noise draw and composes them; optionally enforces a declared budget.
 
@@ -360,6 +437,15 @@ class PrivacyLedger:
         How the budget is checked and :meth:`total` composes: epsilons and deltas added, or
         the recorded releases composed tightly at the budget's delta
         (:meth:`epsilon_at`; "tight" needs a budget with delta > 0 to differ).
+    seed_reuse : {"refuse", "record"}, default "refuse"
+        What :meth:`check_seed` and :meth:`absorb` do with a fit whose seed material repeats
+        that of a fit already absorbed (the same SeedSequence entropy and spawn key, or one
+        spawned from the other): refuse it with :class:`~dpkmeans.errors.SeedReuseError`, or
+        record a leak naming both fits (:attr:`is_private` becomes False). Composition holds
+        for fits that draw their noise independently only. The ledger keeps digests of the
+        seed material, never the seeds, and shows them in no report; a pickled ledger holds
+        them (small integer seeds can be recovered from their digests by trying them all:
+        keep a pickled accountant as private as the seeds).
 
     Attributes
     ----------
@@ -369,11 +455,14 @@ class PrivacyLedger:
         The neighbour relation.
     accounting : str
         "basic" or "tight".
+    seed_reuse : str
+        "refuse" or "record".
 
     Raises
     ------
     ValueError
-        If ``neighbour`` is not a relation of the book or the budget is invalid.
+        If ``neighbour`` is not a relation of the book, ``accounting`` or ``seed_reuse`` is
+        not one of its choices, or the budget is invalid.
 
     Examples
     --------
@@ -397,13 +486,19 @@ class PrivacyLedger:
         *,
         neighbour: str = "add/remove",
         accounting: str = "basic",
+        seed_reuse: str = "refuse",
     ) -> None:
         if neighbour not in NEIGHBOUR_RELATIONS:
             raise ValueError(f"neighbour must be one of {NEIGHBOUR_RELATIONS}, got {neighbour!r}")
         if accounting not in ACCOUNTING_MODES:
             raise ValueError(f"accounting must be one of {ACCOUNTING_MODES}, got {accounting!r}")
+        if seed_reuse not in SEED_REUSE_MODES:
+            raise ValueError(f"seed_reuse must be one of {SEED_REUSE_MODES}, got {seed_reuse!r}")
         self.neighbour = neighbour
         self.accounting = accounting
+        self.seed_reuse = seed_reuse
+        self._seeds: list[_Seed] = []  # the seed material of every fit absorbed, carried up
+        self._absorbed = 0  # the ledgers absorbed so far (fits are named by their order)
         self.budget = _as_budget(budget)
         self._tight_total: PrivacyCost | None = None  # the tight total, until the next record
         self._expected: list[Release] | None = None  # a plan checked whole (:meth:`expect`)
@@ -411,6 +506,10 @@ class PrivacyLedger:
         self._stack: list[_Sequential | _Parallel] = [self._root]
         self._entries: list[LedgerEntry] = []
         self._leaks: list[LedgerEntry] = []
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # an older pickle may lack the seed attributes: it then holds no seed material
+        self.__dict__.update({"seed_reuse": "refuse", "_seeds": [], "_absorbed": 0, **state})
 
     # -- scopes ---------------------------------------------------------------------------
     @staticmethod
@@ -632,11 +731,82 @@ class PrivacyLedger:
         self._entries.append(entry)
         return entry
 
-    def absorb(self, other: PrivacyLedger, name: str) -> None:
+    def _fit_label(self, name: str) -> str:
+        """How the next absorbed ledger is named in seed records: its order and name."""
+        return f"fit {self._absorbed + 1} ({name})"
+
+    def check_seed(self, seed_sequence: np.random.SeedSequence, name: str) -> str | None:
+        """Check, before a fit draws anything, that its seed material is new to this ledger.
+
+        The composition of the fits a ledger absorbs assumes that they draw their noise
+        independently; two fits with the same seed material (the same SeedSequence entropy and
+        spawn key, or one spawned from the other) draw the same noise, and on neighbouring
+        data their difference reveals a record exactly. Fresh entropy (``SeedSequence()``,
+        what ``random_state=None`` gives) never repeats; the children of one
+        ``SeedSequence(seed).spawn(n)`` are distinct material. Nothing is recorded: the seed is
+        kept when the fit's ledger is absorbed (:meth:`absorb` with ``seed``).
+
+        Parameters
+        ----------
+        seed_sequence : numpy.random.SeedSequence
+            The fit's seed (the root of every draw it makes).
+        name : str
+            The fit's name, for the message.
+
+        Returns
+        -------
+        str or None
+            None when the material is new; with ``seed_reuse="record"``, the earlier fit it
+            repeats (its order and name), whose leak :meth:`absorb` will record.
+
+        Raises
+        ------
+        dpkmeans.errors.SeedReuseError
+            If the material repeats that of an absorbed fit and ``seed_reuse="refuse"``.
+        TypeError
+            If ``seed_sequence`` is not a numpy SeedSequence.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpkmeans.privacy.accounting import PrivacyLedger
+        >>> accountant, fit = PrivacyLedger(), PrivacyLedger()
+        >>> accountant.absorb(fit, "first fit", seed=np.random.SeedSequence(7))
+        >>> accountant.check_seed(np.random.SeedSequence(8), "second fit") is None
+        True
+        >>> accountant.check_seed(np.random.SeedSequence(7), "second fit")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        dpkmeans.errors.SeedReuseError: fit 2 (second fit) repeats the seed material of fit 1 ...
+        """
+        seed = _Seed.of(seed_sequence, self._fit_label(name))
+        earlier = next((known.label for known in self._seeds if known.related(seed)), None)
+        if earlier is not None and self.seed_reuse == "refuse":
+            raise SeedReuseError(_reuse_message(seed.label, earlier))
+        return earlier
+
+    def _reused(self, own: list[_Seed], carried: list[_Seed]) -> list[tuple[str, str]]:
+        """(later, earlier) for the absorbed fit's ``own`` seed and each seed ``carried`` up
+        from the absorbed ledger, when related to one this ledger holds or to the own one
+        (the carried seeds among themselves were the absorbed ledger's to judge; its leaks
+        come along)."""
+        pairs = []
+        for seed in own + carried:
+            known = self._seeds + [s for s in own if s is not seed]
+            earlier = next((k.label for k in known if k.related(seed)), None)
+            if earlier is not None:
+                pairs.append((seed.label, earlier))
+        return pairs
+
+    def absorb(self, other: PrivacyLedger, name: str, *,
+               seed: np.random.SeedSequence | None = None) -> None:
         """Record everything ``other`` recorded (e.g. one fit's ledger) as one sequential part
         named ``name``: its composed cost adds to this total, its entries and leaks are kept
-        (their scopes prefixed with ``name``). Refused, with nothing recorded, when the
-        neighbour relations differ or the budget would be exceeded.
+        (their scopes prefixed with ``name``), and so is the seed material of the fits it
+        absorbed, with ``seed``, the seed of the fit it records (:meth:`check_seed`). Refused,
+        with nothing recorded, when the neighbour relations differ, the budget would be
+        exceeded or, with ``seed_reuse="refuse"``, seed material repeats; with
+        ``seed_reuse="record"`` a repeat is recorded as a leak in the part.
 
         Parameters
         ----------
@@ -645,6 +815,8 @@ class PrivacyLedger:
             out.
         name : str
             The name of the sequential part it becomes.
+        seed : numpy.random.SeedSequence or None, default None
+            The seed of every draw recorded in ``other`` (None: not known, nothing kept).
 
         Raises
         ------
@@ -652,9 +824,15 @@ class PrivacyLedger:
             If ``other`` is this ledger or is under another neighbour relation.
         dpkmeans.errors.BudgetExceededError
             If its cost would take this ledger past its budget.
+        dpkmeans.errors.SeedReuseError
+            If ``seed``, or the seed material ``other`` holds, repeats this ledger's and
+            ``seed_reuse="refuse"``.
+        TypeError
+            If ``seed`` is neither None nor a numpy SeedSequence.
 
         Examples
         --------
+        >>> import numpy as np
         >>> from dpkmeans.privacy.accounting import PrivacyLedger
         >>> accountant, fit = PrivacyLedger(budget=3.0), PrivacyLedger()
         >>> _ = fit.charge("Laplace", epsilon=1.0, sensitivity=1.0, scale=1.0)
@@ -663,12 +841,25 @@ class PrivacyLedger:
         epsilon=2
         >>> accountant.entries[0].scope
         'fit 1'
+
+        With ``seed_reuse="record"``, a second fit with the first one's seed is a leak:
+
+        >>> shared = PrivacyLedger(seed_reuse="record")
+        >>> shared.absorb(fit, "A", seed=np.random.SeedSequence(7))
+        >>> shared.absorb(fit, "B", seed=np.random.SeedSequence(7))
+        >>> shared.is_private
+        False
+        >>> shared.entries[-1].label  # doctest: +ELLIPSIS
+        'fit 2 (B) reuses the seed material of fit 1 (A): ...'
         """
         if other is self:
             raise ValueError("a ledger cannot absorb itself")
         if other.neighbour != self.neighbour:
             raise ValueError(f"cannot absorb a ledger under {other.neighbour} adjacency into one "
                              f"under {self.neighbour}")
+        label = self._fit_label(name)
+        own = [] if seed is None else [_Seed.of(seed, label)]
+        carried = [replace(s, label=f"{label} > {s.label}") for s in other._seeds]
         node = _Sequential(str(name))
         copy = deepcopy(other._root)  # later draws in `other` stay out
         if other._tight():  # its (epsilon, delta) is its tight total, not the basic sum
@@ -676,23 +867,37 @@ class PrivacyLedger:
         node.add(copy)
         node.refresh()
         self._close(node.children[0])
-        self._close(node)
         scope = self._current_sequential("absorb a ledger")
         costs = self._path_costs(node.cost)
         if self.budget is not None and self._total_with(scope, node, costs[-1]) is not None:
             raise BudgetExceededError(
                 f"{name} costs {node.cost}, which would raise the composed total past the "
                 f"declared budget {self.budget}; already spent: {self.total()}")
-        self._append(node, costs)
+        reused = self._reused(own, carried)
+        if reused and self.seed_reuse == "refuse":
+            raise SeedReuseError(_reuse_message(*reused[0]))
         prefix = self._scope_path()
         prefix = name if prefix == "total" else f"{prefix} > {name}"
+        leaks = [LedgerEntry(mechanism="LEAK (not private)", epsilon=0.0, delta=0.0,
+                             sensitivity=0.0, scale=0.0, scope=prefix,
+                             label=f"{later} reuses the seed material of {earlier}: the two draw "
+                                   "the same noise, and no epsilon covers them together")
+                 for later, earlier in reused]
+        for leak in leaks:
+            node.add(leak)
+        self._close(node)
+        self._append(node, costs)
 
         def rescoped(entry: LedgerEntry) -> LedgerEntry:
             scope = prefix if entry.scope == "total" else f"{prefix} > {entry.scope}"
             return replace(entry, scope=scope)
 
         self._entries.extend(rescoped(e) for e in other._entries)
+        self._entries.extend(leaks)
         self._leaks.extend(rescoped(e) for e in other._leaks)
+        self._leaks.extend(leaks)
+        self._seeds.extend(own + carried)
+        self._absorbed += 1
 
     def _total_with(self, scope: _Sequential, child: LedgerEntry | _Sequential,
                     basic: PrivacyCost) -> PrivacyCost | None:
