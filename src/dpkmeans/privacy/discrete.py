@@ -1275,6 +1275,28 @@ def exponential_choice(gaps: Sequence[int] | np.ndarray, coefficient: object,
     the utility max(q_i, q* - (2**62 - 1) / c), which has the same sensitivity. A group whose
     best candidate has gap 0 accepts a proposal with probability >= 1 / width.
 
+    **Time and random-number use depend on the private scores.** A proposal is accepted with
+    probability p = (1 / w) sum_i exp(-x_i) (w the group's width), a function of every gap, so
+    the number of proposals, of rounds and of coins, hence the words taken from ``rng`` and
+    the running time, vary with the scores. Only the returned index is covered by the
+    mechanism's epsilon: an attacker who times the call (or counts the words it used) sees,
+    besides the index, a draw whose distribution depends on p: the number of proposals is
+    geometric with mean about 1 / p, so the time says how many candidates score near the best
+    (p near 1: many; p near 1 / w: one), and each rejected proposal's coins depend on its own
+    exponent. The draws are bounded in distribution, not in number: the gaps have minimum 0,
+    so p >= 1 / w, and a round of min(w, 2**r) proposals all fail with probability at most
+    (1 - 1 / w)**min(w, 2**r); once the batches reach w (after ceil(log2 w) rounds), each
+    further round fails with probability at most (1 - 1 / w)**w <= 1 / e, so more than
+    ceil(log2 w) + j rounds happen with probability at most e**-j whatever the scores; per
+    proposal, the Bernoulli(exp(-whole)) trials stop at the first failure (fewer than
+    1 / (1 - 1 / e), about 1.6, on average) and the fractional part's at most e on average.
+    Equalising the time (a fixed number of proposals and coins per call, whatever the
+    outcome) would change which words serve which draw, hence every committed release drawn
+    after one, and is not done: the samplers are meant for a data holder who runs the fit
+    where its duration is not observed. The words used do not leak through the outputs: every
+    later draw reads fresh, independent words, so its distribution does not depend on how
+    many came before (with a secret seed; a known seed voids every guarantee anyway).
+
     Parameters
     ----------
     gaps : sequence of int or ndarray of int

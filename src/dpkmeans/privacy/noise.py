@@ -33,6 +33,7 @@ calibration and its samplers; the functions here take one, or the name users pas
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpkmeans.errors import ClippingWarning, caller_stacklevel
 from dpkmeans.privacy.gaussian import zcdp_delta, zcdp_rho_for
 from dpkmeans.privacy.noise_types import (
     FLOAT_LEAK,
@@ -71,6 +73,9 @@ __all__ = [
     "zcdp_delta",
     "zcdp_rho_for",
     "to_grid",
+    "grid_limit",
+    "check_grid_range",
+    "GRID_CLAMPED",
     "draw_steps",
     "grid_release",
     "shared_grid_release",
@@ -84,6 +89,13 @@ __all__ = [
 #: Largest |value| / g that fits the integer arithmetic (int64 with head room for the noise):
 #: :func:`to_grid` clamps to it.
 _MAX_STEPS = 2.0**61
+#: What :func:`check_grid_range` tells the data holder (it names no value: whether it is shown
+#: depends on the private data, :class:`~dpkmeans.errors.ClippingWarning`).
+GRID_CLAMPED = ("a value to release exceeds its noise grid's public range (2^61 grid steps) "
+                "and is released as the range's end: the guarantee holds, but the release is "
+                "wrong for that value. The range is 2^(31 + floor(log2 sensitivity)) for Laplace "
+                "noise (2^31 = 2147483648 for a record count); dpkmeans.privacy.noise.grid_limit "
+                "gives it for a release. This warning is for the data holder: do not publish it")
 
 
 def calibrate(kind: NoiseType | str, sensitivity: float, epsilon: float, delta: float = 0.0, *,
@@ -197,14 +209,92 @@ def min_epsilon(kind: NoiseType | str, sensitivity: float, *, sampler: str = "di
 
 
 # --- drawing -----------------------------------------------------------------------------
-def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: bool = False) -> np.ndarray:
+def grid_limit(grid: np.ndarray | float) -> np.ndarray | float:
+    """The largest magnitude a release on the grid ``grid`` keeps: 2^61 grid steps (the exact
+    samplers' integer range, with head room for the noise); :func:`to_grid` clamps beyond it.
+
+    For discrete Laplace noise the grid is g = 2^(floor(log2 Delta) - 30)
+    (:data:`~dpkmeans.privacy.noise_types.LAPLACE_GRID_BITS`; at most 1 for a count), so the
+    limit is 2^(31 + floor(log2 Delta)), between 2^30 and 2^31 sensitivities: 2^31 =
+    2147483648 for a record count (Delta = 1); 2^32 for a release of L1 sensitivity 3 (a
+    cluster's two sums and count on [0, 1]^2), whose sums leave the range beyond 2^32 records
+    with a coordinate near 1. A sum of N values of magnitude at most m stays in range while
+    N m is at most the limit. The discrete Gaussian's grid is at least the Laplace one of the
+    same sensitivity, so its limit is at least as large.
+
+    Parameters
+    ----------
+    grid : float or ndarray
+        The grid step (a power of two), or one per element.
+
+    Returns
+    -------
+    float or ndarray
+        2^61 times ``grid``.
+
+    Examples
+    --------
+    >>> from dpkmeans.privacy.noise import calibrate, grid_limit
+    >>> grid_limit(calibrate("laplace", 1.0, 1.0, integer_valued=True).grid) == 2**31
+    True
+    """
+    return _MAX_STEPS * np.asarray(grid, dtype=float) if np.ndim(grid) else _MAX_STEPS * grid
+
+
+def check_grid_range(magnitude: ArrayLike, grid: np.ndarray | float) -> bool:
+    """Warn the data holder (:class:`~dpkmeans.errors.ClippingWarning`, :data:`GRID_CLAMPED`)
+    when a value of the given magnitude would be clamped to the grid's public range
+    (:func:`grid_limit`). :func:`to_grid` calls it when a release's values exceed the range,
+    before the release is returned; a data holder can call it before a fit with the number of
+    records (a count, or the records times the largest coordinate of a sum).
+
+    The warning is raised locally and is not part of the release: the release is the clamped
+    value, which reveals nothing about the size. Whether the warning shows depends on the
+    private data, so its message names no value, and it must not be published (like the
+    clipping warning, :func:`dpkmeans.engine.checks.warn_clipped`).
+
+    Parameters
+    ----------
+    magnitude : array_like
+        The values (or bounds on their magnitudes) to check; NaN is never clamped.
+    grid : float or ndarray
+        The grid step, or one per element (broadcast with ``magnitude``).
+
+    Returns
+    -------
+    bool
+        True (and the warning) if a value exceeds the range.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpkmeans.privacy.noise import check_grid_range
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check_grid_range(2**31, 2.0**-30), check_grid_range(2**31 + 1, 2.0**-30)
+    (False, True)
+    >>> [type(w.message).__name__ for w in caught]
+    ['ClippingWarning']
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        over = bool(np.any(np.abs(np.asarray(magnitude, dtype=float)) > grid_limit(grid)))
+    if over:
+        warnings.warn(GRID_CLAMPED, ClippingWarning, stacklevel=caller_stacklevel())
+    return over
+
+
+def to_grid(values: np.ndarray, grid: np.ndarray | float, *,
+            integer_valued: bool = False) -> np.ndarray:
     """round(values / grid) as int64 (nearest, ties to even), each value first clamped to the
-    grid's public range [-2^61 g, 2^61 g] (the integer arithmetic's; for Laplace noise at least
-    2^31 times the sensitivity). Clamping moves neighbouring values no further apart, so the
-    release keeps its guarantee, and whether a value was clamped is never revealed: no error
-    depends on the data's size (a count of 2^31 records, or sums of about 4 10^9 records, would
-    otherwise raise after earlier releases were drawn). A clamped value is released as the
-    range's end. A ValueError for a NaN, or, with ``integer_valued``, a non-integer value.
+    grid's public range [-2^61 g, 2^61 g] (the integer arithmetic's, :func:`grid_limit`; for
+    Laplace noise 2^(31 + floor(log2 Delta)), more than 2^30 times the sensitivity, 2^31 for a
+    record count). Clamping moves neighbouring values no further apart, so the release keeps
+    its guarantee, and whether a value was clamped is never released: no error depends on the
+    data's size (a count of more than 2^31 records, or sums of more than about 4 10^9 records,
+    would otherwise raise after earlier releases were drawn). A clamped value is released as
+    the range's end, and the data holder is warned locally, before the release is returned
+    (:func:`check_grid_range`; the warning is not part of the release). A ValueError for a
+    NaN, or, with ``integer_valued``, a non-integer value.
 
     Parameters
     ----------
@@ -229,8 +319,8 @@ def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: boo
     --------
     >>> import numpy as np
     >>> from dpkmeans.privacy.noise import to_grid
-    >>> to_grid(np.array([0.3, -1.0, 1e30]), 0.25)  # the last is clamped to 2^61 steps
-    array([                  1,                  -4, 2305843009213693952])
+    >>> to_grid(np.array([0.3, -1.0, 1.0]), 0.25)
+    array([ 1, -4,  4])
     """
     values = np.asarray(values, dtype=float)
     if np.isnan(values).any():
@@ -238,8 +328,10 @@ def to_grid(values: np.ndarray, grid: np.ndarray | float, *, integer_valued: boo
     if integer_valued and not np.all(values == np.round(values)):
         raise ValueError("integer_valued=True but the value has a non-integer coordinate")
     with np.errstate(over="ignore"):  # exact (grid a power of two) or +-inf, then clamped
-        scaled = np.clip(values / grid, -_MAX_STEPS, _MAX_STEPS)
-    return np.rint(scaled).astype(np.int64)
+        scaled = values / grid
+    if np.any(np.abs(scaled) > _MAX_STEPS):  # rare: the warning's check, on the same values
+        check_grid_range(values, grid)
+    return np.rint(np.clip(scaled, -_MAX_STEPS, _MAX_STEPS)).astype(np.int64)
 
 
 def draw_steps(kind: NoiseType | str, noise_steps: np.ndarray,

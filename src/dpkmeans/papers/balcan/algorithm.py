@@ -94,6 +94,7 @@ import numpy as np
 
 from dpkmeans.compute.backends.memory import MemoryBackend
 from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.engine.loop import run_prepared
 from dpkmeans.engine.standalone import Replica, StandaloneConfig, StandaloneFit
 from dpkmeans.privacy.noise import NoiseCalibration, calibrate
@@ -191,6 +192,11 @@ class BalcanClustering(StandaloneConfig):
                              f"composition over cubes and clusters), got {self.neighbour!r}")
         if self.delta != 0.0:
             raise ValueError("balcan is pure epsilon-DP: delta must be 0")
+        if DATA_DERIVED_BOUNDS in self.flaws:  # DPKMeans(bounds=None): no paper mode here
+            raise ValueError("algorithm='balcan' needs public bounds: give bounds=(lower, "
+                             "upper), a box fixed without reading the data (the ball, the cubes "
+                             "and every sensitivity follow from it); it has no mode that reads "
+                             "the bounds off the data")
         if self.flaws:
             raise ValueError("balcan has no as-published variant: flaws must be empty")
         object.__setattr__(self, "lloyd_iterations",

@@ -106,6 +106,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpkmeans.engine.equal_privacy import CALIBRATION_RTOL
+from dpkmeans.engine.flaws import DATA_DERIVED_BOUNDS
 from dpkmeans.engine.standalone import Replica, StandaloneConfig, StandaloneFit
 from dpkmeans.errors import BudgetTooSmallError
 from dpkmeans.privacy.accounting import PrivacyCost
@@ -359,7 +360,8 @@ class LSHClustering(StandaloneConfig):
     Raises
     ------
     ValueError
-        If a field is out of range: delta 0, adjacency other than add/remove, flaws,
+        If a field is out of range: delta 0, adjacency other than add/remove, flaws (the
+        data-derived bounds of ``DPKMeans(bounds=None)`` named as such: public bounds needed),
         max_depth outside 0..24, count_share outside (0, 1), thresholds below 1 or a branching
         threshold below the survival one, n_init below 1, an unknown accounting.
     TypeError
@@ -396,6 +398,11 @@ class LSHClustering(StandaloneConfig):
         if self.neighbour != "add/remove":
             raise ValueError("the LSH clustering's accounting needs add/remove adjacency "
                              f"(disjoint nodes per level), got {self.neighbour!r}")
+        if DATA_DERIVED_BOUNDS in self.flaws:  # DPKMeans(bounds=None): no paper mode here
+            raise ValueError("algorithm='lsh' needs public bounds: give bounds=(lower, upper), "
+                             "a box fixed without reading the data (the leaf sums' noise is "
+                             "calibrated to its radius); it has no mode that reads the bounds "
+                             "off the data")
         if self.flaws:
             raise ValueError("the LSH clustering has no as-published flaws to reproduce")
         depth = check_positive_int(self.max_depth, "max_depth", minimum=0)
