@@ -126,7 +126,7 @@ def test_weighted_noise_in_one_call_equals_each_replica_alone(variant):
     unit = rng.laplace(size=(R, 3, 3)) if variant == "continuous" else None
     noisy, cost, _ = weighted_iteration(stats, config, eps_t, weights, gens(R), unit,
                                          PrivacyLedger())
-    (label, cols, sens, _), = config.step.specs(config, eps_t)
+    (label, cols, sens, *_), = config.step.specs(config, eps_t)
     for r, g in enumerate(gens(R)):
         releases = [Release(label, j, cols,
                             config.noise.calibrate(sens, eps_t * w, config.delta,

@@ -78,7 +78,7 @@ def tight_epsilon(config: DPLloydConfig, delta: float,
     >>> from dpkmeans.engine.equal_privacy import tight_epsilon
     >>> config = DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.5])
     >>> tight_epsilon(config, 0.0), round(tight_epsilon(config, 1e-6), 4)
-    (1.0, 1.0)
+    (1.0, 0.9999)
     """
     return epsilon_at([*prefix, *plan_releases(config)], delta)[0]
 

@@ -96,7 +96,7 @@ class HookContext:
 
     def release(self, calibration: NoiseCalibration | CovarianceNoise, values: ArrayLike, *,
                 label: str, details: Mapping[str, Any] | None = None, shared: bool = False,
-                integer_valued: bool = False) -> np.ndarray:
+                integer_valued: bool = False, parts: tuple[float, ...] = ()) -> np.ndarray:
         """Release ``values`` (one row per active replica) with the noise of ``calibration``:
         charged to the run's ledger, then drawn, replica r's from its own generator
         (:func:`dpkmeans.privacy.mechanisms.release`; a refused release draws nothing).
@@ -116,6 +116,9 @@ class HookContext:
             flaw).
         integer_valued : bool, default False
             The values are integers (counts).
+        parts : tuple of float, default ()
+            The elements' bounds, when they hold together and add up to the calibration's
+            sensitivity (:func:`dpkmeans.privacy.mechanisms.entry`).
 
         Returns
         -------
@@ -123,7 +126,8 @@ class HookContext:
             The noisy values, shape (R, *S).
         """
         return mechanisms.release(self.ledger, calibration, values, self._rngs, label=label,
-                                  details=details, shared=shared, integer_valued=integer_valued)
+                                  details=details, shared=shared, integer_valued=integer_valued,
+                                  parts=parts)
 
     @property
     def public_rngs(self) -> list[np.random.Generator]:

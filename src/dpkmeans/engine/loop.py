@@ -577,7 +577,8 @@ def weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
     """
     if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
         raise ValueError("allocation weights must be finite and > 0")
-    (label, cols, sens, _), = config.step.specs(config, eps_t)
+    (spec,) = config.step.specs(config, eps_t)
+    label, cols, sens = spec.label, spec.columns, spec.sensitivity
     cost = eps_t * weights.max(axis=1)
     cals = [[config.noise.calibrate(sens, eps_t * w, config.delta,
                                     coordinates=cols.stop - cols.start) for w in row]
@@ -587,7 +588,8 @@ def weighted_iteration(stats: np.ndarray, config: DPLloydConfig, eps_t: float,
                  label=f"{label}, every cluster in parallel at epsilon_t w_j",
                  details={"replicas": len(rngs),
                           "weights": f"{weights.min():.4g} to {weights.max():.4g}",
-                          "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"})
+                          "cost per replica": f"mean {cost.mean():.4g}, max {cost.max():.4g}"},
+                 parts=spec.parts)
     plans = [element_plan([Release(label, j, cols, cal) for j, cal in enumerate(row)],
                           stats.shape[1:]) for row in cals]
     grid, steps, scale = (np.stack(a) for a in zip(*plans))  # (R, k, d + 1) each

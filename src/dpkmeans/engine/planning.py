@@ -63,6 +63,9 @@ class Release:
         The columns of (S_j, n_j) it covers.
     calibration : NoiseCalibration
         Its noise.
+    parts : tuple of float, default ()
+        Its elements' bounds, when they hold together
+        (:class:`~dpkmeans.engine.strategies.ReleaseSpec`).
 
     Examples
     --------
@@ -78,6 +81,7 @@ class Release:
     cluster: int | None
     columns: slice
     calibration: NoiseCalibration
+    parts: tuple[float, ...] = ()
 
 
 def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
@@ -119,13 +123,17 @@ def iteration_releases(config: DPLloydConfig, eps_t: float) -> list[Release]:
             cache[key] = config.noise.calibrate(sens, eps, config.delta, coordinates=elements)
         return cache[key]
 
-    planned: dict[float, list[tuple[str, slice, NoiseCalibration]]] = {}
+    planned: dict[float, list[tuple[str, slice, NoiseCalibration, tuple[float, ...]]]] = {}
 
     def specs(cluster: int | None, budget: float) -> list[Release]:
         if budget not in planned:  # the same for every cluster of one budget
-            planned[budget] = [(label, cols, cal(sens, eps, touched * (cols.stop - cols.start)))
-                               for label, cols, sens, eps in config.step.specs(config, budget)]
-        return [Release(label, cluster, cols, c) for label, cols, c in planned[budget]]
+            planned[budget] = [
+                (s.label, s.columns,
+                 cal(s.sensitivity, s.epsilon, touched * (s.columns.stop - s.columns.start)),
+                 s.parts)
+                for s in config.step.specs(config, budget)]
+        return [Release(label, cluster, cols, c, parts)
+                for label, cols, c, parts in planned[budget]]
 
     if config.neighbour == "replace":
         return specs(None, eps_t)
@@ -195,10 +203,11 @@ def iteration_floor(config: DPLloydConfig) -> float:
         return 0.0
     share = config.allocation.least()
     floor = 0.0
-    for _, columns, sensitivity, epsilon in config.step.specs(config, 1.0):
+    for s in config.step.specs(config, 1.0):
         need = config.noise.min_epsilon(
-            sensitivity, coordinates=clusters_touched(config) * (columns.stop - columns.start))
-        floor = max(floor, need / (epsilon * share))
+            s.sensitivity,
+            coordinates=clusters_touched(config) * (s.columns.stop - s.columns.start))
+        floor = max(floor, need / (s.epsilon * share))
     return floor * (1.0 + _FLOOR_MARGIN)
 
 
@@ -333,7 +342,7 @@ def meaningful_iterations(config: DPLloydConfig, epsilon: float, n_records: int)
 
 def _smallest_share(config: DPLloydConfig) -> float:
     """The smallest share of an iteration's budget that one of its releases gets."""
-    return min(eps for *_, eps in config.step.specs(config, 1.0)) * config.allocation.least()
+    return min(s.epsilon for s in config.step.specs(config, 1.0)) * config.allocation.least()
 
 
 def check_meaningful_iterations(config: DPLloydConfig, iterations: int, epsilon: float,
@@ -413,14 +422,14 @@ def iteration_charges(releases: list[Release], replicas: int) -> Charges:
     """
     details = {"replicas": replicas}
     if releases[0].cluster is None:
-        return [entry(r.calibration, label=f"{r.label}, all clusters", details=details)
-                for r in releases]
+        return [entry(r.calibration, label=f"{r.label}, all clusters", details=details,
+                      parts=r.parts) for r in releases]
     made: dict[tuple[int, str], Entry] = {}  # one entry per (calibration, label), not per cluster
     by_cluster: dict[int, list[Entry]] = {}  # one pass, not one per cluster (large k)
     for r in releases:
         key = (id(r.calibration), r.label)
         if key not in made:
-            made[key] = entry(r.calibration, label=r.label, details=details)
+            made[key] = entry(r.calibration, label=r.label, details=details, parts=r.parts)
         by_cluster.setdefault(r.cluster, []).append(made[key])
     return Parallel("clusters", [(f"cluster {j}", by_cluster[j]) for j in sorted(by_cluster)])
 
@@ -534,8 +543,8 @@ def plan_releases(config: DPLloydConfig) -> list[tight.Release]:
     >>> from dpkmeans.engine.planning import plan_releases
     >>> plan_releases(DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.5]))
     ... # doctest: +NORMALIZE_WHITESPACE
-    [Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1),
-     Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1)]
+    [Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1, parts=(0.125, 0.125, 0.25)),
+     Release(kind='laplace', epsilon=0.5, delta=0.0, mu=0.0, times=1, parts=(0.125, 0.125, 0.25))]
     """
     if config.flaws:
         raise ValueError("an as-published configuration has no privacy to compose")

@@ -370,18 +370,23 @@ class ReleaseSpec(NamedTuple):
         The sensitivity of those columns.
     epsilon : float
         The epsilon it spends.
+    parts : tuple of float, default ()
+        For Laplace noise: each column's own bound, when the bounds hold together for every
+        neighbouring pair and add up to ``sensitivity`` (the ledger then accounts the release
+        by its elements, :class:`dpkmeans.privacy.tight.Release`); empty otherwise.
 
     Examples
     --------
     >>> from dpkmeans.engine.strategies import ReleaseSpec
     >>> ReleaseSpec("n_j", slice(2, 3), 1.0, 0.25)
-    ReleaseSpec(label='n_j', columns=slice(2, 3, None), sensitivity=1.0, epsilon=0.25)
+    ReleaseSpec(label='n_j', columns=slice(2, 3, None), sensitivity=1.0, epsilon=0.25, parts=())
     """
 
     label: str
     columns: slice
     sensitivity: float
     epsilon: float
+    parts: tuple[float, ...] = ()
 
 
 class IterationRelease(Strategy, ABC):
@@ -453,8 +458,9 @@ class JointRelease(IterationRelease):
     >>> from dpkmeans.engine.config import DPLloydConfig
     >>> from dpkmeans.engine.strategies import JointRelease
     >>> config = DPLloydConfig(3, ([0.0, 0.0], [1.0, 1.0]), [0.5, 0.5])
-    >>> JointRelease().specs(config, 0.5)
-    [ReleaseSpec(label='(S_j, n_j)', columns=slice(0, 3, None), sensitivity=2.0, epsilon=0.5)]
+    >>> JointRelease().specs(config, 0.5)  # doctest: +NORMALIZE_WHITESPACE
+    [ReleaseSpec(label='(S_j, n_j)', columns=slice(0, 3, None), sensitivity=2.0, epsilon=0.5,
+                 parts=(0.5, 0.5, 1.0))]
     """
 
     name: str = "joint"
@@ -494,7 +500,20 @@ class JointRelease(IterationRelease):
                                        centred=config.centred)
         delta1 = sens.joint if config.neighbour == "replace" else sens.per_cluster
         d = config.bounds[0].size
-        return [ReleaseSpec("(S_j, n_j)", slice(config.numeric_offset, d + 1), delta1, eps_t)]
+        return [ReleaseSpec("(S_j, n_j)", slice(config.numeric_offset, d + 1), delta1, eps_t,
+                            _element_bounds(config, delta1))]
+
+
+def _element_bounds(config: DPLloydConfig, delta1: float) -> tuple[float, ...]:
+    """Under add/remove adjacency, the bound of each element of one cluster's numeric
+    (S_j, n_j): a record at a corner of the box moves every sum coordinate by its bound and the
+    count by 1 at once, and they add up to the L1 sensitivity, so the Laplace release is the
+    composition of its elements' (book chapter 3, "Tight composition"). Empty under replace
+    adjacency (a record that stays in its cluster moves one sum by twice its bound)."""
+    if config.neighbour != "add/remove":
+        return ()
+    parts = (*map(float, coordinate_bounds(config.numeric_bounds, config.centred)), 1.0)
+    return parts if abs(sum(parts) - delta1) <= 1e-12 * delta1 else ()
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -337,7 +337,8 @@ Charges = Sequence[Entry] | Parallel
 
 
 def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
-          details: Mapping[str, Any] | None = None, times: int = 1) -> Entry:
+          details: Mapping[str, Any] | None = None, times: int = 1,
+          parts: tuple[float, ...] = ()) -> Entry:
     """The ledger entry of ``times`` releases calibrated by ``cal`` (sequential composition); a
     continuous (float64) sampler also records a leak.
 
@@ -351,6 +352,10 @@ def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
         Added to the calibration's details.
     times : int, default 1
         The number of releases (epsilon times ``times``; delta too, at most 1).
+    parts : tuple of float, default ()
+        For Laplace noise on a vector, its elements' bounds when they hold together and add
+        up to the calibration's sensitivity: the tight release is then accounted by its
+        elements (:class:`dpkmeans.privacy.tight.Release`, ``parts``).
 
     Returns
     -------
@@ -365,9 +370,15 @@ def entry(cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
     >>> e.mechanism, e.epsilon, e.leak
     ('Laplace (discrete)', 1.0, None)
     """
+    release = cal.release(times) if isinstance(cal, NoiseCalibration) else None
+    extra: dict[str, Any] = {}
+    if parts and release is not None and release.kind == "laplace":
+        release = replace(release, parts=tuple(
+            release.epsilon * p / cal.sensitivity for p in parts))
+        extra["element bounds"] = tuple(float(p) for p in parts)
     return Entry(cal.mechanism, times * cal.epsilon, cal.sensitivity, cal.scale,
-                 min(times * cal.delta, 1.0), label, {**cal.details(), **dict(details or {})},
-                 cal.leak, cal.release(times) if isinstance(cal, NoiseCalibration) else None)
+                 min(times * cal.delta, 1.0), label,
+                 {**cal.details(), **dict(details or {}), **extra}, cal.leak, release)
 
 
 def charge_all(ledger: PrivacyLedger, charges: Charges) -> None:
@@ -415,7 +426,8 @@ def _record(ledger: PrivacyLedger, e: Entry) -> None:
 
 
 def charge(ledger: PrivacyLedger, cal: NoiseCalibration | CovarianceNoise, *, label: str = "",
-           details: Mapping[str, Any] | None = None, times: int = 1) -> None:
+           details: Mapping[str, Any] | None = None, times: int = 1,
+           parts: tuple[float, ...] = ()) -> None:
     """Record ``times`` releases calibrated by ``cal`` (sequential composition) *before* their
     noise is drawn; a continuous (float64) sampler is also recorded as a leak. Charging alone
     draws nothing (a plan of the spend); :func:`release` charges and draws.
@@ -432,6 +444,9 @@ def charge(ledger: PrivacyLedger, cal: NoiseCalibration | CovarianceNoise, *, la
         Added to the calibration's details.
     times : int, default 1
         The number of releases.
+    parts : tuple of float, default ()
+        Its elements' bounds, when they hold together for every neighbouring pair and add up
+        to the calibration's sensitivity (:func:`entry`).
 
     Raises
     ------
@@ -448,14 +463,14 @@ def charge(ledger: PrivacyLedger, cal: NoiseCalibration | CovarianceNoise, *, la
     >>> print(ledger.total())
     epsilon=1.5
     """
-    _record(ledger, entry(cal, label=label, details=details, times=times))
+    _record(ledger, entry(cal, label=label, details=details, times=times, parts=parts))
 
 
 def release(ledger: PrivacyLedger | None, calibration: NoiseCalibration | CovarianceNoise,
             values: ArrayLike, rngs: Sequence[np.random.Generator], *, label: str,
             details: Mapping[str, Any] | None = None, times: int = 1,
             integer_valued: bool = False, shared: bool = False,
-            unit: np.ndarray | None = None) -> np.ndarray:
+            unit: np.ndarray | None = None, parts: tuple[float, ...] = ()) -> np.ndarray:
     """Charge ``ledger`` for the release of ``values`` calibrated by ``calibration``, then draw
     its noise: values (R, *S) plus noise, replica r's drawn from ``rngs[r]`` only.
 
@@ -494,6 +509,9 @@ def release(ledger: PrivacyLedger | None, calibration: NoiseCalibration | Covari
         One draw per row of the last axis, added to all of its columns.
     unit : ndarray or None, default None
         Unit-scale noise of the values' shape drawn earlier (continuous sampler only).
+    parts : tuple of float, default ()
+        Its elements' bounds, when they hold together for every neighbouring pair and add up
+        to the calibration's sensitivity (:func:`entry`).
 
     Returns
     -------
@@ -528,7 +546,7 @@ def release(ledger: PrivacyLedger | None, calibration: NoiseCalibration | Covari
         raise ValueError(f"values need a leading axis of one row per generator ({len(rngs)}), "
                          f"got shape {values.shape}")
     if ledger is not None:
-        charge(ledger, calibration, label=label, details=details, times=times)
+        charge(ledger, calibration, label=label, details=details, times=times, parts=parts)
     return perturb(values, calibration, rngs, integer_valued=integer_valued, shared=shared,
                    unit=unit)
 
@@ -921,7 +939,10 @@ def exponential_mechanism(
     (:func:`exponential_grid`, :func:`dpkmeans.privacy.discrete.exponential_choice`): the utility is
     rounded to a public grid and its sensitivity rounded up, so every candidate keeps a positive
     probability and the release is epsilon-DP for the stated sensitivity, as charged.
-    ``integer_valued`` promises integer utilities (then no rounding slack).
+    ``integer_valued`` promises integer utilities (then no rounding slack). The draw's running
+    time and the random words it uses depend on the utilities (rejection sampling, bounded in
+    distribution: :func:`~dpkmeans.privacy.discrete.exponential_choice`); epsilon covers the
+    index only, not a timing of the call.
 
     Parameters
     ----------

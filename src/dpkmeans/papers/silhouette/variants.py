@@ -97,6 +97,15 @@ class ExactSilhouetteWeights(AllocationRule):
         return (1.0 + S) / (1.0 + S.min(axis=1, keepdims=True))
 
 
+#: The bounds of (sum S(x), n_j)'s two elements under add/remove: one record adds S(x) in
+#: [0, 1] and 1 at once (the ledger accounts the release by its elements).
+SILHOUETTE_ELEMENTS = (1.0, 1.0)
+
+
+def _elements(config: DPLloydConfig) -> tuple[float, ...]:
+    return SILHOUETTE_ELEMENTS if config.neighbour == "add/remove" else ()
+
+
 @dataclass(frozen=True)
 class NoisySilhouetteWeights(AllocationRule):
     """Corrected: release each cluster's (sum S(x), n_k) with Laplace noise (L1 sensitivity 2
@@ -124,14 +133,15 @@ class NoisySilhouetteWeights(AllocationRule):
 
     def planned_entries(self, config: DPLloydConfig, eps_t: float) -> list[Entry]:
         return [entry(self.calibration(config, eps_t),
-                      label="(sum_x S(x), n_j) of every cluster in parallel")]
+                      label="(sum_x S(x), n_j) of every cluster in parallel",
+                      parts=_elements(config))]
 
     def weights(self, ctx: HookContext) -> np.ndarray:
         sums, counts = cluster_silhouettes(ctx)
         cal = self.calibration(ctx.config, ctx.epsilon)
         noisy = ctx.release(cal, np.stack([sums, counts], axis=2),  # (r, k, 2)
                             label="(sum_x S(x), n_j) of every cluster in parallel",
-                            details={"replicas": ctx.replicas})
+                            details={"replicas": ctx.replicas}, parts=_elements(ctx.config))
         ctx.ledger.post_process("S~_j = clip(sum' / max(n', 1), 0, 1), "
                                 "w_j = (1 + S~_j) / (1 + max S~): weights from released "
                                 "values, max w = 1")
