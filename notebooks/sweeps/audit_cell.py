@@ -19,14 +19,15 @@
 #
 # Papermill runs this notebook once per cell of `notebooks/sweeps/audit_tightness.yaml`
 # (`study = "tightness"`: the rows of one mechanism or one corrected algorithm in the tightness
-# table) and of `notebooks/sweeps/audit_power.yaml` (`study = "power"`: one algorithm's power
-# study). All the work is `dpkmeans.synthesis.tightness`; every draw derives its seed from the
-# target's name, so the cell layout never changes the numbers.
+# table, at every point of its privacy curve) and of `notebooks/sweeps/audit_power.yaml`
+# (`study = "power"`: one algorithm's power study). All the work is
+# `dpkmeans.synthesis.tightness`; every draw derives its seed from the target's name, so the
+# cell layout never changes the numbers.
 
 # %% tags=["parameters"]
 study = "tightness"  # "tightness" or "power"
 target = "apdp"  # a mechanism or algorithm of dpkmeans.synthesis.tightness.targets()
-trials = 2000  # trials per side (0: the committed table's; power: the fits simulated)
+trials = 2000  # trials per side (0: the committed table's; power: 0 runs the audits too)
 seed = None  # the sweep's per-cell seed; unused (draws derive theirs from the target)
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
@@ -36,7 +37,7 @@ from dpkmeans.synthesis.tightness import power_rows, tightness_rows
 if study == "tightness":
     rows = tightness_rows(target, trials)
 elif study == "power":
-    rows = power_rows(target, **({"simulate": trials} if trials else {}))
+    rows = power_rows(target, detect=trials == 0)  # a smoke run: the trials needed only
 else:
     raise ValueError(f"study must be 'tightness' or 'power', got {study!r}")
 if output_csv is not None:

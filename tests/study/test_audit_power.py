@@ -201,13 +201,17 @@ def test_every_corrected_algorithm_and_mechanism_is_a_target():
 
 def test_a_small_table_row_and_its_columns():
     rows = tightness.tightness_rows("Laplace (exact discrete sampler)", 20_000)
-    row = rows.iloc[0]
-    assert {"target", "level", "claimed_epsilon", "delta", "lower_bound", "confidence", "trials",
-            "statistic", "pair"} <= set(rows.columns)
-    assert row["level"] == "release" and row["trials"] == 20_000
-    assert 0.0 < row["lower_bound"] <= row["claimed_epsilon"]
-    again = tightness.tightness_rows("Laplace (exact discrete sampler)", 20_000).iloc[0]
-    assert again["lower_bound"] == row["lower_bound"]  # seeded
+    assert {"target", "level", "dimension", "claimed_epsilon", "pair_epsilon", "delta",
+            "lower_bound", "confidence", "trials", "trials_needed", "statistic",
+            "pair"} <= set(rows.columns)
+    assert rows["delta"].tolist() == [1e-2, 1e-3, 0.0]  # the curve's points
+    assert (rows["level"] == "release").all() and (rows["trials"] == 20_000).all()
+    assert ((0.0 < rows["lower_bound"]) & (rows["lower_bound"] <= rows["claimed_epsilon"])).all()
+    # the Laplace release's pair is its worst case: the accountant's curve is the pair's
+    np.testing.assert_allclose(rows["pair_epsilon"], rows["claimed_epsilon"], rtol=2e-3)
+    assert rows["confidence"].eq(1 - 0.01 / 3).all()  # three points hold together at 99%
+    again = tightness.tightness_rows("Laplace (exact discrete sampler)", 20_000)
+    assert again["lower_bound"].tolist() == rows["lower_bound"].tolist()  # seeded
 
 
 def test_the_one_run_audit_of_a_fit():
@@ -237,5 +241,6 @@ def test_the_sweeps_cover_every_target():
     from dpkmeans.study.sweep import load_spec
     sweeps = Path(__file__).resolve().parents[2] / "notebooks" / "sweeps"
     assert load_spec(sweeps / "audit_tightness.yaml").grid["target"] == tightness.targets()
-    assert load_spec(sweeps / "audit_power.yaml").grid["target"] == [
-        n for n, c in loop_choices().items() if int(c.chapter) < 12]
+    assert load_spec(sweeps / "audit_power.yaml").grid["target"] == list(tightness.ALGORITHMS)
+    assert [n for n, c in loop_choices().items() if int(c.chapter) < 12] == list(
+        tightness.ALGORITHMS[:-1])

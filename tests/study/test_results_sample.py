@@ -165,14 +165,14 @@ def _audit_tightness(row: pd.Series) -> dict:
     trials = int(row["trials"])
     scores = (tightness.mechanism_scores(row["target"], trials)
               if row["target"] in tightness.MECHANISMS
-              else tightness.algorithm_scores(row["target"], row["level"], trials))
-    return tightness.tightness_row(scores)
+              else tightness.algorithm_scores(row["target"], row["level"], trials,
+                                              dimension=int(row["dimension"])))
+    rows = tightness.curve_rows(scores)  # the curve's points: the stored one by its delta
+    return next(r for r in rows if r["delta"] == pytest.approx(float(row["delta"]), rel=1e-9))
 
 
 def _audit_power(row: pd.Series) -> dict:
-    rows = tightness.power_rows(row["algorithm"], simulate=int(row["simulated"]),
-                                factors=(float(row["factor"]),))
-    return rows.iloc[0].to_dict()
+    return tightness.power_rows(row["algorithm"], factors=(float(row["factor"]),)).iloc[0].to_dict()
 
 
 @functools.lru_cache(maxsize=None)
@@ -246,11 +246,12 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
     "di": (_on("dataset", ("heart", "magic")), _di_kind, _di),
     "leaderboard": (_on("case", ("blood",)), _leaderboard_kind, _leaderboard),
     # the audits with power: the mechanisms audited with at most 10^6 trials a side, the
-    # whole fit of APDPk-means (two iterations), and its power study
-    "audit_tightness": (lambda t: ((t["target"] == "apdp") & (t["level"] == "fit"))
+    # whole fit of APDPk-means (two iterations) in one dimension, and its power study
+    "audit_tightness": (lambda t: ((t["target"] == "apdp") & (t["level"] == "fit")
+                                   & (t["dimension"] == 1))
                         | (t["target"].isin(tightness.MECHANISMS) & (t["trials"] <= 1_000_000)),
                         _tightness_kind, _audit_tightness),
-    "audit_power": (_on("algorithm", ("apdp",)),
+    "audit_power": (lambda t: (t["algorithm"] == "apdp") | (t["detect_trials"] == 0),
                     lambda r: "audit run" if r["detect_trials"] > 0 else "trials needed",
                     _audit_power),
     # the outside algorithms (chapter 12): their home ground at k = 2 (a fit of every private

@@ -144,14 +144,14 @@ def choose_event(s0: np.ndarray, s1: np.ndarray, *, delta: float, confidence: fl
 def epsilon_lower_bound(
     samples0: ArrayLike, samples1: ArrayLike, *, delta: float = 0.0,
     confidence: float = 0.99, rng: np.random.Generator,
-    names: tuple[str, ...] | None = None,
+    names: tuple[str, ...] | None = None, selection: float = 0.5,
 ) -> tuple[float, float, str]:
     """(lower bound, point estimate, event) from outputs on D (samples0) and D'
     (samples1).
 
-    Each sample is split at random in half: the event is chosen on the first halves
-    and evaluated on the second, so the choice does not bias the bound. For delta > 0
-    this bounds the epsilon at which the hockey-stick divergence exceeds delta.
+    Each sample is split at random: the event is chosen on a share ``selection`` of it (half
+    by default) and evaluated on the rest, so the choice does not bias the bound. For
+    delta > 0 this bounds the epsilon at which the hockey-stick divergence exceeds delta.
     """
     s0, s1 = _as_samples(samples0, "samples0"), _as_samples(samples1, "samples1")
     if s0.shape[1] != s1.shape[1]:
@@ -159,8 +159,10 @@ def epsilon_lower_bound(
     delta = check_delta(delta, allow_zero=True)
     if not 0.5 <= confidence < 1.0:
         raise ValueError(f"confidence must lie in [0.5, 1), got {confidence}")
+    if not 0.0 < selection < 1.0:
+        raise ValueError(f"selection must lie in (0, 1), got {selection}")
     p0, p1 = rng.permutation(len(s0)), rng.permutation(len(s1))
-    h0, h1 = len(s0) // 2, len(s1) // 2
+    h0, h1 = int(len(s0) * selection), int(len(s1) * selection)
     event = choose_event(s0[p0[:h0]], s1[p1[:h1]], delta=delta, confidence=confidence)
     e0, e1 = s0[p0[h0:]], s1[p1[h1:]]
     fav, other = (e1, e0) if event.swapped else (e0, e1)

@@ -15,6 +15,8 @@ one gives the tightest. Book: chapter 6, "Auditing an algorithm".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
@@ -27,7 +29,8 @@ from dpkmeans.engine.prototypes import mode_scores
 from dpkmeans.privacy.noise_types import NoiseType, noise_type, noise_type_of
 from dpkmeans.privacy.sensitivity import box_midpoint
 
-__all__ = ["exact_statistics", "element_log_ratio", "mode_log_ratio", "transcript_log_ratios"]
+__all__ = ["exact_statistics", "element_log_ratio", "mode_log_ratio", "transcript_log_ratios",
+           "TranscriptShifts", "transcript_shifts"]
 
 
 def exact_statistics(X: ArrayLike, config: DPLloydConfig, centroids: np.ndarray,
@@ -97,6 +100,25 @@ def mode_log_ratio(config: DPLloydConfig, t: int, counts0: np.ndarray, counts1: 
     return out
 
 
+def _iterations(result: DPLloydResult, X0: ArrayLike, X1: ArrayLike):
+    """For each iteration t of a recorded run: (t, released, exact under D, exact under D',
+    noise scale) on the vector the noise was added to (whitened), and the exact category
+    counts under D and D' (None without modes)."""
+    if not result.release_history:
+        raise ValueError("the run kept no transcript: run(..., record_history=True)")
+    config = result.config
+    white = noise_type_of(config).whitening(config.bounds)  # colored: white on the whitened
+    for t, (noisy, scale) in enumerate(result.release_history):
+        entering = result.initial_centroids if t == 0 else result.history[t - 1]
+        exact0, exact1 = (exact_statistics(X, config, entering, t) for X in (X0, X1))
+        if config.assign.relative:  # the released vector: iteration t's whitening
+            white = config.step.whitening(config, t)
+        counts = None if config.modes is None else tuple(
+            mode_scores(e[..., :-1], config.modes.layout) for e in (exact0, exact1))
+        yield (t, noisy * white, exact0 * white, exact1 * white,
+               np.broadcast_to(scale, noisy.shape), counts)
+
+
 def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
                           X1: ArrayLike) -> np.ndarray:
     """Per replica and iteration, the log-likelihood ratio of D = ``X0`` against D' = ``X1``
@@ -112,24 +134,84 @@ def transcript_log_ratios(result: DPLloydResult, X0: ArrayLike,
     an output release) are not in the transcript: the statistic ignores them, which costs
     power, never soundness.
     """
-    if not result.release_history:
-        raise ValueError("the run kept no transcript: run(..., record_history=True)")
     config = result.config
     noise = noise_type_of(config)
-    white = noise.whitening(config.bounds)  # colored: white on the whitened vector
     ratios = np.zeros((result.centroids.shape[0], len(result.release_history)))
-    for t, (noisy, scale) in enumerate(result.release_history):
-        entering = result.initial_centroids if t == 0 else result.history[t - 1]
-        exact0, exact1 = (exact_statistics(X, config, entering, t) for X in (X0, X1))
-        if config.assign.relative:  # the released vector: iteration t's whitening
-            white = config.step.whitening(config, t)
-        scale = np.broadcast_to(scale, noisy.shape)
-        ratios[:, t] = element_log_ratio(noise, noisy * white, exact0 * white,
-                                         exact1 * white, scale).sum(axis=(1, 2))
-        if config.modes is not None:
+    for t, y, mu0, mu1, scale, counts in _iterations(result, X0, X1):
+        ratios[:, t] = element_log_ratio(noise, y, mu0, mu1, scale).sum(axis=(1, 2))
+        if counts is not None:
             ran = t < result.iterations_run  # a stopped replica drew no more modes
-            counts0, counts1 = (mode_scores(e[..., :-1], config.modes.layout)
-                                for e in (exact0, exact1))
-            modes = mode_log_ratio(config, t, counts0, counts1, result.history[t])
+            modes = mode_log_ratio(config, t, *counts, result.history[t])
             ratios[:, t] += np.where(ran, modes, 0.0)
     return ratios
+
+
+@dataclass(frozen=True)
+class TranscriptShifts:
+    """What separates D from D' in each replica's transcript, element by element: enough to
+    compute the exact distribution of the log-likelihood ratio
+    (:mod:`dpkmeans.study.loss_distribution`).
+
+    ``laplace[r]`` holds replica r's per-element budgets |mu_D - mu_D'| / b of its Laplace
+    releases (the elements where D and D' differ); ``gaussian[r]`` the sum over its Gaussian
+    elements of ((mu_D - mu_D') / sigma)^2, the mu^2 of the one Gaussian they compose into;
+    ``modes[r]`` one (P_D, P_D') pair of probability vectors per mode draw that differs
+    (k-prototypes' categorical step)."""
+
+    laplace: list[np.ndarray]
+    gaussian: np.ndarray
+    modes: list[list[tuple[np.ndarray, np.ndarray]]]
+
+
+def _mode_pairs(config: DPLloydConfig, t: int, counts0: np.ndarray, counts1: np.ndarray,
+                r: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Replica r's mode draws at iteration t whose distributions differ under D and D': the
+    probabilities of each category under both (as :func:`mode_log_ratio` scores them)."""
+    modes = config.modes
+    touched = min(2, config.n_clusters) if config.neighbour == "replace" else 1
+    draw = modes.entries(float(modes.schedule[t]), 1, clusters_touched=touched)[1]
+    pairs = []
+    for cols in modes.layout.blocks:
+        for j in range(config.n_clusters):
+            p0, p1 = (np.exp(0.5 * draw * np.rint(c[r, j, cols])
+                             - logsumexp(0.5 * draw * np.rint(c[r, j, cols])))
+                      for c in (counts0, counts1))
+            if not np.array_equal(p0, p1):
+                pairs.append((p0, p1))
+    return pairs
+
+
+def transcript_shifts(result: DPLloydResult, X0: ArrayLike, X1: ArrayLike) -> TranscriptShifts:
+    """Per replica, the shifts between D = ``X0`` and D' = ``X1`` of every element its
+    transcript released (:class:`TranscriptShifts`), from the same exact statistics and
+    scales as :func:`transcript_log_ratios` scores.
+
+    Parameters
+    ----------
+    result : DPLloydResult
+        A run with ``record_history=True``.
+    X0, X1 : array_like
+        The neighbouring pair.
+
+    Returns
+    -------
+    TranscriptShifts
+    """
+    config = result.config
+    R = result.centroids.shape[0]
+    gaussian = noise_type_of(config).sampler_family.norm == 2
+    budgets: list[list[np.ndarray]] = [[] for _ in range(R)]
+    mu2 = np.zeros(R)
+    modes: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(R)]
+    for t, _, mu0, mu1, scale, counts in _iterations(result, X0, X1):
+        shift = np.where(scale > 0, np.abs(mu0 - mu1) / np.where(scale > 0, scale, 1.0), 0.0)
+        if gaussian:
+            mu2 += (shift**2).sum(axis=(1, 2))
+        else:
+            for r in range(R):
+                budgets[r].append(shift[r][shift[r] > 0])
+        if counts is not None:
+            for r in np.flatnonzero(t < result.iterations_run):
+                modes[r].extend(_mode_pairs(config, t, *counts, int(r)))
+    laplace = [np.concatenate(b) if b else np.zeros(0) for b in budgets]
+    return TranscriptShifts(laplace, mu2, modes)

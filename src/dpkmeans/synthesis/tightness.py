@@ -23,11 +23,10 @@ import pandas as pd
 from dpkmeans.api.catalogue import FitInputs, choice, loop_choices
 from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.loop import run
-from dpkmeans.engine.planning import iteration_releases
+from dpkmeans.engine.planning import plan_releases
 from dpkmeans.engine.prototypes import MixedLayout, encode
 from dpkmeans.papers.di.variants import kprototypes_corrected
 from dpkmeans.privacy import mechanisms as mech
-from dpkmeans.privacy.gaussian import gaussian_delta
 from dpkmeans.privacy.identifiability import (
     di_laplace_mechanism,
     di_laplace_scale,
@@ -35,28 +34,42 @@ from dpkmeans.privacy.identifiability import (
 )
 from dpkmeans.privacy.noise import calibrate
 from dpkmeans.privacy.noise_types import GAUSSIAN
+from dpkmeans.privacy.tight import Release, epsilon_at
 from dpkmeans.study.audit import epsilon_lower_bound
 from dpkmeans.study.committed import committed_file
+from dpkmeans.study.loss_distribution import LossDistribution, from_shifts, loss_distribution
 from dpkmeans.study.one_run import one_run_lower_bound
-from dpkmeans.study.transcript import element_log_ratio, exact_statistics, transcript_log_ratios
-from dpkmeans.study.uniform import event_counts, loss_thresholds, trials_needed, uniform_lower_bound
+from dpkmeans.study.transcript import (
+    element_log_ratio,
+    exact_statistics,
+    transcript_log_ratios,
+    transcript_shifts,
+)
+from dpkmeans.study.uniform import loss_thresholds, trials_needed, uniform_lower_bound
 
-__all__ = ["Scores", "MECHANISMS", "ALGORITHMS", "TARGET_RATIO", "FACTORS", "mechanism_scores",
-           "algorithm_scores", "first_release", "tightness_row", "tightness_rows", "power_rows",
-           "planted", "targets", "one_run_audit", "strongest_audits", "scored_budget",
-           "fit_claim", "largest_planted_loss", "EVENT_FLOOR", "EVENT_COLUMNS"]
+__all__ = ["Scores", "Mechanism", "MECHANISMS", "ALGORITHMS", "TARGET_RATIO", "CURVE_DELTAS",
+           "FACTORS", "mechanism_scores", "algorithm_scores", "first_release", "curve_points",
+           "curve_rows", "tightness_rows", "power_rows", "planted", "targets", "one_run_audit",
+           "strongest_audits", "scored_budget", "fit_claim", "target_ratio"]
 
 BASE_SEED = 20261126
-CONFIDENCE = 0.99
-EPSILON = 1.0  # the claim of every audited target
+CONFIDENCE = 0.99  # every bound of one target's curve holds together with this probability
+EPSILON = 1.0  # the budget every audited target is calibrated for
 DELTA = 1e-3  # the delta of the Gaussian mechanisms audited alone
 FIT_DELTA = 1e-5  # the delta of the colored algorithm's fit
-TARGET_RATIO = {"release": 0.9, "fit": 0.5}  # the targets set: bound >= ratio x claim
+#: The points of the privacy curve audited besides a target's own delta (0 for a pure one).
+CURVE_DELTAS = (1e-2, 1e-3)
+#: The targets set: lower bound >= ratio x the accountant's epsilon at the point. A release at
+#: every point; a whole fit at delta 0 and, by its dimension, at delta 10^-3.
+TARGET_RATIO = {"release": 0.9, "fit": 0.5}
+FIT_CURVE_TARGET = {1: 0.8, 10: 0.6}
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # the planted overspends of the power study
-POWER = 0.9
-#: The fewest times an event must occur, under each dataset, among the simulated fits it is
-#: chosen or measured on, for the power study to estimate from it (rarer rates are too noisy).
-EVENT_FLOOR = 30
+POWER = 0.9  # the trials a target needs: those that reach it with this probability
+#: The share of a held-out audit's trials that chooses its threshold event.
+SELECTION = 0.25
+#: Simulated runs whose shifts give a target's exact loss distribution.
+PILOT = 200
+DIMENSIONS = (1, 10)  # the whole fits are audited on a pair in 1 and in 10 dimensions
 
 
 def _seed(*parts: object) -> np.random.SeedSequence:
@@ -66,37 +79,59 @@ def _seed(*parts: object) -> np.random.SeedSequence:
 
 @dataclass(frozen=True)
 class Scores:
-    """The privacy-loss statistic of one target on D (``scores0``) and D' (``scores1``)."""
+    """The privacy-loss statistic of one target on D (``scores0``) and D' (``scores1``), with
+    what its claim and its power are computed from: the releases the accountant composes
+    (``releases``) and the exact distribution of the statistic on the pair (``exact``)."""
 
     target: str
     level: str  # "release" or "fit"
-    claimed_epsilon: float
-    delta: float
+    claimed_epsilon: float  # the budget the target is calibrated for
+    delta: float  # the target's own delta (0: pure)
     statistic: str
     pair: str
     scores0: np.ndarray
     scores1: np.ndarray
-    tight_epsilon: float  # the largest loss the audited output can show (nan: not computed)
+    releases: tuple[Release, ...]
+    exact: LossDistribution
     seconds: float
+    dimension: int = 1
+    outputs0: np.ndarray | None = None  # what a user sees (the final centres), for a fit
+    outputs1: np.ndarray | None = None
 
 
 # --- single mechanisms -------------------------------------------------------------------------
-def _laplace(sampler: str) -> Callable[[int, np.random.Generator], tuple]:
+@dataclass(frozen=True)
+class Mechanism:
+    """A mechanism audited alone: ``draw(n, rng)`` gives its statistic on D and on D';
+    ``releases`` what the accountant composes for it, ``exact`` its loss distribution."""
+
+    draw: Callable[[int, np.random.Generator], list[np.ndarray]]
+    claimed_epsilon: float
+    delta: float
+    pair: str
+    releases: tuple[Release, ...]
+    exact: Callable[[], LossDistribution]
+
+
+def _laplace(sampler: str) -> Callable[[int, np.random.Generator], list[np.ndarray]]:
     def draw(n, rng):
         b = calibrate("laplace", 1.0, EPSILON, sampler=sampler).scale
         out = [mech.laplace_mechanism(float(w), 1.0, EPSILON, rng, ledger=None, repeats=n,
                                       sampler=sampler) for w in (0, 1)]
-        return [element_log_ratio("laplace", y, 0.0, 1.0, np.full(n, b)) for y in out], EPSILON
+        return [element_log_ratio("laplace", y, 0.0, 1.0, np.full(n, b)) for y in out]
     return draw
 
 
-def _gaussian(sampler: str) -> Callable[[int, np.random.Generator], tuple]:
+def _gaussian_sigma(sampler: str) -> float:
+    return GAUSSIAN.with_sampler(sampler).calibrate(1.0, EPSILON, DELTA).scale
+
+
+def _gaussian(sampler: str) -> Callable[[int, np.random.Generator], list[np.ndarray]]:
     def draw(n, rng):
-        sigma = GAUSSIAN.with_sampler(sampler).calibrate(1.0, EPSILON, DELTA).scale
+        sigma = _gaussian_sigma(sampler)
         out = [mech.gaussian_mechanism(float(w), 1.0, EPSILON, DELTA, rng, ledger=None,
                                        repeats=n, sampler=sampler) for w in (0, 1)]
-        tight = _gaussian_epsilon(1.0 / sigma, DELTA)
-        return [element_log_ratio("gaussian", y, 0.0, 1.0, np.full(n, sigma)) for y in out], tight
+        return [element_log_ratio("gaussian", y, 0.0, 1.0, np.full(n, sigma)) for y in out]
     return draw
 
 
@@ -104,28 +139,36 @@ def _gaussian(sampler: str) -> Callable[[int, np.random.Generator], tuple]:
 #: centred (S - n m, n) over the box [0, 4] x [-1, 1] (half-widths 2 and 1), whitened by
 #: 1 / sqrt(r), then Gaussian noise for the whitened L2 sensitivity 2 (every corner is worst).
 COLORED_SHIFT = np.array([np.sqrt(2.0), 1.0, 1.0])
+COLORED_SENSITIVITY = float(np.linalg.norm(COLORED_SHIFT))
+
+
+def _colored_sigma() -> float:
+    return calibrate("gaussian", COLORED_SENSITIVITY, EPSILON, DELTA, sampler="discrete",
+                     coordinates=3).scale
 
 
 def _colored(n, rng):
-    sens = float(np.linalg.norm(COLORED_SHIFT))
-    sigma = calibrate("gaussian", sens, EPSILON, DELTA, sampler="discrete", coordinates=3).scale
-    out = [mech.gaussian_mechanism(w * COLORED_SHIFT, sens, EPSILON, DELTA, rng, ledger=None,
-                                   repeats=n) for w in (0, 1)]
-    scores = [element_log_ratio("gaussian", y, 0.0, COLORED_SHIFT, np.full(y.shape, sigma)
-                                ).sum(axis=1) for y in out]
-    return scores, _gaussian_epsilon(sens / sigma, DELTA)
+    sigma = _colored_sigma()
+    out = [mech.gaussian_mechanism(w * COLORED_SHIFT, COLORED_SENSITIVITY, EPSILON, DELTA, rng,
+                                   ledger=None, repeats=n) for w in (0, 1)]
+    return [element_log_ratio("gaussian", y, 0.0, COLORED_SHIFT, np.full(y.shape, sigma)
+                              ).sum(axis=1) for y in out]
 
 
 N_OPTIONS = 101
 UTILITY = (np.zeros(N_OPTIONS), np.r_[1.0, -np.ones(N_OPTIONS - 1)])
 
 
+def _exponential_probabilities() -> list[np.ndarray]:
+    return [mech.exponential_probabilities(u, 1.0, EPSILON) for u in UTILITY]
+
+
 def _exponential(n, rng):
-    logp = [np.log(mech.exponential_probabilities(u, 1.0, EPSILON)) for u in UTILITY]
+    logp = [np.log(p) for p in _exponential_probabilities()]
     picks = [mech.exponential_mechanism(u, 1.0, EPSILON, rng, ledger=None, repeats=n)
              for u in UTILITY]
     ratio = logp[0] - logp[1]
-    return [ratio[p] for p in picks], float(np.max(np.abs(ratio)))
+    return [ratio[p] for p in picks]
 
 
 DI_RHO, DI_M = 0.85, 2  # epsilon_from_rho(0.85, 2) = ln(0.85 / 0.15) = 1.73
@@ -135,54 +178,57 @@ def _di_laplace(n, rng):
     b = di_laplace_scale(1.0, DI_RHO, DI_M)
     out = [di_laplace_mechanism(np.full(n, float(w)), 1.0, DI_RHO, DI_M, rng, ledger=None)
            for w in (0, 1)]
-    return ([element_log_ratio("laplace", y, 0.0, 1.0, np.full(n, b)) for y in out],
-            epsilon_from_rho(DI_RHO, DI_M))
+    return [element_log_ratio("laplace", y, 0.0, 1.0, np.full(n, b)) for y in out]
 
 
-#: name: (draw(n, rng) -> ([scores on D, on D'], tight epsilon), claimed epsilon, delta, pair).
-MECHANISMS: dict[str, tuple[Callable, float, float, str]] = {
-    "Laplace (exact discrete sampler)": (_laplace("discrete"), EPSILON, 0.0,
-                                         "value 0 vs 1, sensitivity 1"),
-    "Laplace (float sampler)": (_laplace("continuous"), EPSILON, 0.0,
-                                "value 0 vs 1, sensitivity 1"),
-    "Gaussian (discrete, zCDP calibration)": (_gaussian("discrete"), EPSILON, DELTA,
-                                              "value 0 vs 1, L2 sensitivity 1"),
-    "Gaussian (float, analytic calibration)": (_gaussian("continuous"), EPSILON, DELTA,
-                                               "value 0 vs 1, L2 sensitivity 1"),
-    "colored Gaussian (box covariance)": (_colored, EPSILON, DELTA,
-                                          "empty cluster vs one record at a corner of "
-                                          "[0, 4] x [-1, 1]"),
-    "exponential": (_exponential, EPSILON, 0.0,
-                    f"utility 0 everywhere vs +1 on one option, -1 on the other "
-                    f"{N_OPTIONS - 1}"),
-    "DI Laplace": (_di_laplace, epsilon_from_rho(DI_RHO, DI_M), 0.0,
-                   f"value 0 vs 1, rho = {DI_RHO}, m = {DI_M}"),
+def _laplace_mechanism(draw, eps: float, pair: str) -> Mechanism:
+    return Mechanism(draw, eps, 0.0, pair, (Release("laplace", epsilon=eps),),
+                     lambda: loss_distribution([eps]))
+
+
+def _gaussian_mechanism(draw, sigma: Callable[[], float], shift: float, pair: str) -> Mechanism:
+    mu = shift / sigma()
+    return Mechanism(draw, EPSILON, DELTA, pair,
+                     (Release("gaussian", epsilon=EPSILON, mu=mu, delta=DELTA),),
+                     lambda: loss_distribution(gaussian_mu2=mu**2))
+
+
+_EXP_PAIR = (f"utility 0 everywhere vs +1 on one option, -1 on the other {N_OPTIONS - 1}")
+
+#: The mechanisms audited alone, by name.
+MECHANISMS: dict[str, Mechanism] = {
+    "Laplace (exact discrete sampler)": _laplace_mechanism(
+        _laplace("discrete"), EPSILON, "value 0 vs 1, sensitivity 1"),
+    "Laplace (float sampler)": _laplace_mechanism(
+        _laplace("continuous"), EPSILON, "value 0 vs 1, sensitivity 1"),
+    "Gaussian (discrete, zCDP calibration)": _gaussian_mechanism(
+        _gaussian("discrete"), lambda: _gaussian_sigma("discrete"), 1.0,
+        "value 0 vs 1, L2 sensitivity 1"),
+    "Gaussian (float, analytic calibration)": _gaussian_mechanism(
+        _gaussian("continuous"), lambda: _gaussian_sigma("continuous"), 1.0,
+        "value 0 vs 1, L2 sensitivity 1"),
+    "colored Gaussian (box covariance)": _gaussian_mechanism(
+        _colored, _colored_sigma, COLORED_SENSITIVITY,
+        "empty cluster vs one record at a corner of [0, 4] x [-1, 1]"),
+    "exponential": Mechanism(
+        _exponential, EPSILON, 0.0, _EXP_PAIR, (Release("pure", epsilon=EPSILON),),
+        lambda: loss_distribution(modes=[tuple(_exponential_probabilities())])),
+    "DI Laplace": _laplace_mechanism(_di_laplace, epsilon_from_rho(DI_RHO, DI_M),
+                                     f"value 0 vs 1, rho = {DI_RHO}, m = {DI_M}"),
 }
-
-
-def _gaussian_epsilon(s: float, delta: float) -> float:
-    """The exact epsilon at delta of a Gaussian release with Delta / sigma = s (bisection on
-    :func:`dpkmeans.privacy.gaussian.gaussian_delta`); for the discrete Gaussian a close
-    approximation (its loss is the continuous one's, sampled on the grid)."""
-    lo, hi = 0.0, 50.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if gaussian_delta(mid, 1.0, s) > delta else (lo, mid)
-    return hi
 
 
 def mechanism_scores(name: str, trials: int) -> Scores:
     """The statistic of mechanism ``name`` (:data:`MECHANISMS`) on ``trials`` releases a side."""
-    draw, claimed, delta, pair = MECHANISMS[name]
+    m = MECHANISMS[name]
     start = time.perf_counter()
-    (s0, s1), tight = draw(trials, np.random.default_rng(_seed("mechanism", name, trials)))
-    return Scores(name, "release", claimed, delta, "log-likelihood ratio of the output", pair,
-                  np.asarray(s0, float), np.asarray(s1, float), float(tight),
-                  time.perf_counter() - start)
+    s0, s1 = m.draw(trials, np.random.default_rng(_seed("mechanism", name, trials)))
+    return Scores(name, "release", m.claimed_epsilon, m.delta,
+                  "log-likelihood ratio of the output", m.pair, np.asarray(s0, float),
+                  np.asarray(s1, float), m.releases, m.exact(), time.perf_counter() - start)
 
 
 # --- corrected algorithms ----------------------------------------------------------------------
-BOX = (np.array([-1.0]), np.array([1.0]))
 GROUP = 10  # records at each end of the box
 #: Every corrected algorithm the transcript audit scores: the DP-Lloyd configurations of the
 #: catalogue from Su et al. and the five papers (the outside algorithms of chapter 12 are
@@ -194,36 +240,50 @@ ALGORITHMS = (*(name for name, c in loop_choices().items() if int(c.chapter) < 1
 LAYOUT = MixedLayout((2,), 1, 1.0)  # one numeric attribute in [-1, 1], one with 2 categories
 
 
-def _pair(neighbour: str, mixed: bool) -> tuple[np.ndarray, np.ndarray, str]:
-    """D and D' for a fit: ``GROUP`` records at -1 and at +1 (category 0 and 1 when mixed);
-    add/remove: D' adds one at +1; replace: the extra record moves from -1 to +1."""
-    ends = np.r_[-np.ones(GROUP), np.ones(GROUP)][:, None]
+def _box(dimension: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    return -np.ones(dimension), np.ones(dimension)
+
+
+BOX = _box()
+
+
+def _pair(neighbour: str, mixed: bool, dimension: int = 1) -> tuple[np.ndarray, np.ndarray, str]:
+    """D and D' for a fit: ``GROUP`` records at the corner (-1, ..., -1) and at (+1, ..., +1)
+    (category 0 and 1 when mixed); add/remove: D' adds one at +1; replace: the extra record
+    moves from -1 to +1."""
+    ends = np.r_[-np.ones((GROUP, dimension)), np.ones((GROUP, dimension))]
+    low, high = -np.ones((1, dimension)), np.ones((1, dimension))
+    where = "" if dimension == 1 else f" (corners of [-1, 1]^{dimension})"
     if neighbour == "replace":
-        X0, X1 = np.r_[ends, [[-1.0]]], np.r_[ends, [[1.0]]]
-        text = f"{GROUP} records at -1 and {GROUP} at +1, plus one at -1 vs at +1"
+        X0, X1 = np.r_[ends, low], np.r_[ends, high]
+        text = f"{GROUP} records at -1 and {GROUP} at +1, plus one at -1 vs at +1{where}"
     else:
-        X0, X1 = ends, np.r_[ends, [[1.0]]]
-        text = f"{GROUP} records at -1 and {GROUP} at +1 vs the same plus one at +1"
+        X0, X1 = ends, np.r_[ends, high]
+        text = f"{GROUP} records at -1 and {GROUP} at +1 vs the same plus one at +1{where}"
     if mixed:
-        X0, X1 = (encode(X, (X > 0).astype(int), LAYOUT) for X in (X0, X1))
+        X0, X1 = (encode(X, (X[:, :1] > 0).astype(int), LAYOUT) for X in (X0, X1))
         text += " (category 0 at -1, 1 at +1)"
     return X0, X1, text
 
 
-def _config(name: str) -> DPLloydConfig:
+def _config(name: str, dimension: int = 1) -> DPLloydConfig:
     """The configuration ``DPKMeans(algorithm=name)`` (or ``DPKPrototypes``) fits for the pair:
     k = 2, epsilon 1, T = 5 where T is given, N = 2 GROUP public."""
     if name == "DPKPrototypes":
+        if dimension != 1:
+            raise ValueError("DPKPrototypes is audited on its one numeric attribute only")
         return kprototypes_corrected(LAYOUT, BOX, epsilon=EPSILON, n_clusters=2)
     c = choice(name)
-    return c.build(FitInputs(2, EPSILON, BOX, max_iter=5, n_records=2 * GROUP,
+    return c.build(FitInputs(2, EPSILON, _box(dimension), max_iter=5, n_records=2 * GROUP,
                              delta=FIT_DELTA if c.needs_delta else None))
 
 
 def _start(config: DPLloydConfig, replicas: int) -> np.ndarray:
-    """Public fixed starts: the k' centroids spread over [-1, 1] (categories alternating)."""
+    """Public fixed starts: the k' centroids spread over the box's diagonal (categories
+    alternating)."""
     k = config.n_clusters
-    numeric = np.linspace(-1.0, 1.0, k)[:, None]
+    d = config.bounds[0].size - config.numeric_offset
+    numeric = np.linspace(-1.0, 1.0, k)[:, None] * np.ones(d)
     start = numeric if config.modes is None else encode(
         numeric, (np.arange(k) % 2)[:, None], LAYOUT)
     return np.broadcast_to(start, (replicas, *start.shape)).copy()
@@ -250,44 +310,66 @@ def first_release(config: DPLloydConfig) -> DPLloydConfig:
                    modes=None if cat is None else replace(cat, schedule=cat.schedule[:1]))
 
 
+def _centres(result, config: DPLloydConfig) -> np.ndarray:
+    """What a user sees of each fit, for the black-box audit: the mean coordinate of each
+    final centre (numeric attributes), sorted, (R, k)."""
+    numeric = np.asarray(result.centroids)[..., config.numeric_offset:]
+    return np.sort(numeric.mean(axis=2), axis=1)
+
+
+def _exact(config: DPLloydConfig, X0: np.ndarray, X1: np.ndarray,
+           seq: np.random.SeedSequence) -> LossDistribution:
+    """The exact loss distribution of the configuration's transcript on (X0, X1), from the
+    shifts of :data:`PILOT` runs on X0 (:func:`dpkmeans.study.loss_distribution.from_shifts`)."""
+    result = run(X0, config, seq, replicas=PILOT, record_history=True,
+                 initial_centroids=_start(config, PILOT))
+    return from_shifts(transcript_shifts(result, X0, X1))
+
+
 def algorithm_scores(name: str, level: str, trials: int, *, factor: float = 1.0,
-                     chunk: int = 50_000, purpose: str = "audit") -> Scores:
+                     chunk: int = 50_000, purpose: str = "audit",
+                     dimension: int = 1) -> Scores:
     """The statistic of algorithm ``name`` on its pair at ``level`` ("release": the first
     iteration's noisy statistics; "fit": the whole transcript), ``trials`` fits a side (batched,
-    ``chunk`` at a time), with an overspend of ``factor`` planted (the claim stays factor 1's)."""
-    claimed = _config(name)
+    ``chunk`` at a time), with an overspend of ``factor`` planted (the claim stays factor 1's),
+    on the pair in ``dimension`` dimensions; for a fit, the final centres too."""
+    claimed = _config(name, dimension)
     if level == "release":
         claimed = first_release(claimed)
     elif level != "fit":
         raise ValueError(f"level must be 'release' or 'fit', got {level!r}")
     config = planted(claimed, factor)
-    X0, X1, pair = _pair(config.neighbour, config.modes is not None)
-    seq = _seed(purpose, name, level, factor, trials)  # a new size draws new trials
+    X0, X1, pair = _pair(config.neighbour, config.modes is not None, dimension)
+    extra = () if dimension == 1 else (dimension,)
+    seq = _seed(purpose, name, level, factor, trials, *extra)  # a new size draws new trials
     start = time.perf_counter()
-    scores, spent = [], 0.0
+    scores, outputs = [], []
     for which, X in enumerate((X0, X1)):
-        parts, left = [], trials
+        parts, seen, left = [], [], trials
         for child in seq.spawn(2)[which].spawn(-(-trials // chunk)):
             R = min(chunk, left)
             result = run(X, config, child, replicas=R, record_history=True,
                          initial_centroids=_start(config, R))
             parts.append(transcript_log_ratios(result, X0, X1).sum(axis=1))
-            spent = max(spent, result.ledger.total().epsilon)
+            seen.append(_centres(result, config))
             left -= R
         scores.append(np.concatenate(parts))
+        outputs.append(np.concatenate(seen))
+    seconds = time.perf_counter() - start
+    exact = _exact(config, X0, X1, _seed("pilot", name, level, factor, *extra))
     T = len(claimed.schedule)
-    if level == "release":  # the claim: what the ledger charged for the first iteration
-        what, claim = "iteration 1's noisy statistics", spent / factor
-    else:  # the claim: the run's declared budget
-        what, claim = f"the whole transcript ({T} iterations)", float(claimed.epsilon)
-    return Scores(name, level, claim, claimed.delta * T, f"log-likelihood ratio of {what}",
-                  pair, scores[0], scores[1], _gaussian_fit_epsilon(claimed),
-                  time.perf_counter() - start)
+    what = ("iteration 1's noisy statistics" if level == "release"
+            else f"the whole transcript ({T} iterations)")
+    fit = level == "fit"
+    return Scores(name, level, float(claimed.epsilon), claimed.delta * T,
+                  f"log-likelihood ratio of {what}", pair, scores[0], scores[1],
+                  tuple(plan_releases(claimed)), exact, seconds, dimension,
+                  outputs[0] if fit else None, outputs[1] if fit else None)
 
 
 def fit_claim(name: str) -> tuple[float, float]:
-    """The claim (epsilon, delta) that :func:`algorithm_scores` audits the whole fit of
-    algorithm ``name`` against, without a fit: its declared budget, and T times its delta."""
+    """The (epsilon, delta) algorithm ``name``'s whole fit is calibrated for: its declared
+    budget, and T times its delta."""
     config = _config(name)
     return float(config.epsilon), config.delta * len(config.schedule)
 
@@ -303,63 +385,132 @@ def scored_budget(name: str, level: str) -> float:
     return float(config.schedule.sum() + (0.0 if cat is None else cat.schedule.sum()))
 
 
-def _gaussian_fit_epsilon(config: DPLloydConfig) -> float:
-    """For Gaussian (or colored) noise, the exact epsilon at the claimed delta of the whole
-    transcript for a worst-case record (the composition of Gaussian releases is one Gaussian,
-    s^2 = sum_t s_t^2); nan for Laplace noise."""
-    if config.noise.norm != 2:
+# --- the curve's rows --------------------------------------------------------------------------
+def curve_points(delta: float) -> tuple[float, ...]:
+    """The deltas at which a target of its own ``delta`` is audited: its own, then
+    :data:`CURVE_DELTAS` (largest first)."""
+    return tuple(sorted({float(delta), *CURVE_DELTAS}, reverse=True))
+
+
+def target_ratio(level: str, delta: float, dimension: int = 1) -> float:
+    """The target at a point: :data:`TARGET_RATIO` for a release (every delta) and for a fit
+    in one dimension at delta 0, :data:`FIT_CURVE_TARGET` for a fit at delta 10^-3; nan (no
+    target) else."""
+    if level == "release" or (delta == 0.0 and dimension == 1):
+        return TARGET_RATIO[level]
+    if level == "fit" and delta == 1e-3:
+        return FIT_CURVE_TARGET.get(dimension, float("nan"))
+    return float("nan")
+
+
+def _bound(scores0: np.ndarray, scores1: np.ndarray, claim: float, delta: float,
+           confidence: float, seed: np.random.SeedSequence, *, grid: bool):
+    """(lower bound, estimate, event, method): at delta 0 of a loss statistic the uniform
+    bound over the claim's loss grid (``grid``), else the held-out one (the event chosen on
+    :data:`SELECTION` of the trials, its bound from the rest)."""
+    if grid:
+        best = uniform_lower_bound(scores0, scores1, loss_thresholds(claim), delta=delta,
+                                   confidence=confidence)
+        side = ">= " if best.favours == "D" else "<= -"
+        return (best.lower_bound, best.estimate,
+                f"loss {side}{best.threshold:.4g} (likelier under {best.favours})",
+                "uniform over the loss grid")
+    bound, estimate, event = epsilon_lower_bound(
+        scores0, scores1, delta=delta, confidence=confidence,
+        rng=np.random.default_rng(seed), selection=SELECTION)
+    return bound, estimate, event, "held-out threshold"
+
+
+def _trials_for(s: Scores, goal: float, delta: float, confidence: float) -> float:
+    """The trials a side the point's audit needs to reach ``goal`` with probability
+    :data:`POWER`, from the exact loss distribution (:attr:`Scores.exact`)."""
+    if not np.isfinite(goal):
         return float("nan")
-    s2 = 0.0
-    for eps_t in config.schedule:
-        cal = iteration_releases(config, float(eps_t))[0].calibration
-        s2 += (cal.sensitivity / cal.scale) ** 2
-    return _gaussian_epsilon(float(np.sqrt(s2)), config.delta * len(config.schedule))
+    if delta == 0.0:
+        tau = loss_thresholds(s.claimed_epsilon)
+        fav_d, other_d, fav_dp, other_dp = s.exact.tails(tau)
+        return trials_needed(np.r_[fav_d, fav_dp], np.r_[other_d, other_dp], goal,
+                             events=2 * tau.size, confidence=confidence, power=POWER)
+    return s.exact.trials_needed(goal, delta=delta, confidence=confidence, power=POWER,
+                                 evaluated=1.0 - SELECTION)
 
 
-# --- rows --------------------------------------------------------------------------------------
-def tightness_row(s: Scores) -> dict[str, object]:
-    """One row of the tightness table from a target's statistic."""
-    thresholds = loss_thresholds(s.claimed_epsilon)
-    best = uniform_lower_bound(s.scores0, s.scores1, thresholds, delta=s.delta,
-                               confidence=CONFIDENCE)
-    split = epsilon_lower_bound(s.scores0, s.scores1, delta=s.delta, confidence=CONFIDENCE,
-                                rng=np.random.default_rng(_seed("split", s.target, s.level)))[0]
-    goal = TARGET_RATIO[s.level] * s.claimed_epsilon
-    need = float("nan")
-    if best.lower_bound < goal:  # the trials it would take, from these trials' event rates
-        # (inf when the events it needs are rarer than these trials resolve)
-        favoured, other = _event_rates(s.scores0, s.scores1, thresholds)
-        need = trials_needed(favoured, other, goal,
-                             events=best.events, delta=s.delta, confidence=CONFIDENCE,
-                             power=0.5, estimated_from=min(s.scores0.size, s.scores1.size))
-    return {"target": s.target, "level": s.level, "claimed_epsilon": s.claimed_epsilon,
-            "delta": s.delta, "lower_bound": best.lower_bound, "confidence": CONFIDENCE,
-            "trials": int(s.scores0.size), "statistic": s.statistic, "pair": s.pair,
-            "ratio": best.lower_bound / s.claimed_epsilon, "target_ratio": TARGET_RATIO[s.level],
-            "target_met": bool(best.lower_bound >= goal), "tight_epsilon": s.tight_epsilon,
-            "largest_loss_seen": float(max(s.scores0.max(), -s.scores1.min())),
-            "estimate": best.estimate, "event": f"loss {'>= ' if best.favours == 'D' else '<= -'}"
-                                                 f"{best.threshold:.4g} (likelier under "
-                                                 f"{best.favours})",
-            "events": best.events, "split_sample_bound": split,
-            "trials_for_target": need, "seconds": s.seconds}
+def curve_rows(s: Scores) -> list[dict[str, object]]:
+    """The rows of one target's curve: at each of :func:`curve_points`, the lower bound on
+    epsilon against the accountant's epsilon at that delta for the same releases
+    (:func:`dpkmeans.privacy.tight.epsilon_at`), beside the pair's exact epsilon (the most any
+    audit of this pair can show) and, for a fit, the black-box audit of its final centres.
+    The points' bounds hold together with probability :data:`CONFIDENCE` (Bonferroni)."""
+    points = curve_points(s.delta)
+    each = 1.0 - (1.0 - CONFIDENCE) / len(points)
+    rows = []
+    for delta in points:
+        claim = epsilon_at(s.releases, delta)[0]
+        seed = _seed("curve", s.target, s.level, s.dimension, delta)
+        bound, estimate, event, method = _bound(s.scores0, s.scores1, claim, delta, each,
+                                                seed, grid=delta == 0.0)
+        ratio_goal = target_ratio(s.level, delta, s.dimension)
+        pair_epsilon = s.exact.epsilon_at(delta)
+        need = _trials_for(s, ratio_goal * claim, delta, each)
+        reason = ""
+        if np.isfinite(ratio_goal) and pair_epsilon < ratio_goal * claim:
+            reason = (f"the pair's exact epsilon at this delta, {pair_epsilon:.4g}, is below "
+                      f"the target {ratio_goal * claim:.4g}: no audit of this pair reaches it")
+        row = {"target": s.target, "level": s.level, "dimension": s.dimension,
+               "delta": delta, "claimed_epsilon": claim,
+               "calibrated_epsilon": s.claimed_epsilon, "pair_epsilon": pair_epsilon,
+               "lower_bound": bound, "ratio": bound / claim,
+               "ratio_to_pair": bound / pair_epsilon if pair_epsilon > 0 else float("nan"),
+               "target_ratio": ratio_goal,
+               "target_met": (bool(bound >= ratio_goal * claim) if np.isfinite(ratio_goal)
+                              else None),
+               "confidence": each, "method": method, "trials": int(s.scores0.size),
+               "trials_needed": need, "reason": reason,
+               "audit_minutes": need * s.seconds / s.scores0.size / 60,
+               "largest_loss_seen": float(max(s.scores0.max(), -s.scores1.min())),
+               "estimate": estimate, "event": event, "statistic": s.statistic,
+               "pair": s.pair, "seconds": s.seconds}
+        if s.outputs0 is not None:
+            box = _bound(s.outputs0, s.outputs1, claim, delta, each,
+                         _seed("black box", s.target, s.dimension, delta), grid=False)[0]
+            row.update(blackbox_lower_bound=box, blackbox_gap=bound - box)
+        rows.append(row)
+    return rows
 
 
 #: Trials per side of each target in the committed table (the Gaussian tails need the most).
 MECHANISM_TRIALS = {"Laplace (exact discrete sampler)": 200_000,
                     "Laplace (float sampler)": 200_000,
-                    "Gaussian (discrete, zCDP calibration)": 2_000_000,
+                    "Gaussian (discrete, zCDP calibration)": 3_000_000,
                     "Gaussian (float, analytic calibration)": 4_000_000,
-                    "colored Gaussian (box covariance)": 2_000_000,
-                    "exponential": 1_000_000, "DI Laplace": 200_000}
+                    "colored Gaussian (box covariance)": 3_000_000,
+                    "exponential": 4_000_000, "DI Laplace": 200_000}
 #: (release, fit) trials per side of the algorithms; DPKPrototypes draws its modes one replica
 #: at a time, about 30 times slower.
 ALGORITHM_TRIALS = {"release": 2_000_000, "fit": 200_000}
 PROTOTYPES_TRIALS = {"release": 100_000, "fit": 90_000}
-#: Larger audits where a pilot of the default size (other seeds: the seed depends on the size)
-#: estimated that the target needs more trials and that they fit in about 10 minutes here.
-MORE_TRIALS = {("dp-kccm", "release"): 4_800_000, ("dp-kccm", "fit"): 500_000,
-               ("di", "fit"): 300_000}
+#: Other sizes, by (target, level, dimension): where the exact loss distribution says a target
+#: needs more trials (:func:`curve_rows`, ``trials_needed``) and they fit in about 10 minutes
+#: here; a target that needs more says so in its row.
+MORE_TRIALS: dict[tuple[str, str, int], int] = {
+    ("dplloyd", "fit", 1): 500_000, ("dplloyd", "fit", 10): 250_000,
+    ("dplloyd-impr", "fit", 10): 150_000, ("apdp", "fit", 10): 150_000,
+    ("dp-kccm", "release", 1): 4_800_000, ("dp-kccm", "fit", 1): 700_000,
+    ("dp-kccm", "fit", 10): 450_000, ("silhouette", "fit", 10): 500_000,
+    ("di", "fit", 1): 300_000, ("colored", "fit", 1): 1_800_000,
+    ("colored", "fit", 10): 350_000}
+FIT_TRIALS_10D = 100_000  # the fits in 10 dimensions otherwise
+
+
+def _trials(target: str, level: str, dimension: int) -> int:
+    plan = PROTOTYPES_TRIALS if target == "DPKPrototypes" else ALGORITHM_TRIALS
+    default = FIT_TRIALS_10D if dimension != 1 else plan[level]
+    return MORE_TRIALS.get((target, level, dimension), default)
+
+
+def _levels(target: str) -> list[tuple[str, int]]:
+    dims = (1,) if target == "DPKPrototypes" else DIMENSIONS
+    return [("release", 1), *(("fit", d) for d in dims)]
 
 
 def targets() -> list[str]:
@@ -368,132 +519,76 @@ def targets() -> list[str]:
 
 
 def tightness_rows(target: str, trials: int = 0) -> pd.DataFrame:
-    """The table's rows for one target: one for a mechanism, two (release and fit) for an
-    algorithm; ``trials`` per side (0: the committed table's)."""
+    """The table's rows for one target: its curve (:func:`curve_rows`) as a mechanism, or at
+    each level and dimension as an algorithm (a release, the whole fit in 1 and 10
+    dimensions); ``trials`` per side (0: the committed table's)."""
     if target in MECHANISMS:
         scores = [mechanism_scores(target, trials or MECHANISM_TRIALS[target])]
     elif target in ALGORITHMS:
-        plan = PROTOTYPES_TRIALS if target == "DPKPrototypes" else ALGORITHM_TRIALS
-        scores = [algorithm_scores(target, level,
-                                   trials or MORE_TRIALS.get((target, level), plan[level]))
-                  for level in ("release", "fit")]
+        scores = [algorithm_scores(target, level, trials or _trials(target, level, d),
+                                   dimension=d) for level, d in _levels(target)]
     else:
         raise ValueError(f"unknown target {target!r}; the targets are {targets()}")
-    return pd.DataFrame([tightness_row(s) for s in scores])
+    return pd.DataFrame([row for s in scores for row in curve_rows(s)])
 
 
-#: The longest a power-study audit may run (seconds, both datasets, at the simulation's speed).
-DETECT_SECONDS = 600.0
+# --- the power study ---------------------------------------------------------------------------
+#: The most trials a side the power study runs an audit with: about 10 minutes here (from the
+#: seconds per fit of the committed tightness table), 15 for the two algorithms whose 1.25
+#: times overspend needs a little more (silhouette, DPKPrototypes).
+DETECT_MOST = {"dplloyd": 3_000_000, "dplloyd-impr": 4_000_000, "dp-kccm": 1_200_000,
+               "silhouette": 1_300_000, "apdp": 4_000_000, "di": 3_000_000,
+               "colored": 2_500_000, "DPKPrototypes": 120_000}
 
 
-def largest_planted_loss(name: str, factor: float) -> float:
-    """The largest privacy loss the whole-fit statistic can show when ``factor`` is planted in
-    algorithm ``name``: ``factor`` times the budget it scores for Laplace noise
-    (:func:`scored_budget`), the exact epsilon of the planted transcript at the claimed delta
-    for Gaussian noise. An overspend whose loss stays at or below the claim is no violation."""
-    config = planted(_config(name), factor)
-    exact = _gaussian_fit_epsilon(config)
-    return exact if np.isfinite(exact) else factor * scored_budget(name, "fit")
+def _need_column(delta: float) -> str:
+    """The power table's column of the trials needed at one point of the curve: a point of
+    :data:`CURVE_DELTAS`, or the algorithm's own delta (0 when pure)."""
+    return f"trials_needed_at_{delta:g}" if delta in CURVE_DELTAS else "trials_needed_at_own"
 
 
-def _event_rates(s0: np.ndarray, s1: np.ndarray,
-                 thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each grid event's frequency under the dataset it favours and under the other: its
-    count (one sort of each sample, :func:`dpkmeans.study.uniform.event_counts`) over the
-    trials, the same float64 as the mean of the event's indicator (NaN-free scores)."""
-    above0, below0 = event_counts(s0, thresholds)
-    above1, below1 = event_counts(s1, thresholds)
-    favoured = np.r_[above0 / s0.size, below1 / s1.size]
-    other = np.r_[above1 / s1.size, below0 / s0.size]
-    return favoured, other
-
-
-#: The columns of a power-study row that describe the event its estimate rests on (NaN when
-#: no fit is simulated or no event qualifies).
-EVENT_COLUMNS = ("event", "chosen_log_ratio", "measured_log_ratio", "measured_favoured",
-                 "measured_other")
-
-
-def _event_name(i: int, thresholds: np.ndarray) -> str:
-    """Grid event ``i`` of :func:`_event_rates` in words: the first half are ``loss >= tau``
-    (likelier under D), the second ``loss <= -tau`` (likelier under D')."""
-    m = thresholds.size
-    if i < m:
-        return f"loss >= {thresholds[i]:.4g} (likelier under D)"
-    return f"loss <= -{thresholds[i - m]:.4g} (likelier under D')"
-
-
-def _log_ratio(favoured: float, other: float, delta: float) -> float:
-    """``ln (favoured - delta) / other`` of two event frequencies (inf when other is 0)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.log(np.maximum(favoured - delta, 0.0) / other))
-
-
-def _split_estimate(fit: Scores, thresholds: np.ndarray) -> dict[str, object]:
-    """Trials a side for :data:`POWER` at the claim: the event is chosen on the first half of
-    the simulated fits (the one needing the fewest trials there) and its rates are measured on
-    the second half. Choosing and measuring on the same fits picks the event whose rates were
-    luckiest, and underestimates the trials.
-
-    Returns ``trials_needed`` and the event it rests on (:data:`EVENT_COLUMNS`): its log ratio
-    on the choosing half and on the measuring half, and its counts there under the dataset it
-    favours and under the other. The trials grow like the inverse square of the measured log
-    ratio's margin over the claim, so two entries are only as different as their margins."""
-    half = min(fit.scores0.size, fit.scores1.size) // 2
-    rest = fit.scores0.size - half
-    options = dict(events=2 * thresholds.size, delta=fit.delta, confidence=CONFIDENCE,
-                   power=POWER, min_count=EVENT_FLOOR)
-    chosen_f, chosen_o = _event_rates(fit.scores0[:half], fit.scores1[:half], thresholds)
-    each = [trials_needed(chosen_f[i:i + 1], chosen_o[i:i + 1], fit.claimed_epsilon,
-                          estimated_from=half, **options) for i in range(chosen_f.size)]
-    i = int(np.argmin(each))
-    if not np.isfinite(each[i]):
-        return {"trials_needed": float("inf"), **dict.fromkeys(EVENT_COLUMNS, float("nan"))}
-    measured_f, measured_o = _event_rates(fit.scores0[half:], fit.scores1[half:], thresholds)
-    need = trials_needed(measured_f[i:i + 1], measured_o[i:i + 1], fit.claimed_epsilon,
-                         estimated_from=rest, **options)
-    return {"trials_needed": need, "event": _event_name(i, thresholds),
-            "chosen_log_ratio": _log_ratio(chosen_f[i], chosen_o[i], fit.delta),
-            "measured_log_ratio": _log_ratio(measured_f[i], measured_o[i], fit.delta),
-            "measured_favoured": int(round(measured_f[i] * rest)),
-            "measured_other": int(round(measured_o[i] * rest))}
-
-
-def power_rows(name: str, *, simulate: int = 100_000, detect_factor: float = 1.25,
-               factors: tuple[float, ...] = FACTORS) -> pd.DataFrame:
-    """The power study of corrected algorithm ``name``: for each planted overspend of ``factors``,
-    the trials a side that the whole-fit audit needs to expose it (bound > claim) with
-    probability :data:`POWER`, estimated from ``simulate`` fits a side of the planted
-    configuration (:func:`_split_estimate`; ``inf``, with nothing simulated, when the planted
-    loss cannot exceed the claim, :func:`largest_planted_loss`); then, for ``detect_factor``,
-    the audit itself at that many trials, with fresh seeds, when it takes at most
-    :data:`DETECT_SECONDS`. Book: chapter 6, "Auditing an algorithm"."""
-    if name not in loop_choices():
-        raise ValueError(f"unknown algorithm {name!r}; the corrected DP-Lloyd ones are "
-                         f"{list(loop_choices())}")
+def power_rows(name: str, *, factors: tuple[float, ...] = FACTORS,
+               detect: bool = True) -> pd.DataFrame:
+    """The power study of corrected algorithm ``name``: for each planted overspend of
+    ``factors``, the trials a side that the audit of the whole fit's curve (the points of
+    :func:`curve_points`, their bounds Bonferroni-corrected) needs to expose it (a bound above
+    the accountant's epsilon at some point) with probability :data:`POWER`, computed from the
+    planted fit's exact loss distribution; then the audit itself at that many trials, with fresh
+    seeds, when it is at most :data:`DETECT_MOST` (``detect``). Book: chapter 6, "Auditing the
+    whole privacy curve"."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; the corrected ones are {ALGORITHMS}")
+    config = _config(name)
+    X0, X1, _ = _pair(config.neighbour, config.modes is not None)
+    points = curve_points(config.delta * len(config.schedule))
+    each = 1.0 - (1.0 - CONFIDENCE) / len(points)
+    releases = plan_releases(config)
+    claims = {delta: epsilon_at(releases, delta)[0] for delta in points}
     rows = []
-    claimed, delta = fit_claim(name)
-    thresholds = loss_thresholds(claimed)
     for f in factors:
-        largest = largest_planted_loss(name, f)
-        need = seconds = float("inf")
-        event: dict[str, object] = dict.fromkeys(EVENT_COLUMNS, float("nan"))
-        if largest > claimed:  # else no audit can expose it: the fits are not simulated
-            fit = algorithm_scores(name, "fit", simulate, factor=f, purpose="power")
-            event = _split_estimate(fit, thresholds)
-            need = float(event.pop("trials_needed"))
-            seconds = need * fit.seconds / simulate  # the audit's time at the simulation's speed
-        row = {"algorithm": name, "factor": f, "claimed_epsilon": claimed,
-               "true_epsilon": f * claimed, "largest_loss": largest,
-               "delta": delta, "simulated": simulate, "trials_needed": need,
-               "audit_minutes": seconds / 60, "confidence": CONFIDENCE, "power": POWER,
-               "detect_trials": 0, "detect_bound": float("nan"), "detected": False, **event}
-        if f == detect_factor and np.isfinite(need) and seconds <= DETECT_SECONDS:
-            n = int(need)
+        exact = _exact(planted(config, f), X0, X1, _seed("power pilot", name, f))
+        probe = Scores(name, "fit", float(config.epsilon), points[-1], "", "", np.zeros(2),
+                       np.zeros(2), tuple(releases), exact, 0.0)
+        need = {delta: _trials_for(probe, claims[delta], delta, each) for delta in points}
+        best = min(points, key=lambda delta: need[delta])
+        row = {"algorithm": name, "factor": f, "claimed_epsilon": claims[best],
+               "calibrated_epsilon": float(config.epsilon), "delta": best,
+               "planted_epsilon": exact.epsilon_at(best),
+               "trials_needed": need[best], "confidence": each, "power": POWER,
+               **{_need_column(delta): need[delta] for delta in points},
+               "detect_trials": 0, "detect_bound": float("nan"), "detected": False,
+               "detect_delta": float("nan"), "audit_minutes": float("nan")}
+        if detect and need[best] <= DETECT_MOST[name]:
+            n = int(need[best])
             audit = algorithm_scores(name, "fit", n, factor=f, purpose="detect")
-            bound = uniform_lower_bound(audit.scores0, audit.scores1, thresholds,
-                                        delta=audit.delta, confidence=CONFIDENCE).lower_bound
-            row.update(detect_trials=n, detect_bound=bound, detected=bool(bound > claimed))
+            found = []
+            for delta in points:
+                bound = _bound(audit.scores0, audit.scores1, claims[delta], delta, each,
+                               _seed("detect", name, f, delta), grid=delta == 0.0)[0]
+                found.append((bound - claims[delta], delta, bound))
+            margin, at, bound = max(found)
+            row.update(detect_trials=n, detect_bound=bound, detected=bool(margin > 0),
+                       detect_delta=at, audit_minutes=audit.seconds / 60)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -543,20 +638,23 @@ def one_run_audit(epsilon: float = EPSILON, *, dimension: int = 10, group: int =
 # --- reading the committed table ---------------------------------------------------------------
 TABLE = "data/results/audit_tightness.csv"
 POWER_TABLE = "data/results/audit_power.csv"
-READER_COLUMNS = {"target": "audited", "level": "level", "claimed_epsilon": "claimed ε",
+READER_COLUMNS = {"target": "audited", "level": "level", "delta": "δ",
+                  "claimed_epsilon": "accountant's ε at δ",
                   "lower_bound": "lower bound (99%)", "ratio": "bound / claim",
                   "trials": "trials a side", "target_met": "target met"}
 
 
 def strongest_audits(targets: list[str], frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """The committed tightness rows of ``targets`` (:data:`TABLE`), with the columns a reader
-    reads (:data:`READER_COLUMNS`): what a paper chapter shows of its corrected algorithm's
-    strongest audit."""
+    reads (:data:`READER_COLUMNS`), on the pair in one dimension: what a paper chapter shows of
+    its corrected algorithm's strongest audit, at every point of its privacy curve."""
     if frame is None:
         frame = pd.read_csv(committed_file(TABLE))
     missing = sorted(set(targets) - set(frame["target"]))
     if missing:
         raise ValueError(f"no committed audit of {missing}: run the audit_tightness sweep")
-    rows = frame[frame["target"].isin(targets)][list(READER_COLUMNS)]
-    rows = rows.assign(target_met=rows["target_met"].map({True: "yes", False: "no"}))
+    chosen = frame["target"].isin(targets) & (frame["dimension"] == 1)
+    rows = frame[chosen][list(READER_COLUMNS)]
+    met = rows["target_met"].map({True: "yes", False: "no", "True": "yes", "False": "no"})
+    rows = rows.assign(target_met=met.fillna("no target"))
     return rows.rename(columns=READER_COLUMNS).reset_index(drop=True)
