@@ -28,7 +28,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 MECHANISM = ROOT / "notebooks" / "06_auditing.py"
 ALGORITHM = ROOT / "notebooks" / "06_auditing_algorithms.py"
-PAGES = (MECHANISM, ALGORITHM)
+GALLERY = ROOT / "notebooks" / "06_auditing_gallery.py"
+PAGES = (MECHANISM, ALGORITHM, GALLERY)
 
 #: The most lines of code (non-blank) a page of chapter 6 shows open.
 VISIBLE_CODE_CEILING = 150
@@ -48,6 +49,7 @@ DEFINES = {
     MECHANISM: ("zCDP", "transcript", "black-box", "white-box"),
     ALGORITHM: ("zCDP", "hockey-stick divergence", "Bonferroni correction", "transcript",
                 "canary"),
+    GALLERY: (),
 }
 #: Shorthand that neither page may use, in its prose or in the text it generates.
 UNDEFINED = {
@@ -130,10 +132,11 @@ def test_the_second_page_is_a_section_of_chapter_6():
     chapters = [c for part in toc["parts"] for c in part["chapters"]]
     sixth = next(c for c in chapters if c["file"] == "notebooks/06_auditing")
     assert [s["file"] for s in sixth.get("sections", [])] == [
-        "notebooks/06_auditing_algorithms"]
+        "notebooks/06_auditing_algorithms", "notebooks/06_auditing_gallery"]
     # each page opens with its label (the chapters cite it with {numref}), then its title
     assert markdown(MECHANISM).startswith("(ch-auditing)=\n# Auditing a mechanism")
     assert markdown(ALGORITHM).startswith("(ch-auditing-algorithms)=\n# Auditing an algorithm")
+    assert markdown(GALLERY).startswith("(sec-audit-gallery)=\n# A gallery of real bugs")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

@@ -118,6 +118,9 @@ ALLOWED: dict[tuple[str, str], str] = {
         "(ledger=None: the audit measures the release, it spends no one's budget)")
        for fn in ("_laplace.draw", "_gaussian.draw", "_colored", "_exponential",
                   "_di_laplace")},
+    ("synthesis/gallery.py", "refit_difference"): (
+        "the gallery's broken variant (g): two fits with one random_state, charged to an "
+        "accountant opened with seed_reuse='record', which records the reuse as a leak"),
     ("synthesis/tightness.py", "one_run_audit"): (
         "audit's own coin: which canaries go into the data (each with probability 1/2)"),
     ("papers/colored/study.py", "_run_one_shot"): (

@@ -81,12 +81,13 @@ def _results(root: Path, name: str) -> Path:
     return root / "data" / "results" / name
 
 
-#: The book's own sweeps, which belong to no paper: the auditing chapter's tightness table and
-#: power study, and the synthesis chapter's leaderboard, home-ground benchmark and audit of the
-#: outside algorithms.
+#: The book's own sweeps, which belong to no paper: the auditing chapter's tightness table,
+#: power study and gallery of real bugs, and the synthesis chapter's leaderboard, home-ground
+#: benchmark and audit of the outside algorithms.
 BOOK_EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("audit_tightness", "6", needs_data=False),
     Experiment("audit_power", "6", needs_data=False),
+    Experiment("audit_gallery", "6", needs_data=False),
     Experiment("leaderboard", "12"),
     Experiment("home_ground", "12", needs_data=False),
     Experiment("outside_audit", "12", needs_data=False),

@@ -137,7 +137,7 @@ def test_reproduce_runs_every_papers_sweeps_with_its_finisher():
     from_papers = {s.name: r for r in records() for s in r.sweeps}
     assert [e.name for e in experiments if e.paper] == list(from_papers)
     assert [e.name for e in experiments] == ["dplloyd_baselines", "audit_tightness",
-                                             "audit_power", "dpkccm", "silhouette", "colored",
+                                             "audit_power", "audit_gallery", "dpkccm", "silhouette", "colored",
                                              "apdp", "di", "fastlloyd_protocol",
                                              "fastlloyd_home", "fastlloyd_audit", "leaderboard",
                                              "home_ground", "outside_audit"]

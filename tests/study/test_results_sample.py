@@ -53,6 +53,7 @@ from dpkmeans.synthesis import (
     fastlloyd_audit,
     fastlloyd_home,
     fastlloyd_protocol,
+    gallery,
     home_ground,
     leaderboard,
     outside_audit,
@@ -171,6 +172,12 @@ def _audit_tightness(row: pd.Series) -> dict:
     return next(r for r in rows if r["delta"] == pytest.approx(float(row["delta"]), rel=1e-9))
 
 
+def _audit_gallery(row: pd.Series) -> dict:
+    """A gallery row rebuilt by its ladder (its timings are not results)."""
+    fresh = gallery.gallery_rows(row["case"], max_trials=int(row["max_trials"]))
+    return {k: v for k, v in fresh.iloc[0].items() if not str(k).endswith("seconds")}
+
+
 def _audit_power(row: pd.Series) -> dict:
     return tightness.power_rows(row["algorithm"], factors=(float(row["factor"]),)).iloc[0].to_dict()
 
@@ -251,6 +258,9 @@ RECOMPUTE: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], Callable[[pd.Ser
                                    & (t["dimension"] == 1))
                         | (t["target"].isin(tightness.MECHANISMS) & (t["trials"] <= 1_000_000)),
                         _tightness_kind, _audit_tightness),
+    # the gallery of real bugs: every bug caught within 1024 trials a side (seconds each),
+    # its white-box and its black-box rows
+    "audit_gallery": (lambda t: t["trials"] <= 1024, lambda r: r["access"], _audit_gallery),
     "audit_power": (lambda t: (t["algorithm"] == "apdp") | (t["detect_trials"] == 0),
                     lambda r: "audit run" if r["detect_trials"] > 0 else "trials needed",
                     _audit_power),
