@@ -62,11 +62,11 @@ def test_the_audit_statistic_sorts_the_centroids_of_each_fit():
 
 
 def test_the_audit_plants_an_overspend_and_refuses_a_loop_algorithm():
-    shipped = outside_audit._config("lsh", 1.0)
-    planted = outside_audit._config("lsh", 5.0)
+    shipped = outside_audit.config_at("lsh", 1.0)
+    planted = outside_audit.config_at("lsh", 5.0)
     assert shipped.epsilon == 1.0 and planted.epsilon == 5.0 and planted.delta == shipped.delta
     with pytest.raises(ValueError, match="transcript audit"):
-        outside_audit._config("dplloyd", 1.0)
+        outside_audit.config_at("dplloyd", 1.0)
     X0, X1, _ = outside_audit.pair()
     assert X1.shape[0] == X0.shape[0] + 1 and X1[-1].tolist() == [1.0, -1.0]
 

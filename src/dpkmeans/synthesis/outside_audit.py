@@ -25,7 +25,7 @@ from dpkmeans.study.audit import audit_configuration, corner_pair
 from dpkmeans.study.shared import stable_seed
 from dpkmeans.validation import check_positive_int
 
-__all__ = ["ALGORITHMS", "BOX", "CONFIDENCE", "EPSILON", "FACTORS", "TRIALS", "audit_rows",
+__all__ = ["ALGORITHMS", "BOX", "CONFIDENCE", "EPSILON", "FACTORS", "TRIALS", "audit_rows", "config_at",
            "pair", "statistic"]
 
 ALGORITHMS = ("lsh", "balcan")
@@ -59,7 +59,7 @@ def statistic(result) -> np.ndarray:
     return np.take_along_axis(C, order[:, :, None], axis=1).reshape(C.shape[0], -1)
 
 
-def _config(name: str, factor: float) -> StandaloneConfig:
+def config_at(name: str, factor: float) -> StandaloneConfig:
     """The algorithm's configuration on the pair (k = 2, N = 2 GROUP public), at ``factor``
     times the claimed budget."""
     c = CATALOGUE[name]
@@ -79,7 +79,7 @@ def audit_rows(name: str, trials: int = TRIALS, factors: tuple[float, ...] = FAC
     X0, X1, text = pair()
     rows = []
     for factor in factors:
-        config = _config(name, float(factor))
+        config = config_at(name, float(factor))
         seed = stable_seed(base_seed, {"study": "outside_audit", "algorithm": name,
                                        "factor": float(factor), "trials": trials})
         report = audit_configuration(f"{name} x{factor:g}", config, X0, X1, statistic,

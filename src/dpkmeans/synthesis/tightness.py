@@ -22,6 +22,7 @@ import pandas as pd
 
 from dpkmeans.api.catalogue import FitInputs, choice, loop_choices
 from dpkmeans.engine.config import DPLloydConfig
+from dpkmeans.engine.equal_privacy import gaussian_twin
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.planning import plan_releases
 from dpkmeans.engine.prototypes import MixedLayout, encode
@@ -46,8 +47,10 @@ from dpkmeans.study.transcript import (
     transcript_shifts,
 )
 from dpkmeans.study.uniform import loss_thresholds, trials_needed, uniform_lower_bound
+from dpkmeans.synthesis import fastlloyd_audit, outside_audit
 
-__all__ = ["Scores", "Mechanism", "MECHANISMS", "ALGORITHMS", "TARGET_RATIO", "CURVE_DELTAS",
+__all__ = ["Scores", "Mechanism", "MECHANISMS", "ALGORITHMS", "TWINS", "OUTSIDE", "BLACK_BOX",
+           "TARGET_RATIO", "CURVE_DELTAS", "black_box_scores",
            "FACTORS", "mechanism_scores", "algorithm_scores", "first_release", "curve_points",
            "curve_rows", "tightness_rows", "power_rows", "planted", "targets", "one_run_audit",
            "strongest_audits", "scored_budget", "fit_claim", "target_ratio"]
@@ -62,7 +65,7 @@ CURVE_DELTAS = (1e-2, 1e-3)
 #: The targets set: lower bound >= ratio x the accountant's epsilon at the point. A release at
 #: every point; a whole fit at delta 0 and, by its dimension, at delta 10^-3.
 TARGET_RATIO = {"release": 0.9, "fit": 0.5}
-FIT_CURVE_TARGET = {1: 0.8, 10: 0.6}
+FIT_CURVE_TARGET = {1: 0.8, 2: 0.8, 10: 0.6}
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # the planted overspends of the power study
 POWER = 0.9  # the trials a target needs: those that reach it with this probability
 #: The share of a held-out audit's trials that chooses its threshold event.
@@ -92,7 +95,7 @@ class Scores:
     scores0: np.ndarray
     scores1: np.ndarray
     releases: tuple[Release, ...]
-    exact: LossDistribution
+    exact: LossDistribution | None  # None: a black-box statistic (no transcript likelihood)
     seconds: float
     dimension: int = 1
     outputs0: np.ndarray | None = None  # what a user sees (the final centres), for a fit
@@ -237,6 +240,20 @@ GROUP = 10  # records at each end of the box
 #: :mod:`dpkmeans.synthesis.fastlloyd_audit`) and the k-prototypes estimator.
 ALGORITHMS = (*(name for name, c in loop_choices().items() if int(c.chapter) < 12),
               "DPKPrototypes")
+#: The (epsilon, delta) twins audited too: each add/remove Laplace algorithm with Gaussian
+#: noise, calibrated by tight composition to (EPSILON, FIT_DELTA)
+#: (:func:`dpkmeans.engine.equal_privacy.gaussian_twin`; book chapter 12, "Equal privacy").
+TWIN = " (Gaussian twin)"
+TWINS = tuple(f"{name}{TWIN}" for name in ("dplloyd", "dplloyd-impr", "dp-kccm", "silhouette",
+                                            "apdp"))
+#: The outside algorithms of chapter 12: FastLloyd's two forms by their transcript, LSH and Balcan et al.'s
+#: from their released centres only (no transcript likelihood;
+#: :mod:`dpkmeans.synthesis.outside_audit` gives their pair and statistic).
+OUTSIDE = ("fastlloyd", "fastlloyd-laplace")
+BLACK_BOX = outside_audit.ALGORITHMS
+BLACK_BOX_TRIALS = outside_audit.TRIALS
+BLACK_BOX_REASON = ("a black-box audit of the released centres: the algorithm has no "
+                    "transcript likelihood, so no exact loss distribution either")
 LAYOUT = MixedLayout((2,), 1, 1.0)  # one numeric attribute in [-1, 1], one with 2 categories
 
 
@@ -273,6 +290,8 @@ def _config(name: str, dimension: int = 1) -> DPLloydConfig:
         if dimension != 1:
             raise ValueError("DPKPrototypes is audited on its one numeric attribute only")
         return kprototypes_corrected(LAYOUT, BOX, epsilon=EPSILON, n_clusters=2)
+    if name.endswith(TWIN):
+        return gaussian_twin(_config(name[:-len(TWIN)], dimension), EPSILON, FIT_DELTA)
     c = choice(name)
     return c.build(FitInputs(2, EPSILON, _box(dimension), max_iter=5, n_records=2 * GROUP,
                              delta=FIT_DELTA if c.needs_delta else None))
@@ -304,10 +323,29 @@ def planted(config: DPLloydConfig, factor: float) -> DPLloydConfig:
 def first_release(config: DPLloydConfig) -> DPLloydConfig:
     """The configuration cut to its first iteration: its release is distributed exactly as the
     first release of the whole run (later iterations never act on it), at a fraction of the
-    cost. A declared budget stays as the cap (the iteration spends part of it)."""
+    cost. A declared budget stays as the cap (the iteration spends part of it); a tight target
+    (the whole run's, which the first release alone does not reach) is dropped."""
     cat = config.modes
-    return replace(config, schedule=config.schedule[:1],
+    return replace(config, schedule=config.schedule[:1], target=None,
                    modes=None if cat is None else replace(cat, schedule=cat.schedule[:1]))
+
+
+def _pair_of(name: str, config: DPLloydConfig,
+             dimension: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """The pair a target is audited on: :func:`_pair`, or for FastLloyd the pair of its own
+    audit (a record at the distance r_1 from its start, :mod:`dpkmeans.synthesis.fastlloyd_audit`),
+    in two dimensions."""
+    if name in OUTSIDE:
+        return outside_audit.pair()
+    return _pair(config.neighbour, config.modes is not None, dimension)
+
+
+def _start_of(name: str, config: DPLloydConfig, replicas: int) -> np.ndarray:
+    """The public starts of a target's fits: :func:`_start`, or FastLloyd's own."""
+    if name in OUTSIDE:
+        return np.broadcast_to(fastlloyd_audit.START,
+                               (replicas, *fastlloyd_audit.START.shape)).copy()
+    return _start(config, replicas)
 
 
 def _centres(result, config: DPLloydConfig) -> np.ndarray:
@@ -318,11 +356,12 @@ def _centres(result, config: DPLloydConfig) -> np.ndarray:
 
 
 def _exact(config: DPLloydConfig, X0: np.ndarray, X1: np.ndarray,
-           seq: np.random.SeedSequence) -> LossDistribution:
+           seq: np.random.SeedSequence, start: np.ndarray | None = None) -> LossDistribution:
     """The exact loss distribution of the configuration's transcript on (X0, X1), from the
-    shifts of :data:`PILOT` runs on X0 (:func:`dpkmeans.study.loss_distribution.from_shifts`)."""
+    shifts of :data:`PILOT` runs on X0 from ``start`` (default :func:`_start`)
+    (:func:`dpkmeans.study.loss_distribution.from_shifts`)."""
     result = run(X0, config, seq, replicas=PILOT, record_history=True,
-                 initial_centroids=_start(config, PILOT))
+                 initial_centroids=_start(config, PILOT) if start is None else start)
     return from_shifts(transcript_shifts(result, X0, X1))
 
 
@@ -339,7 +378,7 @@ def algorithm_scores(name: str, level: str, trials: int, *, factor: float = 1.0,
     elif level != "fit":
         raise ValueError(f"level must be 'release' or 'fit', got {level!r}")
     config = planted(claimed, factor)
-    X0, X1, pair = _pair(config.neighbour, config.modes is not None, dimension)
+    X0, X1, pair = _pair_of(name, config, dimension)
     extra = () if dimension == 1 else (dimension,)
     seq = _seed(purpose, name, level, factor, trials, *extra)  # a new size draws new trials
     start = time.perf_counter()
@@ -349,14 +388,15 @@ def algorithm_scores(name: str, level: str, trials: int, *, factor: float = 1.0,
         for child in seq.spawn(2)[which].spawn(-(-trials // chunk)):
             R = min(chunk, left)
             result = run(X, config, child, replicas=R, record_history=True,
-                         initial_centroids=_start(config, R))
+                         initial_centroids=_start_of(name, config, R))
             parts.append(transcript_log_ratios(result, X0, X1).sum(axis=1))
             seen.append(_centres(result, config))
             left -= R
         scores.append(np.concatenate(parts))
         outputs.append(np.concatenate(seen))
     seconds = time.perf_counter() - start
-    exact = _exact(config, X0, X1, _seed("pilot", name, level, factor, *extra))
+    exact = _exact(config, X0, X1, _seed("pilot", name, level, factor, *extra),
+                   _start_of(name, config, PILOT))
     T = len(claimed.schedule)
     what = ("iteration 1's noisy statistics" if level == "release"
             else f"the whole transcript ({T} iterations)")
@@ -447,12 +487,13 @@ def curve_rows(s: Scores) -> list[dict[str, object]]:
     for delta in points:
         claim = epsilon_at(s.releases, delta)[0]
         seed = _seed("curve", s.target, s.level, s.dimension, delta)
+        white = s.exact is not None  # a transcript's loss, else the released centres
         bound, estimate, event, method = _bound(s.scores0, s.scores1, claim, delta, each,
-                                                seed, grid=delta == 0.0)
+                                                seed, grid=white and delta == 0.0)
         ratio_goal = target_ratio(s.level, delta, s.dimension)
-        pair_epsilon = s.exact.epsilon_at(delta)
-        need = _trials_for(s, ratio_goal * claim, delta, each)
-        reason = ""
+        pair_epsilon = s.exact.epsilon_at(delta) if white else float("nan")
+        need = _trials_for(s, ratio_goal * claim, delta, each) if white else float("nan")
+        reason = "" if white else BLACK_BOX_REASON
         if np.isfinite(ratio_goal) and pair_epsilon < ratio_goal * claim:
             reason = (f"the pair's exact epsilon at this delta, {pair_epsilon:.4g}, is below "
                       f"the target {ratio_goal * claim:.4g}: no audit of this pair reaches it")
@@ -464,16 +505,19 @@ def curve_rows(s: Scores) -> list[dict[str, object]]:
                "target_ratio": ratio_goal,
                "target_met": (bool(bound >= ratio_goal * claim) if np.isfinite(ratio_goal)
                               else None),
-               "confidence": each, "method": method, "trials": int(s.scores0.size),
+               "confidence": each, "method": method, "trials": len(s.scores0),
                "trials_needed": need, "reason": reason,
-               "audit_minutes": need * s.seconds / s.scores0.size / 60,
-               "largest_loss_seen": float(max(s.scores0.max(), -s.scores1.min())),
+               "audit_minutes": need * s.seconds / len(s.scores0) / 60,
+               "largest_loss_seen": (float(max(s.scores0.max(), -s.scores1.min())) if white
+                                     else float("nan")),
                "estimate": estimate, "event": event, "statistic": s.statistic,
                "pair": s.pair, "seconds": s.seconds}
         if s.outputs0 is not None:
             box = _bound(s.outputs0, s.outputs1, claim, delta, each,
                          _seed("black box", s.target, s.dimension, delta), grid=False)[0]
             row.update(blackbox_lower_bound=box, blackbox_gap=bound - box)
+        elif not white:
+            row.update(blackbox_lower_bound=bound)
         rows.append(row)
     return rows
 
@@ -509,13 +553,35 @@ def _trials(target: str, level: str, dimension: int) -> int:
 
 
 def _levels(target: str) -> list[tuple[str, int]]:
+    if target in OUTSIDE:  # on its own audit's pair, in two dimensions
+        return [("release", 2), ("fit", 2)]
     dims = (1,) if target == "DPKPrototypes" else DIMENSIONS
-    return [("release", 1), *(("fit", d) for d in dims)]
+    fits = [("fit", d) for d in dims]
+    return fits if target in TWINS else [("release", 1), *fits]
 
 
 def targets() -> list[str]:
-    """Every target of the table: the mechanisms, then the algorithms."""
-    return [*MECHANISMS, *ALGORITHMS]
+    """Every target of the table: the mechanisms, the corrected algorithms, their Gaussian
+    twins, then the outside algorithms."""
+    return [*MECHANISMS, *ALGORITHMS, *TWINS, *OUTSIDE, *BLACK_BOX]
+
+
+def black_box_scores(name: str, trials: int) -> Scores:
+    """The released centres of outside algorithm ``name`` (:data:`BLACK_BOX`) on its pair
+    (:func:`dpkmeans.synthesis.outside_audit.pair`), ``trials`` fits a side, with the releases
+    its ledger composes."""
+    X0, X1, pair = outside_audit.pair()
+    config = outside_audit.config_at(name, 1.0)
+    seq = _seed("black box audit", name, trials)
+    start = time.perf_counter()
+    outputs, ledger = [], None
+    for which, X in enumerate((X0, X1)):
+        result = run(X, config, seq.spawn(2)[which], replicas=trials)
+        outputs.append(outside_audit.statistic(result))
+        ledger = result.ledger
+    return Scores(name, "fit", float(config.epsilon), float(config.delta),
+                  "the released centres (black box)", pair, outputs[0], outputs[1],
+                  tuple(ledger.releases()), None, time.perf_counter() - start)
 
 
 def tightness_rows(target: str, trials: int = 0) -> pd.DataFrame:
@@ -524,7 +590,9 @@ def tightness_rows(target: str, trials: int = 0) -> pd.DataFrame:
     dimensions); ``trials`` per side (0: the committed table's)."""
     if target in MECHANISMS:
         scores = [mechanism_scores(target, trials or MECHANISM_TRIALS[target])]
-    elif target in ALGORITHMS:
+    elif target in BLACK_BOX:
+        scores = [black_box_scores(target, trials or BLACK_BOX_TRIALS)]
+    elif target in (*ALGORITHMS, *TWINS, *OUTSIDE):
         scores = [algorithm_scores(target, level, trials or _trials(target, level, d),
                                    dimension=d) for level, d in _levels(target)]
     else:
