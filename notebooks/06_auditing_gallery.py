@@ -72,7 +72,7 @@ from dpkmeans.synthesis import gallery
 # Clopper–Pearson intervals at 99% confidence. The smallest audit is found by a doubling
 # ladder: $n = 16, 32, 64, \dots$ trials per side, each rung with its own seed (derived from
 # the case's name and $n$, so that no rung reuses another's luck), until a rung reports the
-# violation; the ladder stops at $2^{20}$ trials or ten minutes. The corrected counterpart is
+# violation; the ladder stops at $2^{22}$ trials a side. The corrected counterpart is
 # then audited at the rung where the ladder stopped.
 #
 # ```{literalinclude} ../src/dpkmeans/synthesis/gallery.py

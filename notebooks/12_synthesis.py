@@ -145,16 +145,18 @@ table(spent, name="spent")
 # An analyst rarely fits once. A `PrivacyLedger` with a total budget, passed as `accountant`
 # to every fit, composes them: each finished fit is recorded in it (its whole ledger, as one
 # part), and a fit that would take it past its budget is refused *before* any noise is drawn.
+# Each fit gets seed material of its own, one child of a `SeedSequence` each.
 
 # %%
+seeds = np.random.SeedSequence(SEED).spawn(3)  # one independent seed per fit
 accountant = PrivacyLedger(budget=2.0)
 DPKMeans(4, epsilon=1.0, bounds=(-1, 1), algorithm="dp-kccm", accountant=accountant,
-         random_state=SEED).fit(X)
+         random_state=seeds[0]).fit(X)
 DPKMeans(4, epsilon=0.5, bounds=(-1, 1), algorithm="apdp", accountant=accountant,
-         random_state=SEED).fit(X)
+         random_state=seeds[1]).fit(X)
 try:
     DPKMeans(4, epsilon=1.0, bounds=(-1, 1), accountant=accountant,
-             random_state=SEED).fit(X)
+             random_state=seeds[2]).fit(X)
 except BudgetExceededError as refused:
     print(textwrap.fill(str(refused), 86))
 
@@ -164,13 +166,17 @@ glue("ch12_left", number(accountant.remaining().epsilon), display=False)
 
 # %% [markdown]
 # Two fits spent {glue:text}`ch12_spent` of the 2.0; the third asked for more than the
-# {glue:text}`ch12_left` left and was refused. The refusal itself is safe to show:
+# {glue:text}`ch12_left` left and was refused. The accountant also refuses a fit whose seed
+# repeats one it has already charged (`SeedReuseError`), for two fits with one seed draw the
+# same noise; {ref}`sec-audit-gallery` shows what such a pair reveals. The
+# refusal itself is safe to show:
 #
 # ```{prf:theorem} A shared accountant
 # :label: thm-shared-accountant
 #
 # Let fits $M_1, M_2, \dots$ run on the same data, $M_i$ being $\varepsilon_i$-DP (or
-# $(\varepsilon_i, \delta_i)$-DP) under one adjacency, and let each fit be run only if
+# $(\varepsilon_i, \delta_i)$-DP) under one adjacency, each drawing its randomness
+# independently of the others', and let each fit be run only if
 # $\sum_{j \le i} \varepsilon_j \le B$ (and $\sum_{j \le i} \delta_j \le \Delta$). Then the
 # sequence of everything released, refusals included, is $(B, \Delta)$-DP.
 # ```
@@ -179,19 +185,33 @@ glue("ch12_left", number(accountant.remaining().epsilon), display=False)
 # Whether fit $i$ runs depends only on $\varepsilon_1, \dots, \varepsilon_i$ (and the
 # $\delta$'s), which the analyst chose: public inputs, not functions of the data. So a refusal
 # reveals nothing about the data, and the fits that run form a sequence whose budgets sum to at
-# most $B$ (and $\Delta$). Sequential composition ({prf:ref}`thm-sequential`) bounds the
-# sequence by $(\sum_i \varepsilon_i, \sum_i \delta_i) \le (B, \Delta)$. The choice of the next
-# fit may depend on earlier *releases* (adaptive composition), which basic composition allows.
-# The accountant and a fit must use the same adjacency: under replace adjacency an
+# most $B$ (and $\Delta$). Because fit $i$ draws its randomness independently of the earlier
+# fits, its release given theirs, $y_1, \dots, y_{i-1}$, is distributed as $M_i$ run with
+# fresh randomness (chosen, perhaps, after seeing $y_1, \dots, y_{i-1}$), an
+# $\varepsilon_i$-DP mechanism for every such $y$: the hypothesis of sequential composition
+# ({prf:ref}`thm-sequential`), which bounds the sequence by
+# $(\sum_i \varepsilon_i, \sum_i \delta_i) \le (B, \Delta)$. The choice of the next fit may
+# depend on earlier *releases* (adaptive composition), which basic composition allows. The
+# independence cannot be dropped: two fits that share their noise, run on $D$ and on $D$
+# without one record, release noisy counts whose difference is exactly that record, so the
+# pair reveals membership with certainty whatever $\varepsilon_1 + \varepsilon_2$ is. The
+# accountant and a fit must use the same adjacency: under replace adjacency an
 # $\varepsilon$ means something else, so the estimator refuses to mix the two.
 # ```
 #
-# The check runs before the fit draws anything:
+# The accountant enforces the independence that it can see. It keeps a fingerprint of the seed
+# material of every fit it charged (the `SeedSequence`'s entropy and spawn key, as digests,
+# never the seed) and refuses a fit whose seed is the same material as a charged fit's, or
+# spawned from it, or its parent; `random_state=None` draws fresh entropy, which never
+# repeats, and the children of one `SeedSequence(seed).spawn(n)` are distinct material.
+# `PrivacyLedger(seed_reuse="record")` lets such a fit run and records the leak instead, so
+# `is_private` becomes False: the switch for demonstrations and tests. Without an accountant
+# nothing is checked, and no total is claimed. The checks run before the fit draws anything:
 #
 # ```{literalinclude} ../src/dpkmeans/api/estimators.py
 # :language: python
 # :pyobject: check_accountant
-# :lines: 1-2, 38-
+# :lines: 1-2, 59-
 # ```
 
 # %% [markdown]
@@ -1092,26 +1112,35 @@ glue("ch12_noise_pld", f"{number(noise_sd['Laplace PLD / pure'].min())} to "
 # ```{prf:theorem} Private candidates and local search are private
 # :label: thm-balcan-private
 #
-# Split $\varepsilon$ into public shares $\varepsilon_c + \varepsilon_s + \varepsilon_r +
-# \varepsilon_l$. Release (i) the noisy counts of the cubes of $3$ partitions, $L$ levels each,
-# with discrete Laplace noise at $\varepsilon_c/(3L)$ per level; (ii) $T + 1$ choices by the
-# exponential mechanism at $\varepsilon_s/(T+1)$ each, with utility minus the projected
-# $k$-means loss, whose sensitivity is $(2R)^2$ for records clipped to the projected ball of
-# radius $R$; (iii) every cluster's centred sum and count with Laplace noise at
+# Let the number of records $N$, which sets the projection's dimension $p$, the number of
+# levels $L$ and the survival threshold, be public (given, not read from the data) or a
+# noisy count released at $\varepsilon_N$ (discrete Laplace, sensitivity 1); let
+# $\bar\varepsilon = \varepsilon$ in the first case and $\varepsilon - \varepsilon_N$ in
+# the second. Split $\bar\varepsilon$ into public shares $\varepsilon_c + \varepsilon_s +
+# \varepsilon_r + \varepsilon_l$. Release (i) the noisy counts of the cubes of $3$ partitions,
+# $L$ levels each, with discrete Laplace noise at $\varepsilon_c/(3L)$ per level; (ii) $T + 1$
+# choices by the exponential mechanism at $\varepsilon_s/(T+1)$ each, with utility minus the
+# projected $k$-means loss, whose sensitivity is $(2R)^2$ for records clipped to the projected
+# ball of radius $R$; (iii) every cluster's centred sum and count with Laplace noise at
 # $\varepsilon_r$; (iv) DP-Lloyd at $\varepsilon_l$. Then the centres are $\varepsilon$-DP under
 # add/remove adjacency.
 # ```
 #
 # ```{prf:proof}
-# The projection, the grids' shifts and the first candidates are drawn before any data is
-# read. (i) The cubes of one level are disjoint, so as in {prf:ref}`thm-lsh-private` a level
-# costs $\varepsilon_c/(3L)$ and the $3L$ levels compose to $\varepsilon_c$, all charged
-# whatever survives. (ii) Adding a record adds its squared distance to the nearest centre,
+# $N$ is public, or the noisy count is $\varepsilon_N$-DP ({prf:ref}`thm-laplace`); $p$,
+# $L$ and the threshold are functions of $N$ alone, so they are public, or post-processing of
+# that release ({prf:ref}`thm-post-processing`), and the steps below may read them. A given
+# $N$ that differs from the true count costs accuracy, never privacy. The projection, the
+# grids' shifts and the first candidates are drawn before any data is read. (i) The cubes of
+# one level are disjoint, so as in {prf:ref}`thm-lsh-private` a level costs
+# $\varepsilon_c/(3L)$ and the $3L$ levels compose to $\varepsilon_c$, all charged whatever
+# survives. (ii) Adding a record adds its squared distance to the nearest centre,
 # at most the squared diameter $(2R)^2$ of the ball, to the loss of every set of candidates; so
 # each choice is $\varepsilon_s/(T+1)$-DP ({prf:ref}`thm-exponential`) and the $T + 1$ compose
 # to $\varepsilon_s$. (iii) The clusters are disjoint, so one release of all of them costs
 # $\varepsilon_r$ ({prf:ref}`thm-parallel`), empty clusters included. (iv) is
-# {prf:ref}`thm-dplloyd-private`. Composition gives $\varepsilon$.
+# {prf:ref}`thm-dplloyd-private`. Composition gives $\bar\varepsilon$, and with the count's
+# $\varepsilon_N$, $\varepsilon$ ({prf:ref}`thm-sequential`).
 # ```
 #
 # The authors' MATLAB code, which the book read to learn the algorithm, does not meet this
@@ -1616,9 +1645,9 @@ glue("ch12_ex_blood_eps_small", number(blood_first.index[0]), display=False)
 glue("ch12_ex_blood_first_large", blood_first.iloc[-1], display=False)
 glue("ch12_ex_blood_eps_large", number(blood_first.index[-1]), display=False)
 shares = PrivacyLedger(budget=1.0)
-for eps in (0.25, 0.25, 0.25):
+for eps, seed in zip((0.25, 0.25, 0.25), np.random.SeedSequence(SEED).spawn(3)):
     DPKMeans(4, epsilon=eps, bounds=(-1, 1), algorithm="dplloyd", accountant=shares,
-             random_state=SEED).fit(X)
+             random_state=seed).fit(X)
 glue("ch12_ex_left", number(shares.remaining().epsilon), display=False)
 hospital = ranking.regime_of(np.array([20_000]), np.array([0.5]), np.array([5]),
                              np.array([12])).iloc[0]
