@@ -73,6 +73,7 @@ ITERATIONS = 10  # DP-Lloyd iterations in the allocation examples
 # %%
 import textwrap
 from collections import Counter
+from dataclasses import replace
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -93,7 +94,14 @@ from dpkmeans.privacy.mechanisms import (
     laplace_scale,
 )
 from dpkmeans.privacy.sensitivity import lloyd_query_sensitivity
-from dpkmeans.privacy.tight import ACCOUNTINGS, Release, gdp_epsilon, gdp_mu
+from dpkmeans.privacy.tight import (
+    ACCOUNTINGS,
+    Release,
+    epsilon_at,
+    gdp_epsilon,
+    gdp_mu,
+)
+from dpkmeans.study.loss_distribution import loss_distribution
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import number, table, yes_no
 from dpkmeans.synthesis.noise_table import noise_per_coordinate
@@ -707,6 +715,135 @@ glue("ch3_impr_zcdp", number(accountant.loc[
 # adding. With 77 smaller releases the concentration pays: the PLD certifies
 # {glue:text}`ch3_impr_pld`, and zCDP ({glue:text}`ch3_impr_zcdp`) comes close.
 #
+# (sec-element-composition)=
+# ### A vector, composed by its elements
+#
+# DP-Lloyd does not release its numbers one at a time: each cluster's $(S_j, n_j)$ is one
+# Laplace release of $d + 1$ numbers at $\varepsilon_t = \Delta_1 / b$. Accounted as one
+# release, it is charged as if one number moved by the whole $\Delta_1$, and the
+# concentration that helped DPLloyd-Impr's 77 releases never starts. But the record that
+# attains $\Delta_1$ spreads it over the elements, and the noise of each element is
+# independent.
+#
+# ```{prf:theorem} A Laplace vector, composed by its elements
+# :label: thm-element-composition
+#
+# Let $M(D) = f(D) + Z$ release $f(D) \in \mathbb R^m$ with independent $\Lap(b)$ noise on
+# every element, and let $a_1, \dots, a_m \ge 0$ bound the elements together: for every pair
+# of neighbours $D \simeq D'$ and every element $e$, $|f_e(D) - f_e(D')| \le a_e$, with
+# $\sum_e a_e = \Delta_1$, the $L_1$ sensitivity of $f$. Then on every pair of neighbours,
+# at every $\varepsilon$, the $\delta(\varepsilon)$ of $M$ is at most that of the composition
+# of $m$ Laplace releases at $\varepsilon_e = a_e / b$: $M$ is dominated by the composition of
+# its elements. Its pure $\varepsilon$, $\sum_e \varepsilon_e = \Delta_1 / b$, is the
+# release's own, and a pair that moves every element by its bound at once attains the bound.
+# ```
+#
+# ```{prf:proof}
+# Fix neighbours $D, D'$ and write $v_e = f_e(D') - f_e(D)$, so $|v_e| \le a_e$. The noise
+# is independent per element, so $M(D)$ and $M(D')$ are the products of their elements'
+# laws $\Lap(f_e(D), b)$ and $\Lap(f_e(D'), b)$, and the privacy loss is the sum of the
+# elements' losses (as in the proof of {prf:ref}`thm-sequential`). One element is a pair of
+# Laplace laws at distance $|v_e|$. Its likelihood ratio is monotone in the output, so the
+# most powerful tests between the two laws are thresholds, and at type I error $\alpha$ the
+# smallest type II error is $F\big(F^{-1}(1 - \alpha) - |v_e|\big)$, with $F$ the
+# distribution function of $\Lap(0, b)$: it falls as the shift grows. The element's loss is
+# therefore monotone in its shift, and the pair at distance $|v_e|$ is dominated by the pair
+# at distance $a_e$, its worst case: by Blackwell's theorem some Markov kernel $K_e$ maps
+# $\Lap(0, b)$ and $\Lap(a_e, b)$ to the element's two laws ({cite:t}`dong2022gaussian`,
+# section 2). Applying $K_1, \dots, K_m$ element by element maps the composition of the worst
+# cases onto $(M(D), M(D'))$, and post-processing does not increase $\delta(\varepsilon)$
+# (an event of the output pulls back to a randomised event of the input). The pure
+# $\varepsilon$ adds up to $\sum_e a_e / b = \Delta_1 / b$. Finally, a pair with
+# $|v_e| = a_e$ for every $e$ at once *is* the composition of the worst cases, each element
+# shifted and possibly reflected, so its $\delta(\varepsilon)$ equals the composition's.
+# ```
+#
+# The hypothesis that the bounds add up to $\Delta_1$ is what makes the theorem worth having:
+# since $\sum_e |v_e| \le \Delta_1$ for every pair, it says that the bounds can be reached
+# together, by a record that moves the vector by its whole sensitivity. The library records a
+# release's elements with it (`Release(..., parts=...)`, the $\varepsilon_e$). The PLD
+# accounting then takes the smaller of the vector's $\varepsilon$ and its elements' composed
+# $\varepsilon$ (both are upper bounds), and zCDP adds $\varepsilon_e^2 / 2$ over the
+# elements, at most the vector's $\varepsilon_t^2 / 2$.
+#
+# - **Where it applies.** A cluster's centred $(S_j, n_j)$ under add/remove adjacency, the
+#   release of DPLloyd, DP-KCCM and APDPk-means: a record added to cluster $j$ moves sum
+#   coordinate $i$ by at most the half-width $r_i$ of the box (by $\max(|\ell_i|, |u_i|)$ when
+#   the sums are not centred) and the count by 1, a record at a corner of the box does all of
+#   that at once, and the bounds add up to $\Delta_1$ ({prf:ref}`thm-lloyd-sensitivity`).
+#   Likewise the silhouette rule's noisy $(\Sigma_j, n_j)$
+#   ({numref}`chapter %s <ch-silhouette>`): a record adds its silhouette, at most 1, and 1 to
+#   the count.
+# - **Where it does not.** Under replace adjacency (DI k-means, DPKPrototypes) a record that
+#   stays in its cluster moves one sum by up to twice its bound and the count not at all,
+#   while one that changes cluster moves two clusters by one bound each: no one set of
+#   element bounds is reached at once by every replacement and adds up to the sensitivity, so
+#   these releases are accounted as whole vectors. Nor does it cover a release whose
+#   elements' bounds cannot all be reached at once: FastLloyd's offsets lie in a ball of
+#   radius $r_t$ ({numref}`chapter %s <ch-fastlloyd>`), each coordinate moves by up to $r_t$
+#   but not all of them together, and their bounds add up to $d\, r_t$, more than the $L_1$
+#   sensitivity $\sqrt d\, r_t$ (the library refuses parts that add up to more than the
+#   release's $\varepsilon$). DPLloyd-Impr needs no theorem: its elements are separate
+#   releases already.
+#
+# The audits of the whole privacy curve found this ({ref}`sec-audit-curve`): at
+# $\delta > 0$ the exact $\varepsilon$ of the audited pair, a record at a corner of
+# $[-1, 1]^d$, the most any audit of it can show, lay well below what the accountant claimed
+# for the vector as one release. We check the theorem on a 5-iteration DPLloyd fit at
+# $\varepsilon = 1$ on $[-1, 1]^d$, from its planned ledger: the accountant's $\varepsilon$ at
+# $\delta$ with the vector as one release and with its elements
+# (`dpkmeans.privacy.tight.epsilon_at`), beside the exact $\varepsilon$ at $\delta$ of the
+# corner pair, whose loss is the sum of the elements' Laplace losses
+# (`dpkmeans.study.loss_distribution`, on a grid of step $2 \times 10^{-5}$; the accountant's
+# PLD rounds up, the grid merges outputs, so the first is an upper bound and the second a
+# lower one).
+
+# %%
+element_rows = []
+for dim in (1, 10):
+    fit_inputs = FitInputs(3, 1.0, (-np.ones(dim), np.ones(dim)), max_iter=5,
+                           n_records=10**4)
+    fit_releases = plan_ledger(choice("dplloyd").build(fit_inputs)).releases()
+    assert all(abs(sum(r.parts) - r.epsilon) < 1e-12 for r in fit_releases)
+    whole_vectors = [replace(r, parts=()) for r in fit_releases]
+    element_budgets = [e.epsilon for r in fit_releases for e in r.expanded()
+                       for _ in range(e.times)]
+    # the corner record's loss: the sum of its elements' Laplace losses, exactly
+    corner_pair = loss_distribution(np.array(element_budgets))
+    for delta in (1e-2, 1e-3, target_delta):
+        element_rows.append({
+            "d": dim, "δ": delta,
+            "ε, one release per vector": epsilon_at(whole_vectors, delta)[0],
+            "ε, by elements": epsilon_at(fit_releases, delta)[0],
+            "exact ε of the corner pair": corner_pair.epsilon_at(delta)})
+elements = pd.DataFrame(element_rows)
+element_gap = elements["ε, by elements"] - elements["exact ε of the corner pair"]
+print(f"largest |accountant - exact|: {element_gap.abs().max():.1e}")
+assert (element_gap >= 0).all() and element_gap.max() < 1e-3
+assert (elements["ε, by elements"] < elements["ε, one release per vector"]).all()
+assert elements.groupby("δ")["ε, one release per vector"].nunique().eq(1).all()
+four_places = {c: "{:.4f}".format for c in elements.columns[2:]}
+table(elements, formats={"δ": number, **four_places}, name="ch3-element-composition")
+
+# %% tags=["remove-cell"]
+at_1e3 = elements[elements["δ"] == 1e-3].set_index("d")
+glue("ch3_elem_whole", f"{at_1e3.loc[1, 'ε, one release per vector']:.3f}",
+     display=False)
+glue("ch3_elem_d1", f"{at_1e3.loc[1, 'ε, by elements']:.3f}", display=False)
+glue("ch3_elem_d10", f"{at_1e3.loc[10, 'ε, by elements']:.3f}", display=False)
+glue("ch3_elem_gap", number(element_gap.abs().max(), digits=1), display=False)
+
+# %% [markdown]
+# Accounted as one release per vector, the fit costs {glue:text}`ch3_elem_whole` at
+# $\delta = 10^{-3}$ in both dimensions. By its elements it costs {glue:text}`ch3_elem_d1` in
+# one dimension and {glue:text}`ch3_elem_d10` in ten, and the exact $\varepsilon$ of the
+# corner pair agrees with the accountant to {glue:text}`ch3_elem_gap`: the bound is attained
+# by the corner pair, so it is the most an audit of DPLloyd can show at that $\delta$, and
+# what the audits of {numref}`Section {number} ({name}) <ch-auditing-algorithms>` aim at.
+# The more elements a vector has, the more its loss concentrates, exactly as for
+# DPLloyd-Impr's separate releases.
+
+# %% [markdown]
 # ### Exact samplers and the continuous model
 #
 # The library draws Laplace noise exactly, as a *discrete* Laplace on a public grid of step
@@ -802,6 +939,13 @@ glue("ch3_gauss_ratio_d50", number(at10.loc[("dplloyd", 50), "Gaussian / pure"])
 glue("ch3_impr_t50", int(at10.loc[("dplloyd-impr", 50), "T"]), display=False)
 glue("ch3_impr_lap_d10", number(at10.loc[("dplloyd-impr", 10), "Laplace PLD / pure"]),
      display=False)
+glue("ch3_dplloyd_lap_d10", number(at10.loc[("dplloyd", 10), "Laplace PLD / pure"]),
+     display=False)
+glue("ch3_dplloyd_lap_d2", number(at10.loc[("dplloyd", 2), "Laplace PLD / pure"]),
+     display=False)
+lloyd_pld = at10.loc["dplloyd", "Laplace PLD / pure"]
+assert lloyd_pld.is_monotonic_decreasing and lloyd_pld.iloc[0] < 0.95
+assert (noise_table["Gaussian / pure"] < noise_table["Laplace PLD / pure"]).all()
 # the exercise: releases of a count with sigma = 20 inside (1, 1e-6)
 t_gdp = int(np.floor((20 * gdp_mu(1.0, target_delta)) ** 2))
 assert gdp_epsilon(np.sqrt(t_gdp) / 20, target_delta) <= 1.0
@@ -812,12 +956,15 @@ glue("ch3_ex_t_gdp", t_gdp, display=False)
 glue("ch3_ex_t_basic", t_basic, display=False)
 
 # %% [markdown]
-# For DPLloyd the PLD gains nothing worth having (7 releases, as in the accountant's table),
-# while the Gaussian twin's noise is {glue:text}`ch3_gauss_ratio_d10` of the pure noise at
-# $d = 10$ and {glue:text}`ch3_gauss_ratio_d50` at $d = 50$: Gaussian noise is scaled to the
-# $L_2$ sensitivity, which grows like $\sqrt d$ where the $L_1$ sensitivity grows like $d$.
-# DPLloyd-Impr releases every coordinate separately, so the PLD already helps it (a ratio of
-# {glue:text}`ch3_impr_lap_d10` at $d = 10$). At $d = 50$ DPLloyd-Impr chooses
+# DPLloyd's 7 releases of $(S_j, n_j)$ are accounted by their $7(d + 1)$ elements
+# ({prf:ref}`thm-element-composition`), so the PLD helps it as it helps DPLloyd-Impr, whose
+# elements are separate releases: a ratio of {glue:text}`ch3_dplloyd_lap_d2` at $d = 2$ and
+# {glue:text}`ch3_dplloyd_lap_d10` at $d = 10$ (DPLloyd-Impr: {glue:text}`ch3_impr_lap_d10`),
+# and the more elements, the more it helps. The Gaussian twin's noise is smaller still,
+# {glue:text}`ch3_gauss_ratio_d10` of the pure noise at $d = 10$ and
+# {glue:text}`ch3_gauss_ratio_d50` at $d = 50$: Gaussian noise is scaled to the $L_2$
+# sensitivity, which grows like $\sqrt d$ where the $L_1$ sensitivity grows like $d$. At
+# $d = 50$ DPLloyd-Impr chooses
 # $T =$ {glue:text}`ch3_impr_t50` iterations itself, which is why its column $T$ differs.
 # {numref}`Chapter %s <ch-synthesis>` compares all algorithms this way.
 
@@ -1007,6 +1154,10 @@ plt.show()
 #   convolution of its releases' distributions, computed by a maintained accountant. The
 #   ledger reports each and uses the smallest; at the same guarantee the Gaussian twin of
 #   DP-Lloyd needs a fraction of the pure algorithm's noise, the smaller the larger $d$.
+# - A Laplace release of a vector whose elements' bounds a record reaches at once, such as a
+#   cluster's $(S_j, n_j)$ under add/remove adjacency, is dominated by the composition of
+#   one Laplace release per element, and the corner record attains it: accounted so, its
+#   $\varepsilon$ at $\delta > 0$ falls the more elements it has.
 # - The privacy ledger records every draw with its scope, composes them by these rules, and
 #   refuses a draw that would exceed a declared budget before any noise is drawn.
 # - Differential identifiability maps to $\varepsilon$ via
