@@ -42,5 +42,6 @@ else:
     raise ValueError(f"study must be 'tightness' or 'power', got {study!r}")
 if output_csv is not None:
     rows.to_csv(output_csv, index=False)
-assert (rows.filter(like="lower_bound") >= 0).all().all()
+bounds = rows.filter(like="lower_bound")  # NaN: no black-box audit of a release
+assert (bounds.isna() | (bounds >= 0)).all().all()
 print(rows.drop(columns=[c for c in ("seconds", "statistic", "pair") if c in rows]).to_string())
