@@ -96,12 +96,13 @@ def test_the_how_to_page_claims_one_session_a_chapter_only_if_each_fits_one():
 
 
 def test_a_chapter_is_measured_with_the_pages_listed_under_it():
-    """Chapter 6's second page ("Auditing an algorithm", a section of the table of contents)
-    counts in chapter 6's length, its text as a section named by its title."""
+    """Chapter 6's other pages ("Auditing an algorithm" and "A gallery of real bugs",
+    sections of the table of contents) count in chapter 6's length, each page's text as a
+    section named by its title."""
     found = {c.number: c for c in chapter_lengths.chapters(ROOT)}
     first_page = chapter_lengths.measure(ROOT / "notebooks" / "06_auditing.ipynb", 6)
-    second = ROOT / "notebooks" / "06_auditing_algorithms.ipynb"
-    alone = chapter_lengths.measure(second, 6)
-    assert found[6].words == first_page.words + alone.words
-    assert found[6].code_lines == first_page.code_lines + alone.code_lines
-    assert alone.title in found[6].sections
+    others = [chapter_lengths.measure(ROOT / "notebooks" / f"{stem}.ipynb", 6)
+              for stem in ("06_auditing_algorithms", "06_auditing_gallery")]
+    assert found[6].words == first_page.words + sum(page.words for page in others)
+    assert found[6].code_lines == first_page.code_lines + sum(p.code_lines for p in others)
+    assert all(page.title in found[6].sections for page in others)

@@ -495,7 +495,7 @@ def curve_rows(s: Scores) -> list[dict[str, object]]:
         ratio_goal = target_ratio(s.level, delta, s.dimension)
         pair_epsilon = s.exact.epsilon_at(delta) if white else float("nan")
         need = _trials_for(s, ratio_goal * claim, delta, each) if white else float("nan")
-        reason = "" if white else BLACK_BOX_REASON
+        reason = None if white else BLACK_BOX_REASON  # None: nothing to explain
         if np.isfinite(ratio_goal) and pair_epsilon < ratio_goal * claim:
             reason = (f"the pair's exact epsilon at this delta, {pair_epsilon:.4g}, is below "
                       f"the target {ratio_goal * claim:.4g}: no audit of this pair reaches it")
@@ -546,7 +546,7 @@ MORE_TRIALS: dict[tuple[str, str, int], int] = {
     ("dp-kccm", "fit", 10): 450_000, ("silhouette", "fit", 10): 500_000,
     ("di", "fit", 1): 300_000, ("colored", "fit", 1): 1_800_000,
     ("colored", "fit", 10): 350_000}
-FIT_TRIALS_10D = 100_000  # the fits in 10 dimensions otherwise
+FIT_TRIALS_10D = 100_000  # otherwise, on a pair in more than one dimension (FastLloyd's too)
 
 
 def _trials(target: str, level: str, dimension: int) -> int:
