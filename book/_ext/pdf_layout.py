@@ -176,23 +176,33 @@ _NOT_ENTRIES = re.compile(r"^(?:Contents|Front matter|Reference|Part [IVX]+: .*)
 _CHAPTER = re.compile(r"(?:^| )(\d{1,2}\. \D.*)$")
 
 
+#: A line that starts a numbered contents entry ("6.", "6.8.10. ").
+_ENTRY_START = re.compile(r"\d+(?:\.\d+)*\. ")
+
+
 def contents(texts: list[str]) -> list[tuple[str, int]]:
     """The printed contents' entries, in order: each title and the page number printed after
-    it (pdftotext puts the number on a line of its own after the title's lines)."""
+    it (pdftotext puts the number on a line of its own after the title's lines; when two
+    entries' titles come before their two numbers, as for a section followed by the next
+    chapter, the numbers go to the titles in order)."""
     start = next(i for i, text in enumerate(texts) if text.lstrip().startswith("Contents"))
     entries: list[tuple[str, int]] = []
-    title: list[str] = []
+    pending: list[list[str]] = []  # titles still waiting for their numbers, oldest first
     for page in texts[start:]:
         if entries and not re.search(r"^\d+$", page, re.M):
             break  # the first page after the contents
         for line in (line.strip() for line in page.splitlines()):
             if not line or _NOT_ENTRIES.match(line) or re.fullmatch(r".*\d+ / \d+", line):
                 continue
-            if re.fullmatch(r"\d+", line) and title:
-                entries.append((" ".join(title), int(line)))
-                title = []
-            elif not re.fullmatch(r"\d+", line) and line != "Private k-Means, Reproduced":
-                title.append(line)
+            if re.fullmatch(r"\d+", line):
+                if pending:
+                    entries.append((" ".join(pending.pop(0)), int(line)))
+            elif line != "Private k-Means, Reproduced":
+                marked = pending and not any(c.isalnum() for c in " ".join(pending[-1]))
+                if not pending or (_ENTRY_START.match(line) and not marked):
+                    pending.append([line])
+                else:  # the title's next line, or the title after a mark such as "∗"
+                    pending[-1].append(line)
     return entries
 
 
