@@ -66,8 +66,7 @@ from dpkmeans.study.committed import committed_file
 from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import machine as machine_text
 from dpkmeans.study.reading import number, percent, table, yes_no
-from dpkmeans.synthesis.tightness import TABLE as TIGHTNESS_TABLE
-from dpkmeans.synthesis.tightness import strongest_audits
+from dpkmeans.synthesis.tightness import fit_at, strongest_audits
 
 use_book_style()
 rng = np.random.default_rng(SEED)
@@ -737,14 +736,9 @@ table(strongest_audits(["dplloyd", "dplloyd-impr"]),
       name="ch5-strongest-audit")
 
 # %% tags=["remove-cell"]
-curve = pd.read_csv(committed_file(TIGHTNESS_TABLE))
-fit_curve = curve[(curve["target"] == "dplloyd") & (curve["level"] == "fit")
-                  & (curve["dimension"] == 1) & (curve["delta"] > 0)].set_index("delta")
 # accounted by its elements, which the corner pair moves at once: the pair attains the claim
-assert (fit_curve["pair_epsilon"] / fit_curve["claimed_epsilon"] - 1).abs().max() < 0.01
-glue("ch5_fit_claim", f"{fit_curve.loc[1e-3, 'claimed_epsilon']:.3f}", display=False)
-glue("ch5_fit_pair", f"{fit_curve.loc[1e-3, 'pair_epsilon']:.3f}", display=False)
-glue("ch5_fit_ratio", f"{fit_curve.loc[1e-3, 'ratio']:.3f}", display=False)
+for key, value in fit_at("dplloyd", 1e-3).items():
+    glue(f"ch5_fit_{key}", f"{value:.3f}", display=False)
 
 # %% [markdown]
 # DPLloyd's accountant composes each cluster's $(S_j, n_j)$ by its elements

@@ -116,8 +116,7 @@ from dpkmeans.study.plotting import new_figure, series_style, use_book_style
 from dpkmeans.study.reading import count_of, join_names, number, table, yes_no
 from dpkmeans.study.reading import machine as machine_text
 from dpkmeans.synthesis.ledger import privacy_claims
-from dpkmeans.synthesis.tightness import TABLE as TIGHTNESS_TABLE
-from dpkmeans.synthesis.tightness import strongest_audits
+from dpkmeans.synthesis.tightness import fit_at, missed_releases, strongest_audits
 
 use_book_style()
 
@@ -843,14 +842,9 @@ table(strongest_audits(["dp-kccm"]),
       name="ch7-strongest-audit")
 
 # %% tags=["remove-cell"]
-curve = pd.read_csv(committed_file(TIGHTNESS_TABLE))
-fit_curve = curve[(curve["target"] == "dp-kccm") & (curve["level"] == "fit")
-                  & (curve["dimension"] == 1) & (curve["delta"] > 0)].set_index("delta")
 # accounted by its elements, which the corner pair moves at once: the pair attains the claim
-assert (fit_curve["pair_epsilon"] / fit_curve["claimed_epsilon"] - 1).abs().max() < 0.01
-glue("ch7_fit_claim", f"{fit_curve.loc[1e-3, 'claimed_epsilon']:.3f}", display=False)
-glue("ch7_fit_pair", f"{fit_curve.loc[1e-3, 'pair_epsilon']:.3f}", display=False)
-glue("ch7_fit_ratio", f"{fit_curve.loc[1e-3, 'ratio']:.3f}", display=False)
+for key, value in fit_at("dp-kccm", 1e-3).items():
+    glue(f"ch7_fit_{key}", f"{value:.3f}", display=False)
 
 # %% [markdown]
 # DP-KCCM's accountant composes each cluster's $(S_j, n_j)$ by its elements
@@ -862,16 +856,13 @@ glue("ch7_fit_ratio", f"{fit_curve.loc[1e-3, 'ratio']:.3f}", display=False)
 # {glue:text}`ch7_fit_ratio` of the charge.
 
 # %% tags=["remove-cell"]
-release_curve = curve[(curve["target"] == "dp-kccm") & (curve["level"] == "release")]
-missed = release_curve[release_curve["target_met"].astype(str) == "False"]
 # where the release misses, its pair's epsilon is the charge: more trials would reach it
-assert len(missed) and (missed["pair_epsilon"] / missed["claimed_epsilon"] > 0.99).all()
-assert np.isfinite(missed["trials_needed"]).all()
-glue("ch7_release_missed", count_of(len(missed), len(release_curve)), display=False)
-for end, value in (("lo", missed["trials_needed"].min()),
-                   ("hi", missed["trials_needed"].max())):
-    glue(f"ch7_release_needed_{end}", number(float(f"{value:.2g}")), display=False)
-glue("ch7_release_trials", number(missed["trials"].max()), display=False)
+missed = missed_releases("dp-kccm")
+glue("ch7_release_missed", count_of(missed["missed"], missed["audited"]), display=False)
+for end in ("lo", "hi"):
+    glue(f"ch7_release_needed_{end}", number(float(f"{missed['needed_' + end]:.2g}")),
+         display=False)
+glue("ch7_release_trials", number(missed["trials"]), display=False)
 
 # %% [markdown]
 # DP-KCCM's first release misses its target at {glue:text}`ch7_release_missed` points. There

@@ -156,8 +156,7 @@ from dpkmeans.study.plotting import (
 )
 from dpkmeans.study.reading import count_of, number, percent, share
 from dpkmeans.study.reading import machine as machine_text
-from dpkmeans.synthesis.tightness import TABLE as TIGHTNESS_TABLE
-from dpkmeans.synthesis.tightness import strongest_audits
+from dpkmeans.synthesis.tightness import missed_releases, strongest_audits
 
 use_book_style()
 next_seed = count(SEED).__next__  # every experiment its own seed: SEED, SEED + 1, ...
@@ -1496,17 +1495,13 @@ reading.table(strongest_audits(["colored Gaussian (box covariance)", "colored"])
               name="ch9-strongest-audit")
 
 # %% tags=["remove-cell"]
-curve = pd.read_csv(committed_file(TIGHTNESS_TABLE))
-release_curve = curve[(curve["target"] == "colored") & (curve["level"] == "release")]
-missed = release_curve[release_curve["target_met"].astype(str) == "False"]
 # where the release misses, its pair's epsilon is the charge: more trials would reach it
-assert len(missed) and (missed["pair_epsilon"] / missed["claimed_epsilon"] > 0.99).all()
-assert np.isfinite(missed["trials_needed"]).all()
-glue("ch9_release_missed", count_of(len(missed), len(release_curve)), display=False)
-for end, value in (("lo", missed["trials_needed"].min()),
-                   ("hi", missed["trials_needed"].max())):
-    glue(f"ch9_release_needed_{end}", number(float(f"{value:.2g}")), display=False)
-glue("ch9_release_trials", number(missed["trials"].max()), display=False)
+missed = missed_releases("colored")
+glue("ch9_release_missed", count_of(missed["missed"], missed["audited"]), display=False)
+for end in ("lo", "hi"):
+    glue(f"ch9_release_needed_{end}", number(float(f"{missed['needed_' + end]:.2g}")),
+         display=False)
+glue("ch9_release_trials", number(missed["trials"]), display=False)
 
 # %% [markdown]
 # The first release of the corrected colored DP-Lloyd misses its target at {glue:text}`ch9_release_missed` points. There

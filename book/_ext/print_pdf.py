@@ -201,18 +201,46 @@ const done = arguments[arguments.length - 1];
 #: The text's width on the printed page, in CSS pixels: A4's 210 mm less print.css's margins.
 PAGE_WIDTH = round((210 - 30) / 25.4 * 96)
 
-#: Run with the page laid out as printed: a displayed formula wider than the page is set
-#: smaller until it fits (MathJax does not break displayed formulas across lines).
+#: Run with the page laid out as printed. A displayed formula wider than the page is set
+#: smaller until it fits (MathJax does not break displayed formulas across lines). A table
+#: wider than the page is set smaller, down to :data:`SMALLEST_TABLE` of its size, and if
+#: that is not enough its cells break inside words (``print-fit`` in print.css). Returns how
+#: many formulas and tables were set smaller, and what is still wider than the page (outside
+#: MathJax's hidden copy of the formulas for screen readers): Chromium would shrink every page
+#: of the book to fit it.
 FIT = r"""
-let shrunk = 0;
+const smallest = arguments[0];
+const width = document.querySelector('article.bd-article').getBoundingClientRect().right;
+let formulas = 0, tables = 0;
 for (const e of document.querySelectorAll('mjx-container[display="true"]')) {
   if (e.scrollWidth > e.clientWidth + 1) {
     e.style.fontSize = Math.floor(100 * e.clientWidth / e.scrollWidth) + '%';
-    shrunk += 1;
+    formulas += 1;
   }
 }
-return shrunk;
+const tooWide = e => e.getBoundingClientRect().right > width + 1;
+for (const t of document.querySelectorAll('article table')) {
+  if (!tooWide(t)) continue;
+  tables += 1;
+  const size = parseFloat(getComputedStyle(t).fontSize);
+  for (let scale = 0.95; tooWide(t) && scale >= smallest - 1e-9; scale -= 0.05) {
+    t.style.fontSize = (size * scale).toFixed(2) + 'px';
+  }
+  if (tooWide(t)) { t.classList.add('print-fit'); }
+}
+const wide = [];
+for (const e of document.querySelectorAll('article *')) {
+  if (!tooWide(e) || e.closest('mjx-assistive-mml')) continue;
+  if (e.parentElement && tooWide(e.parentElement)) continue;
+  const where = e.closest('section[id]');
+  wide.push(e.tagName.toLowerCase() + ' in section ' + (where ? where.id : '?') + ': '
+            + e.textContent.trim().replace(/\s+/g, ' ').slice(0, 60));
+}
+return {formulas, tables, wide};
 """
+
+#: The smallest a table is set to fit the page, as a fraction of its size.
+SMALLEST_TABLE = 0.6
 
 
 #: The probe's word, as the first printing's text shows it (PREPARE adds one to each heading
@@ -310,17 +338,22 @@ def _print_numbered(driver: Any, title: str, output: Path) -> dict[str, Any]:
     return {**numbered, "printings": printings}
 
 
-def _fit_to_page(driver: Any) -> int:
-    """Lay the page out as printed (print styles, the page's width) and shrink the displayed
-    formulas that are wider; returns how many."""
+def _fit_to_page(driver: Any) -> dict[str, Any]:
+    """Lay the page out as printed (print styles, the page's width) and set the displayed
+    formulas and tables that are wider smaller (:data:`FIT`); raises when something is still
+    wider than the page, as Chromium would then shrink every page to fit it."""
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": PAGE_WIDTH, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
     try:
-        return driver.execute_script(FIT)
+        fitted = driver.execute_script(FIT, SMALLEST_TABLE)
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    if fitted["wide"]:
+        raise RuntimeError("wider than the printed page, so that Chromium would shrink every "
+                           "page of the book to fit: " + "; ".join(fitted["wide"]))
+    return fitted
 
 
 #: How long one printing may take, in seconds.
@@ -396,7 +429,7 @@ def print_book(build: Path, output: Path) -> dict[str, Any]:
         state = driver.execute_async_script(SETTLE)
         if state.get("error") or state["broken"] or state["raw"]:
             raise RuntimeError(f"the page is not ready to print: {state}")
-        shrunk = _fit_to_page(driver)
+        fitted = _fit_to_page(driver)
         output.parent.mkdir(parents=True, exist_ok=True)
         partial = output.with_name(output.name + ".partial")
         numbered = _print_numbered(driver, title, partial)
@@ -410,7 +443,8 @@ def print_book(build: Path, output: Path) -> dict[str, Any]:
     partial.replace(output)
     layout = measure(output, set(numbered["chapters"]),
                      captions(page.read_text(encoding="utf-8")), body=min(numbered["chapters"]))
-    return {"chapters": count, "formulas": state["typeset"], "shrunk": shrunk,
+    return {"chapters": count, "formulas": state["typeset"], "shrunk": fitted["formulas"],
+            "tables": fitted["tables"],
             "printings": numbered["printings"], "seconds": round(time.monotonic() - start, 1),
             "layout": layout}
 
@@ -423,7 +457,8 @@ def main(argv: list[str] | None = None) -> int:
     done = print_book(args.build, args.output)
     size = args.output.stat().st_size / 1e6
     print(f"{args.output}: {done['chapters']} chapters, {done['formulas']} formulas typeset "
-          f"({done['shrunk']} set smaller to fit the page), {size:.1f} MB, "
+          f"({done['shrunk']} set smaller to fit the page; {done['tables']} tables too), "
+          f"{size:.1f} MB, "
           f"printed in {done['seconds']} s ({done['printings']} printings to find the "
           "headings' pages, then the book)")
     print(done["layout"].summary())

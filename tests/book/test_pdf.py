@@ -18,6 +18,8 @@ single-page build it was printed from.
   contents give it.
 * No blank page, and no figure cut from its caption (``book/_ext/pdf_layout.py`` measures
   both, from a rendering of every page).
+* The text is printed at print.css's size: Chromium shrinks every page of a book in which
+  something is wider than the page.
 """
 
 from __future__ import annotations
@@ -173,6 +175,21 @@ def test_no_blank_page_and_no_figure_cut_from_its_caption():
     layout = measure(_pdf(), starts, captions(_single_page()), body=min(starts))
     assert not layout.blank, f"blank pages: {layout.blank}"
     assert not layout.split_figures, f"figures cut from their captions: {layout.split_figures}"
+
+
+def test_the_text_is_printed_at_its_size_not_shrunk_to_fit_something_wide():
+    """The words' median height (pdftotext's boxes, in points: the font's ascent to descent,
+    1.16 em in the printed text's DejaVu Sans) is that of the text's size in print.css (the
+    root's px, at 0.75 pt a px): Chromium shrinks the whole book when one element is wider
+    than the page (print_pdf.py's FIT sets tables and formulas smaller so that none is)."""
+    css = (ROOT / "book" / "_ext" / "print.css").read_text(encoding="utf-8")
+    size = float(re.search(r"html \{\s*font-size: ([\d.]+)px", css).group(1)) * 0.75
+    boxes = _run("pdftotext", "-bbox", str(_pdf()), "-")
+    heights = sorted(float(y1) - float(y0) for y0, y1 in re.findall(
+        r'<word xMin="[^"]+" yMin="([^"]+)" xMax="[^"]+" yMax="([^"]+)">', boxes))
+    median = heights[len(heights) // 2]
+    assert 1.08 * size < median < 1.25 * size, \
+        f"words {median:.1f} pt high for text of {size:.1f} pt: the pages were scaled"
 
 
 def test_the_status_page_lists_every_chapter_in_the_pdf_too():

@@ -117,3 +117,46 @@ def test_the_power_study_runs_no_audit_it_cannot_afford(monkeypatch):
         affordable = np.isfinite(part["trials_needed"]) & (
             part["trials_needed"] <= tightness.DETECT_MOST[name])
         assert ((part["detect_trials"] > 0) == affordable).all(), name
+
+
+def _fit_rows(pair_epsilon: float) -> pd.DataFrame:
+    return pd.DataFrame({
+        "target": "dplloyd", "level": "fit", "dimension": [1, 1, 10, 1],
+        "delta": [1e-2, 1e-3, 1e-3, 0.0], "claimed_epsilon": [0.5, 0.7, 0.3, 1.0],
+        "pair_epsilon": [0.5, pair_epsilon, 0.2, 0.9], "ratio": [0.9, 0.8, 0.5, 0.7]})
+
+
+def test_fit_at_reads_the_one_dimensional_fit_at_its_delta():
+    point = tightness.fit_at("dplloyd", 1e-3, _fit_rows(0.7))
+    assert point == {"claim": 0.7, "pair": 0.7, "ratio": 0.8}
+    with pytest.raises(ValueError, match="off the accountant's"):
+        tightness.fit_at("dplloyd", 1e-3, _fit_rows(0.6))
+    with pytest.raises(ValueError, match="at delta = 1e-06"):
+        tightness.fit_at("dplloyd", 1e-6, _fit_rows(0.7))
+    with pytest.raises(ValueError, match="no committed audit of 'apdp'"):
+        tightness.fit_at("apdp", 1e-3, _fit_rows(0.7))
+
+
+def _release_rows(needed: float) -> pd.DataFrame:
+    return pd.DataFrame({
+        "target": "colored", "level": "release", "target_met": [True, False, "False"],
+        "claimed_epsilon": 1.0, "pair_epsilon": 1.0, "trials_needed": [10.0, 3e5, needed],
+        "trials": [1e5, 2e5, 1e5]})
+
+
+def test_missed_releases_counts_the_misses_and_the_trials_they_need():
+    missed = tightness.missed_releases("colored", _release_rows(4e5))
+    assert missed == {"missed": 2, "audited": 3, "needed_lo": 3e5, "needed_hi": 4e5,
+                      "trials": 2e5}
+    with pytest.raises(ValueError, match="at any trial count"):
+        tightness.missed_releases("colored", _release_rows(np.inf))
+    with pytest.raises(ValueError, match="no release audit misses"):
+        tightness.missed_releases("colored", _release_rows(4e5).assign(target_met=True))
+
+
+def test_the_committed_curve_gives_every_chapters_fit_and_releases():
+    for target in ("dplloyd", "dp-kccm", "apdp"):
+        point = tightness.fit_at(target)
+        assert 0 < point["pair"] <= point["claim"] * 1.01
+    for target in ("dp-kccm", "colored"):
+        assert tightness.missed_releases(target)["missed"] >= 1

@@ -729,3 +729,61 @@ def strongest_audits(targets: list[str], frame: pd.DataFrame | None = None) -> p
     met = rows["target_met"].map({True: "yes", False: "no", "True": "yes", "False": "no"})
     rows = rows.assign(target_met=met.fillna("no target"))
     return rows.rename(columns=READER_COLUMNS).reset_index(drop=True)
+
+
+def _committed(frame: pd.DataFrame | None, target: str) -> pd.DataFrame:
+    """The committed tightness rows (:data:`TABLE`, or ``frame``) of ``target``."""
+    if frame is None:
+        frame = pd.read_csv(committed_file(TABLE))
+    rows = frame[frame["target"] == target]
+    if rows.empty:
+        raise ValueError(f"no committed audit of {target!r}: run the audit_tightness sweep")
+    return rows
+
+
+def fit_at(target: str, delta: float = 1e-3,
+           frame: pd.DataFrame | None = None) -> dict[str, float]:
+    """The committed audit of ``target``'s whole fit on the pair in one dimension at ``delta``
+    > 0: the accountant's epsilon there (``claim``), the pair's exact epsilon (``pair``) and
+    the audit's bound as a fraction of the claim (``ratio``).
+
+    Raises ``ValueError`` if at some delta > 0 the pair's exact epsilon is not the claim
+    (within 1%): an algorithm accounted by its elements (book section
+    ``thm-element-composition``), whose corner pair moves every element at once, must attain
+    it."""
+    rows = _committed(frame, target)
+    curve = rows[(rows["level"] == "fit") & (rows["dimension"] == 1)
+                 & (rows["delta"] > 0)].set_index("delta")
+    if delta not in curve.index:
+        raise ValueError(f"no committed fit audit of {target!r} at delta = {delta:g}")
+    gap = (curve["pair_epsilon"] / curve["claimed_epsilon"] - 1).abs().max()
+    if not gap < 0.01:
+        raise ValueError(f"{target}: the pair's exact epsilon is {gap:.1%} off the "
+                         "accountant's")
+    point = curve.loc[delta]
+    return {"claim": float(point["claimed_epsilon"]), "pair": float(point["pair_epsilon"]),
+            "ratio": float(point["ratio"])}
+
+
+def missed_releases(target: str, frame: pd.DataFrame | None = None) -> dict[str, float]:
+    """The committed audits of ``target``'s single release that miss their target: how many
+    (``missed``) of how many (``audited``), the fewest and most trials a side that would reach
+    it with 90% power (``needed_lo``, ``needed_hi``), and the most trials a side that were run
+    (``trials``).
+
+    Raises ``ValueError`` unless some audit misses and every miss is one of trials: the
+    pair's exact epsilon is the claim (within 1%) and a finite trial count reaches it."""
+    rows = _committed(frame, target)
+    release = rows[rows["level"] == "release"]
+    missed = release[release["target_met"].astype(str) == "False"]
+    if missed.empty:
+        raise ValueError(f"{target}: no release audit misses its target")
+    if not (missed["pair_epsilon"] / missed["claimed_epsilon"] > 0.99).all():
+        raise ValueError(f"{target}: a missed release audit's pair cannot show the claim")
+    if not np.isfinite(missed["trials_needed"]).all():
+        raise ValueError(f"{target}: a missed release audit cannot reach its target at any "
+                         "trial count")
+    return {"missed": len(missed), "audited": len(release),
+            "needed_lo": float(missed["trials_needed"].min()),
+            "needed_hi": float(missed["trials_needed"].max()),
+            "trials": float(missed["trials"].max())}
