@@ -19,7 +19,7 @@ TEST_WORKERS ?= auto
 XDIST_UNIT := -n $(TEST_WORKERS) --dist worksteal
 XDIST_NB   := -n $(TEST_WORKERS) --dist loadfile
 
-.PHONY: help install compare-env dist test-wheel book book-force student notebooks test test-unit test-notebooks test-book test-browser pdf sandbox-tools benchmarks reproduce lock sync clean
+.PHONY: help install compare-env dist test-wheel book book-force student student-edition notebooks test test-unit test-notebooks test-book test-browser browser-checks rehearse-publish book-checks pdf sandbox-tools benchmarks reproduce lock sync clean
 
 help:
 	@echo "make book       build the HTML book in _build/html (executes the notebooks that changed)"
@@ -28,6 +28,7 @@ help:
 	@echo "make test       unit, property, statistical, notebook (nbval) and book tests"
 	@echo "make test-browser  every page in headless Chromium, offline; screenshots in _build/screenshots"
 	@echo "make pdf        the whole book as one printable PDF: _build/pdf/private-kmeans-reproduced.pdf"
+	@echo "make rehearse-publish  the Pages workflow's build, offline, with no data (make test runs it)"
 	@echo "make notebooks  re-execute every notebook and store its outputs (authors)"
 	@echo "make sync       jupytext --sync every notebooks/*.py with its .ipynb"
 	@echo "make reproduce  every paper-scale sweep, results and claims ledgers (resumable)"
@@ -110,7 +111,9 @@ book-force: $(STAMP)
 # notebooks' sources nor the source archive: both hold the solutions.
 STUDENT_CONFIG := _build/student_config.yml
 
-student: book
+student: book student-edition
+
+student-edition: $(STAMP)
 	$(BIN)/python book/_ext/book_config.py $(STUDENT_CONFIG) --student --cache $(CACHE) \
 	  $(if $(filter stored,$(BOOK_OUTPUTS)),--stored-outputs,)
 	rm -rf _build/student
@@ -180,7 +183,9 @@ BROWSER_PACKAGES := chromium chromium-driver fonts-noto-color-emoji
 # it checks a world-readable copy of _build/html in a fresh folder under /tmp, removed after.
 LINKCHECKER := $(BIN)/linkchecker --no-status --no-warnings
 
-test-browser: book pdf
+test-browser: book pdf browser-checks
+
+browser-checks: $(STAMP)
 	@if ! dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1; then \
 	  echo "installing Debian's $(BROWSER_PACKAGES)"; \
 	  $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null \
@@ -225,6 +230,16 @@ benchmarks: $(STAMP) $(COMPARE_STAMP)
 
 test-book: student test-browser
 
+# The Pages workflow's build job (.github/workflows/book.yml), step by step as GitHub runs it,
+# with no data folder, an empty download cache and the network off
+# (book/_ext/rehearse_publish.py): it builds the HTML book and its PDF from the stored outputs.
+rehearse-publish: $(STAMP)
+	$(BIN)/python book/_ext/rehearse_publish.py .github/workflows/book.yml
+
+# The book's checks on the build the rehearsal made: the student edition, every page in
+# Chromium, the link check (test-book without building the book again).
+book-checks: student-edition browser-checks
+
 # The library as a package of its own: the wheel and source distribution in dist/, and the
 # wheel installed alone in a fresh environment (tests/installed; its dependencies come from
 # the package registry, at the lock's versions).
@@ -237,8 +252,9 @@ test-wheel: $(STAMP)
 	$(PYTEST) -q -p no:cacheprovider tests/installed
 
 # The stages one after the other, each one's time printed. The book is built from the stored
-# outputs that test-notebooks has just checked (BOOK_OUTPUTS).
-TEST_STAGES := test-unit test-wheel test-notebooks test-book@BOOK_OUTPUTS=stored
+# outputs that test-notebooks has just checked, by the rehearsal of the publishing build, and
+# then checked (BOOK_OUTPUTS=stored).
+TEST_STAGES := test-unit test-wheel test-notebooks rehearse-publish book-checks@BOOK_OUTPUTS=stored
 
 test: $(STAMP)
 	@t=$$(date +%s); for stage in $(TEST_STAGES); do \

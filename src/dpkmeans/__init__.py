@@ -5,11 +5,15 @@ through :mod:`dpkmeans.privacy.mechanisms` and is recorded in a :class:`dpkmeans
 
 The estimators and the ledger are exported here (``from dpkmeans import DPKMeans``) but
 imported on first use, so ``import dpkmeans`` loads neither numpy nor scikit-learn.
+
+``dpkmeans.__version__`` is the installed package's version, read from its metadata on first
+use: ``pyproject.toml`` is the one place the version is written (``docs/release.md``).
 """
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it)
 
-__version__ = "0.1.0"
+#: The version of a source tree imported without being installed (PEP 440's local label).
+UNINSTALLED_VERSION = "0+unknown"
 
 #: Each exported name and the module that defines it (imported on first use).
 _LAZY = {
@@ -25,9 +29,26 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from dpkmeans.api.mixed_estimator import DPKPrototypes
     from dpkmeans.privacy.accounting import PrivacyLedger
 
+    __version__: str
+
+
+def _installed_version() -> str:
+    """The version in the installed package's metadata (pyproject.toml's when it was
+    installed), or :data:`UNINSTALLED_VERSION` for a source tree that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpkmeans")
+    except PackageNotFoundError:
+        return UNINSTALLED_VERSION
+
 
 def __getattr__(name: str):
-    """``dpkmeans.DPKMeans`` and the other exports, imported on first use (PEP 562)."""
+    """``dpkmeans.DPKMeans`` and the other exports, imported on first use, and
+    ``dpkmeans.__version__``, read on first use (PEP 562)."""
+    if name == "__version__":
+        globals()[name] = value = _installed_version()
+        return value
     if name in _LAZY:
         from importlib import import_module
 
@@ -38,4 +59,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__all__, "__version__"})

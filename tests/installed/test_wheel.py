@@ -1,7 +1,8 @@
 """The library as a practitioner installs it: the wheel, in a fresh environment, no extras.
 
 ``make test-wheel`` (part of ``make test``) runs this file. It builds the wheel from the
-working tree, creates a virtual environment, installs the wheel with the versions of
+working tree (or takes the one ``$DPKMEANS_WHEEL`` names: the release workflow tests the very
+file it publishes), creates a virtual environment, installs the wheel with the versions of
 ``requirements/lock.txt`` (the dependencies come from the package registry) and checks there:
 
 * only numpy, scipy, scikit-learn, pandas and their own dependencies were installed (no numba,
@@ -45,6 +46,8 @@ FORBIDDEN = {"numba", "llvmlite", "dask", "distributed", "pyarrow", "cvxpy", "cl
              "papermill", "nbconvert", "ipykernel", "jupytext", "pytest", "hypothesis",
              "nbval", "selenium", "linkchecker", "pyyaml", "tqdm", "build"}
 IMPORT_LIMIT_S = 1.0
+#: A wheel built beforehand, tested instead of a fresh build (the release workflow sets it).
+WHEEL_ENV = "DPKMEANS_WHEEL"
 
 pytestmark = pytest.mark.slow
 
@@ -59,9 +62,16 @@ def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel built from the working tree as ``make dist`` builds it (``python -m build``,
-    isolated): from the sdist, so that a ``build/`` folder left in the checkout by an earlier
-    build (which would still hold, say, the old ``dpkmeans/assignments``) adds nothing."""
+    """The wheel ``$DPKMEANS_WHEEL`` names, or else the one built from the working tree as
+    ``make dist`` builds it (``python -m build``, isolated): from the sdist, so that a
+    ``build/`` folder left in the checkout by an earlier build (which would still hold, say,
+    the old ``dpkmeans/assignments``) adds nothing."""
+    given = os.environ.get(WHEEL_ENV)
+    if given:
+        path = Path(given)
+        if not (path.is_file() and re.fullmatch(r"dpkmeans-[^-]+-py3-none-any\.whl", path.name)):
+            pytest.fail(f"{WHEEL_ENV}={given} is not a dpkmeans wheel file")
+        return path.resolve()
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
     wheels = list(out.glob("dpkmeans-*.whl"))
