@@ -138,13 +138,34 @@ def test_a_cell_finishing_while_the_run_stops_keeps_its_rows(tmp_path):
         run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=2,
                       say=lambda s: None, progress=False)
     kept = pd.read_csv(partial)["value"].tolist()
-    # the finishing cell is kept; a worker may have taken one more cell before the stop
-    assert 1.0 in kept and 2.0 not in kept and len(calls) <= 3
+    # the finishing cell is kept; no cell starts once the run is stopping, not even one a
+    # worker takes before the main thread has seen the interrupt (CellGate)
+    assert kept == [1.0] and sorted(calls) == [1.0, 2.0]
     run_reproduce(tmp_path, experiments=experiments, runner=runner, jobs=2,
                   say=lambda s: None, progress=False)
     assert sorted(calls) == [1.0, 2.0, 2.0, 3.0, 4.0]  # nothing kept ran again
     rows = pd.read_csv(tmp_path / "data" / "results" / "dplloyd_baselines.csv")
     assert rows["value"].tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_no_cell_starts_after_one_fails_even_before_the_main_thread_sees_it(tmp_path):
+    """One worker: the cell after a failed one would start at once in that worker (the main
+    thread has not yet cancelled it); the gate refuses it, whatever the timing."""
+    from dpkmeans.reproduce import Experiment, run_reproduce
+
+    tiny_book(tmp_path, [1.0, 2.0, 3.0])
+    calls = []
+
+    def runner(notebook, params, workdir):
+        calls.append(params["seconds"])
+        if params["seconds"] == 1.0:
+            raise KeyboardInterrupt
+        return pd.DataFrame([{"value": params["seconds"]}])
+
+    with pytest.raises(KeyboardInterrupt):
+        run_reproduce(tmp_path, experiments=(Experiment("dplloyd_baselines", "5"),),
+                      runner=runner, jobs=1, say=lambda s: None, progress=False)
+    assert calls == [1.0]
 
 
 def test_state_after_a_resumed_run_counts_every_cells_time(tmp_path):

@@ -31,6 +31,7 @@ from dpkmeans.files import write_csv, write_text
 from dpkmeans.papers.registry import records
 from dpkmeans.study.sweep import (
     FLOAT_FORMAT,
+    CellGate,
     SweepError,
     SweepSpec,
     allow_cell_kernels,
@@ -265,7 +266,8 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         complete(name)
     bar = tqdm(total=len(tasks), desc="reproduce", disable=not progress)
     pool = ThreadPoolExecutor(max_workers=jobs)  # each thread runs its cells on its own kernel
-    futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
+    gate = CellGate()  # no cell starts once the run is stopping
+    futures = {pool.submit(gate.guard(run_cell), pending[name].spec, params, versions=versions,
                            **kwargs): name for _, _, name, params in tasks}
     try:
         for future in as_completed(futures):
@@ -277,7 +279,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
                 complete(name)
     except BaseException as exc:  # Ctrl-C or a failed cell: keep what finished (resumable)
         interrupted = isinstance(exc, KeyboardInterrupt)
-        finished = settle_cells(pool, futures, interrupted=interrupted)
+        finished = settle_cells(pool, futures, gate=gate, interrupted=interrupted)
         for future in finished:  # those not yet in their partial file (or in the results)
             name, rows = futures[future], future.result()
             if (name in pending and rows["cell"].iloc[0]

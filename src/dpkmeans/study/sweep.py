@@ -41,6 +41,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -74,7 +75,8 @@ __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "SweepCellError"
            "check_spec", "check_results_path", "sweep_datasets", "require_sweep_data",
            "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
            "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
-           "versions_string", "settle_cells", "stop_cell_kernels", "KERNEL_ARGUMENTS",
+           "versions_string", "settle_cells", "CellGate", "CellNotStarted", "stop_cell_kernels",
+           "KERNEL_ARGUMENTS",
            "read_results", "results_frame", "exact_integers",
            "allow_cell_kernels", "close_warm_kernels", "BOOKKEEPING",
            "cell_environment", "cpu_info", "pin_cell_environment", "add_parser"]
@@ -377,12 +379,47 @@ def run_cell_notebook(notebook: Path, params: dict[str, Any], workdir: Path) -> 
         raise _cell_failure(notebook, params, exc, executed) from exc
 
 
+class CellNotStarted(SweepError):
+    """A cell the run did not start because it was stopping (Ctrl-C, or a failed cell)."""
+
+
+class CellGate:
+    """Lets a cell start only while the run is not stopping.
+
+    A worker thread that finishes a cell takes the next waiting one at once, before the main
+    thread has seen a failure or Ctrl-C and cancelled the rest: the gate closes as soon as a
+    cell fails (or the main thread closes it), and a cell that starts after that raises
+    :class:`CellNotStarted` instead of running."""
+
+    def __init__(self) -> None:
+        self._stopping = threading.Event()
+
+    def close(self) -> None:
+        """From now on, no cell starts."""
+        self._stopping.set()
+
+    def guard(self, cell: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+        """``cell``, run only while the gate is open; its failure closes the gate."""
+        def guarded(*args: Any, **kwargs: Any) -> pd.DataFrame:
+            if self._stopping.is_set():
+                raise CellNotStarted("the run is stopping: this cell was not started")
+            try:
+                return cell(*args, **kwargs)
+            except BaseException:
+                self._stopping.set()
+                raise
+        return guarded
+
+
 def settle_cells(pool: ThreadPoolExecutor, futures: Iterable[Future], *, interrupted: bool,
-                 grace: float = STOP_GRACE_S) -> list[Future]:
-    """After Ctrl-C (``interrupted``) or a failed cell: cancel the cells not started; kill the
-    running cells' kernels and wait at most ``grace`` seconds for them (Ctrl-C), or wait for
-    them to finish (a failure); return the futures whose cells finished with rows."""
+                 gate: CellGate | None = None, grace: float = STOP_GRACE_S) -> list[Future]:
+    """After Ctrl-C (``interrupted``) or a failed cell: close the ``gate`` and cancel the cells
+    not started; kill the running cells' kernels and wait at most ``grace`` seconds for them
+    (Ctrl-C), or wait for them to finish (a failure); return the futures whose cells finished
+    with rows."""
     futures = list(futures)
+    if gate is not None:
+        gate.close()
     pool.shutdown(wait=False, cancel_futures=True)
     if interrupted:
         stop_cell_kernels()
@@ -586,6 +623,9 @@ def run_sweep(
     todo = [c for c in expand(spec) if cell_id(c) not in done]
     versions = versions_string()
 
+    gate = CellGate()
+
+    @gate.guard
     def one(params: dict[str, Any]) -> pd.DataFrame:
         return run_cell(spec, params, runner, versions)
 
@@ -603,7 +643,8 @@ def run_sweep(
             kept.add(future)
             bar.update()
     except BaseException as exc:  # Ctrl-C or a failed cell: keep what finished, then stop
-        for future in settle_cells(pool, futures, interrupted=isinstance(exc, KeyboardInterrupt)):
+        for future in settle_cells(pool, futures, gate=gate,
+                                   interrupted=isinstance(exc, KeyboardInterrupt)):
             if future not in kept:
                 append_rows(path, future.result())
         raise
