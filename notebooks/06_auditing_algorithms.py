@@ -348,7 +348,7 @@ for d in (1, 10):
     budgets = [part for r in releases for part in r.parts]  # one per element
     exact[d] = loss_distribution(budgets)  # L on the corner pair, under D and D'
     print(f"d = {d}: {len(budgets)} Laplace elements; at δ = 1e-3 the accountant's "
-          f"ε is {epsilon_at(releases, 1e-3)[0]:.3f}, the pair's exact ε "
+          f"ε is {epsilon_at(releases, 1e-3)[0]:.3f},\n        the pair's exact ε "
           f"{exact[d].epsilon_at(1e-3):.3f}")
 
 # %% tags=["remove-cell"]

@@ -53,6 +53,8 @@ PITFALL_SEEDS = 30  # seeds of the live membership attack (case g)
 PITFALL_SEED = 7  # the fixed random_state of the live demonstration
 
 # %% tags=["hide-input"]
+import textwrap
+
 import numpy as np
 import pandas as pd
 from myst_nb import glue
@@ -177,7 +179,7 @@ bugs = pd.DataFrame({
     "case": rows["case"], "bug": rows["name"], "from": rows["source"],
     "recorded flaw": rows["flaws"], "ledger": rows.apply(ledger_says, axis=1),
     "claimed ε": rows["claimed_epsilon"]})
-table(bugs, name="gallery-bugs")
+table(bugs, name="gallery-bugs", wide=True)
 
 # %% [markdown]
 # And how each was audited: the statistic, the trials a side of the rung that caught it, the
@@ -311,7 +313,8 @@ D, D_prime = gallery.seed_reuse_pair()  # D' is D without its last record
 try:
     gallery.refit_difference(D, (PITFALL_SEED, PITFALL_SEED), seed_reuse="refuse")
 except SeedReuseError as error:
-    print(type(error).__name__ + ":", str(error).split(":")[0])
+    print(type(error).__name__ + ":")
+    print(textwrap.fill(str(error), 80))
 
 # %% [markdown]
 # For demonstrations and tests the switch `seed_reuse="record"` lets the second fit run and
@@ -322,7 +325,7 @@ difference, accountant = gallery.refit_difference(D, (PITFALL_SEED, PITFALL_SEED
 leaks = [e.label for e in accountant.entries if e.mechanism.startswith("LEAK")]
 print("n_records_used_ of the fit on D minus that on D without x:", difference)
 print("accountant is private:", accountant.is_private)
-print("its leak:", leaks[0].split(":")[0])
+print(textwrap.fill("its leak: " + leaks[0].split(":")[0], 80))
 
 # %% [markdown]
 # And the membership attack of the theorem succeeds: over many seeds the difference is

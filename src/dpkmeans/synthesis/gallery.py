@@ -490,11 +490,12 @@ DIFFPRIVLIB = "diffprivlib 0.6.6, KMeans"
 CASES: tuple[Case, ...] = (
     Case("a", "one seed for the count and sum noise", FASTLLOYD + ", its release of (S_j, n_j)",
          fastlloyd_audit.EPSILON, fastlloyd_audit.DELTA, "white-box",
-         "count_0 - sum_{0,0} of the first release, whitened (the two noises cancel)",
+         "cluster 0's count minus its first sum coordinate in the first release, whitened "
+         "(the two noises cancel)",
          "the outside algorithms' pair: 20 + 20 records vs one more at (1, -1)",
          _shared_seed, note="the corrected release draws the two noises independently"),
     Case("b", "seed 0 in the first iteration of every run",
-         FASTLLOYD + ", parties/server.py: random_state = seed * iteration, from 0",
+         FASTLLOYD + ", its server: random_state = seed * iteration, from 0",
          fastlloyd_audit.EPSILON, fastlloyd_audit.DELTA, "black-box",
          "cluster 0's released count in the first iteration (the same in every run)",
          "the outside algorithms' pair: 20 + 20 records vs one more at (1, -1)", _seed_zero,
