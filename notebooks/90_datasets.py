@@ -41,7 +41,10 @@
 # **Where the files come from.** The data files are not part of the repository. `load` looks
 # in `$DPKMEANS_DATA/<name>/`, then in the user's cache (`~/.cache/dpkmeans/<name>/`), then in
 # a checkout's `data/raw/<name>/` (ignored by git), and only then downloads from the address
-# in the registry into the cache, checking the sha256 before the file is put in place. The command `python -m dpkmeans datasets verify` re-hashes every file it finds;
+# in the registry into the cache, checking the sha256 before the file is put in place. Two
+# files are hosted nowhere and are derived from their public originals instead, and one has
+# no public address at all: {ref}`datasets-obtain` says how a reader gets each. The command
+# `python -m dpkmeans datasets verify` re-hashes every file it finds;
 # `python -m dpkmeans datasets info NAME` prints everything the registry knows about one
 # dataset.
 #
@@ -58,6 +61,7 @@
 import html
 import re
 import warnings
+from urllib.parse import urlsplit
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -66,7 +70,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from dpkmeans.data import DataError, gaussian_mixture_dataset, get_registry, load
-from dpkmeans.data.report import availability_frame, bounds_frame
+from dpkmeans.data.report import availability_frame, bounds_frame, obtain_frame
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.registry import paper as paper_record
 from dpkmeans.study.plotting import new_figure, use_book_style
@@ -142,8 +146,8 @@ glue("datasets_notes", Markdown("\n".join(n.replace("$", "\\$") for n in notes))
 #
 # Some licences and UCI identifiers were recorded from memory and not checked against the
 # live UCI pages; `python -m dpkmeans datasets info NAME` shows the note for each. The
-# credit-card file is a CSV export of the UCI spreadsheet, and covtype is only available here
-# as its first 10,000 records: its checksum is the sample's, and the published checksum of
+# credit-card file is a CSV export of the UCI spreadsheet, and covtype's file holds the first
+# 10,000 of its 581,012 records: its checksum is the sample's, and the published checksum of
 # the full file is recorded too.
 
 # %% tags=["remove-input"]
@@ -157,6 +161,55 @@ sources = pd.DataFrame([{"dataset": s.name, "title": html.escape(s.title),
                          "licence": html.escape(s.licence)}
                         for s in registry.datasets.values()])
 table(sources, name="datasets-sources")
+
+# %% [markdown]
+# (datasets-obtain)=
+# ## How a reader obtains each file
+#
+# Every file is checked against its sha256, however it arrives. Most are downloaded as
+# published. Two are hosted nowhere, but are made from a public original by a fixed rule
+# recorded in the registry: `python -m dpkmeans datasets fetch NAME` (and `load`, when the
+# file is missing and downloads are allowed) downloads the original, checks its sha256,
+# converts or samples it, and checks the sha256 of the result, keeping nothing if either
+# differs. The credit-card CSV is the UCI spreadsheet written out as Excel writes a "CSV
+# UTF-8" file; reading the spreadsheet needs the `xls` extra (`pip install
+# "dpkmeans[xls]"`). The covtype sample is the first 10,000 records of the full UCI file,
+# under a header line of the column names. The marketing campaign has no public address:
+# Kaggle's downloads need an account, and the table says what to use instead.
+
+# %% tags=["remove-input"]
+def link(url: str) -> str:
+    """``url`` as a link that shows its host."""
+    return f'<a href="{html.escape(url)}">{html.escape(urlsplit(url).netloc)}</a>'
+
+
+obtaining = obtain_frame(registry)
+table(obtaining.assign(file=[code(f, breaks=True) for f in obtaining["file"]],
+                       **{"from": obtaining["from"].map(link),
+                          "detail": obtaining["detail"].map(html.escape)}),
+      name="datasets-obtain")
+
+# %% tags=["remove-cell"]
+HOW = {"downloaded": "downloaded as published",
+       "derived": "derived from a public original",
+       "no public address": "no public address"}
+
+
+def obtained(row: dict) -> str:
+    """One dataset in the summary: its name, and where a derived one comes from."""
+    if row["how"] == "derived":
+        source = registry.dataset(row["dataset"]).derive.source
+        return f"`{row['dataset']}` (from `{source.name}`)"
+    if row["how"] == "no public address":
+        return (f"`{row['dataset']}` (from {urlsplit(row['from']).netloc}; what to use "
+                f"instead: {row['detail'].rstrip('.')})")
+    return f"`{row['dataset']}`"
+
+
+ways = [f"- **{HOW[how]}**: "
+        + ", ".join(obtained(row) for row in group.to_dict("records")) + "."
+        for how, group in obtaining.groupby("how", sort=False)]
+glue("datasets_obtain", Markdown("\n".join(ways)), display=False)
 
 # %% [markdown]
 # ## Availability here
@@ -313,3 +366,9 @@ plt.show()
 # - Where a paper's numbers cannot be matched (the silhouette paper's MAGIC row count, the
 #   covtype sample) or can only be matched by interpretation (labels counted as dimensions,
 #   the marketing-campaign cleaning), the tables above say so.
+#
+# How a reader obtains each dataset, its sha256 checked every time:
+#
+# ```{glue:md} datasets_obtain
+# :format: myst
+# ```

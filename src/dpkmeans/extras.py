@@ -23,6 +23,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "matplotlib": "plot", "seaborn": "plot",
     "kmodes": "kmodes",
     "diffprivlib": "compare",
+    "xlrd": "xls",
     "yaml": "book", "papermill": "book", "nbformat": "book", "nbconvert": "book",
     "nbclient": "book", "jupytext": "book", "jupyter_client": "book", "ipykernel": "book",
     "tqdm": "book",

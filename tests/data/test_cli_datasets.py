@@ -97,6 +97,20 @@ def test_info_prints_the_registry_entry(capsys: pytest.CaptureFixture[str], empt
     assert "missing markers=['?']" in out
 
 
+def test_info_says_how_a_file_is_derived_and_what_to_use_instead(
+    capsys: pytest.CaptureFixture[str], empty: Path
+) -> None:
+    assert main(["datasets", "info", "credit_card"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    card = REG.dataset("credit_card")
+    assert f"origin derived from {card.original.url} (sha256 {card.original.sha256})" in out
+    assert 'pip install "dpkmeans[xls]"' in out
+    assert main(["datasets", "info", "marketing_campaign"]) == 0
+    raw = capsys.readouterr().out
+    assert "instead " + REG.dataset("marketing_campaign").instead in " ".join(raw.split())
+    assert "\n  origin " not in raw
+
+
 def test_info_of_an_unknown_dataset_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datasets", "info", "gamma"]) == 2
     assert "Known datasets: blood" in capsys.readouterr().err
@@ -119,7 +133,9 @@ def test_fetch_without_a_download_address_says_what_to_do(
     assert (
         main(["datasets", "fetch", "marketing_campaign", "--data-home", str(empty / "home")]) == 2
     )
-    assert "kaggle datasets download" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "kaggle datasets download" in err and "no public download address" in err
+    assert f"What to use instead: {REG.dataset('marketing_campaign').instead}" in err
     assert not (empty / "home" / "marketing_campaign" / "marketing_campaign.csv").exists()
 
 

@@ -1,19 +1,15 @@
-"""Downloads against a real HTTP server on 127.0.0.1: good, corrupted, truncated, 404, offline.
+"""Downloads against a real HTTP server on 127.0.0.1: good, corrupted, truncated, 404, offline,
+too large.
 
-The server runs in a thread and serves a temporary folder; nothing leaves the machine and
-nothing is written outside tmp_path.
+The server (the ``server`` fixture of ``tests/data/conftest.py``) runs in a thread and serves a
+temporary folder; nothing leaves the machine and nothing is written outside tmp_path.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import http.server
-import threading
-from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,75 +18,7 @@ from dpkmeans.data import fetch, load
 from dpkmeans.data.errors import ChecksumMismatchError, DataFileMissingError, DownloadError
 from dpkmeans.data.fetch import Location, download_file
 from dpkmeans.data.registry import Registry
-
-GOOD = b"x,y\n0.25,a\n0.75,b\n"
-BAD = b"x,y\n0.25,a\n0.99,b\n"
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the folder; ``/truncated/<file>`` promises more bytes than it sends, then closes;
-    ``/error/...`` answers HTTP 500; ``/drop/...`` closes the connection without an answer."""
-
-    hits: list[str]
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        if self.path.startswith("/truncated/"):
-            body = (Path(self.directory) / self.path.removeprefix("/truncated/")).read_bytes()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body) + 100))
-            self.end_headers()
-            self.wfile.write(body[: len(body) // 2])
-            self.wfile.flush()
-            self.close_connection = True
-            return
-        if self.path.startswith("/error/"):
-            self.send_error(500, "Internal Server Error")
-            return
-        if self.path.startswith("/drop/"):
-            self.close_connection = True
-            return
-        super().do_GET()
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[str, Path, list[str]]]:
-    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("no_proxy", "127.0.0.1")
-    root = tmp_path / "www"
-    root.mkdir()
-    (root / "good.csv").write_bytes(GOOD)
-    (root / "bad.csv").write_bytes(BAD)
-    hits: list[str] = []
-    handler = type("Handler", (_Handler,), {"hits": hits})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(root)))
-    thread = threading.Thread(
-        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", root, hits
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Downloads land in tmp_path/home; $DPKMEANS_DATA, the user's cache and the repo's data/raw
-    are bypassed."""
-    monkeypatch.delenv("DPKMEANS_DATA", raising=False)
-    monkeypatch.delenv("DPKMEANS_OFFLINE", raising=False)
-    monkeypatch.setattr(fetch, "default_data_home", lambda: Location("cache", tmp_path / "cache"))
-    monkeypatch.setattr(fetch, "checkout_data_home", lambda: None, raising=False)
-    return tmp_path / "home"
+from tests.data.helpers import BAD, GOOD
 
 
 def _toy_entry(**overrides: object) -> dict:
@@ -178,6 +106,33 @@ def test_truncated_response_is_an_error(server: tuple[str, Path, list[str]], hom
     base, _, _ = server
     with pytest.raises(DownloadError, match=r"truncated: received \d+ of \d+ bytes"):
         load("toy", registry=_registry(f"{base}/truncated/good.csv"), data_home=home)
+    assert not home.exists()
+
+
+@pytest.mark.parametrize("path", ["good.csv", "nolength/good.csv"])
+def test_a_body_over_the_cap_is_refused_and_nothing_is_written(
+    server: tuple[str, Path, list[str]], tmp_path: Path, path: str
+) -> None:
+    """Announced (Content-Length) or not, a body longer than the cap is refused as it arrives:
+    ``load`` caps a download at the file's registered ``bytes``."""
+    base, _, _ = server
+    dest = tmp_path / "capped" / "toy.csv"
+    with pytest.raises(DownloadError, match=f"over the cap of {len(GOOD) - 1} bytes"):
+        download_file(f"{base}/{path}", dest, hashlib.sha256(GOOD).hexdigest(),
+                      max_bytes=len(GOOD) - 1)
+    assert not dest.parent.exists()
+    assert download_file(f"{base}/{path}", dest, hashlib.sha256(GOOD).hexdigest(),
+                         max_bytes=len(GOOD)).read_bytes() == GOOD
+
+
+def test_load_caps_a_download_at_the_registered_size(
+    server: tuple[str, Path, list[str]], home: Path
+) -> None:
+    base, _, _ = server
+    reg = _toy_registry(file={"name": "toy.csv", "sha256": hashlib.sha256(GOOD).hexdigest(),
+                              "bytes": 5, "url": f"{base}/nolength/good.csv"})
+    with pytest.raises(DownloadError, match="over the cap of 5 bytes"):
+        load("toy", registry=reg, data_home=home)
     assert not home.exists()
 
 

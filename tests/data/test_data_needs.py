@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,17 +59,33 @@ def test_reproduce_checks_every_file_before_it_starts(capsys, bare: Path) -> Non
 
 
 def test_sweep_checks_its_files_and_names_one_without_a_download_address(capsys, bare) -> None:
+    """marketing_campaign has no public address: the line says so, where it comes from, where
+    to put it and what to use instead."""
     line = one_error(capsys, ["sweep", str(ROOT / "notebooks" / "sweeps" / "colored.yaml")])
     spec = REG.dataset("marketing_campaign")
-    assert "marketing_campaign has no download address" in line
+    assert f"marketing_campaign has no public download address (it comes from {spec.page})" in line
     assert spec.file.sha256 in line and "cache/marketing_campaign/" in line
+    assert f"Instead: {spec.instead}" in line and "datasets fetch" not in line
 
 
 def test_the_book_check_names_the_chapters_and_their_files(capsys, bare: Path) -> None:
+    """Every file the book's chapters read can be fetched: credit_card and covtype's sample are
+    derived from their public originals (once they had no download address)."""
     line = one_error(capsys, ["datasets", "check", "--for-book"])
     assert line.startswith("error: the book (chapters 10, 11) needs data files")
-    assert "heart (heart.dat)" in line and "credit_card has no download address" in line
+    assert "heart (heart.dat)" in line and "covtype (SAMPLE_first10000rows_covtype.csv)" in line
+    names = " ".join(dict.fromkeys(n for names in book_datasets().values() for n in names))
+    assert f"`python -m dpkmeans datasets fetch {names}`" in line
+    assert "credit_card" in names and "covtype" in names and "no public download" not in line
     one_error(capsys, ["datasets", "check"])  # nothing named
+
+
+def test_the_check_names_the_extra_a_derivation_needs(capsys, bare: Path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "xlrd", None)  # as if it were not installed
+    line = one_error(capsys, ["datasets", "check", "credit_card", "covtype"])
+    assert "datasets fetch credit_card covtype`" in line
+    assert 'Deriving credit_card needs xlrd: pip install "dpkmeans[xls]".' in line
+    assert "Deriving covtype" not in line
 
 
 def test_the_makefile_checks_the_books_data_before_any_chapter_runs() -> None:
@@ -95,7 +112,8 @@ def test_list_says_what_is_missing_and_how_to_get_it(capsys, bare: Path, monkeyp
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("missing: blood (transfusion.data)")
     assert "`python -m dpkmeans datasets fetch blood adult" in last
-    assert REG.dataset("credit_card").file.sha256 in last
+    assert " credit_card " in last and " covtype " in last
+    assert REG.dataset("marketing_campaign").file.sha256 in last
     monkeypatch.setenv("DPKMEANS_DATA", str(bare / "nowhere"))
     assert main(["datasets", "list"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
@@ -112,12 +130,16 @@ def test_a_data_folder_that_does_not_exist_is_reported(bare: Path, monkeypatch) 
 
 
 def test_the_credit_card_message_names_the_csvs_sha256(capsys, bare: Path) -> None:
+    """Offline, `fetch credit_card` says the file is derived from the UCI .xls and how, with
+    the CSV's sha256 as the one checked; so does ensure_file, which does not derive."""
     spec = REG.dataset("credit_card")
     line = one_error(capsys, ["datasets", "fetch", "credit_card"])
-    assert f"with sha256 {spec.file.sha256}" in line
-    assert "sha256 above" not in line and "not the .xls's" in line
-    with pytest.raises(DataFileMissingError, match=spec.file.sha256):
+    assert "downloads are off" in line and spec.original.url in line
+    assert f"derived from its public original {spec.original.name}" in line
+    assert f"checks its sha256 {spec.file.sha256}" in line and "sha256 above" not in line
+    with pytest.raises(DataFileMissingError, match=spec.file.sha256) as info:
         ensure_file(spec, spec.file, download=False)
+    assert "not the .xls's" in str(info.value)
 
 
 def test_fetch_of_a_bundled_set_says_it_is_bundled(capsys, bare: Path) -> None:

@@ -271,6 +271,54 @@ def test_malformed_registry_fails_loudly(path: tuple[Any, ...], value: Any, mess
         Registry.from_dict(raw)
 
 
+def _derived() -> dict[str, Any]:
+    """The minimal registry, its file derived from a gzipped original by ``first_records``."""
+    raw = copy.deepcopy(_minimal())
+    toy = raw["datasets"]["toy"]
+    toy["file"] = {"name": "toy.csv", "sha256": "0" * 64, "bytes": 20, "no_url_reason": "derived"}
+    toy["full_file"] = {"name": "toy.gz", "sha256": "1" * 64, "url": "http://127.0.0.1/toy.gz",
+                        "compression": "gzip", "header": "none", "rows": 3}
+    toy["derive"] = {"source": "full_file", "rule": "first_records", "records": 2,
+                     "header": "columns", "line_ending": "\n", "final_newline": False,
+                     "max_download_bytes": 1000}
+    return raw
+
+
+def test_a_derivation_rule_validates() -> None:
+    derive = Registry.from_dict(_derived()).dataset("toy").derive
+    assert derive is not None and derive.source.name == "toy.gz"
+    assert dict(derive.params) == {"records": 2, "header": "columns", "line_ending": "\n",
+                                   "final_newline": False}
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("derive", "source"), "original", "source must name a table"),
+        (("derive", "rule"), "sample", "rule must be one of"),
+        (("derive", "records"), 3, "records = 3 but the dataset has 2 rows"),
+        (("derive", "header"), "none", "header must be \"columns\""),
+        (("derive", "line_ending"), "\r", "line_ending must be"),
+        (("derive", "sheet"), 0, "unknown keys \\['sheet'\\]"),
+        (("derive", "max_download_bytes"), 0, "max_download_bytes must be > 0"),
+        (("full_file", "url"), "", "has no url"),
+        (("file", "bytes"), None, "needs file.bytes"),
+    ],
+)
+def test_a_malformed_derivation_rule_fails_loudly(path: tuple[str, str], value: Any,
+                                                   message: str) -> None:
+    raw = _derived()
+    table = raw["datasets"]["toy"][path[0]]
+    if value is None:
+        del table[path[1]]
+    else:
+        table[path[1]] = value
+    if path == ("full_file", "url"):
+        table["no_url_reason"] = "none"
+    with pytest.raises(RegistryError, match=message):
+        Registry.from_dict(raw)
+
+
 def test_registry_file_errors(tmp_path: Path) -> None:
     with pytest.raises(RegistryError, match="does not exist"):
         Registry.from_toml(tmp_path / "absent.toml")

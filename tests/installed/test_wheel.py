@@ -44,7 +44,7 @@ ALLOWED = {"dpkmeans", "numpy", "scipy", "scikit-learn", "pandas", "joblib", "th
 FORBIDDEN = {"numba", "llvmlite", "dask", "distributed", "pyarrow", "cvxpy", "clarabel",
              "matplotlib", "seaborn", "kmodes", "diffprivlib", "jupyter-book", "sphinx",
              "papermill", "nbconvert", "ipykernel", "jupytext", "pytest", "hypothesis",
-             "nbval", "selenium", "linkchecker", "pyyaml", "tqdm", "build"}
+             "nbval", "selenium", "linkchecker", "pyyaml", "tqdm", "build", "xlrd", "xlwt"}
 IMPORT_LIMIT_S = 1.0
 #: A wheel built beforehand, tested instead of a fresh build (the release workflow sets it).
 WHEEL_ENV = "DPKMEANS_WHEEL"

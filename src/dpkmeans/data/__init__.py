@@ -5,7 +5,8 @@
 >>> ds.X.shape, ds.n_clipped                                 # doctest: +SKIP
 
 Modules, one job each: :mod:`~dpkmeans.data.registry` (data/datasets.toml),
-:mod:`~dpkmeans.data.fetch` (find, verify, download), :mod:`~dpkmeans.data.parse` (read a file),
+:mod:`~dpkmeans.data.fetch` (find, verify, download), :mod:`~dpkmeans.data.derive` (make a file
+from its public original), :mod:`~dpkmeans.data.parse` (read a file),
 :mod:`~dpkmeans.data.loader` (``load``), :mod:`~dpkmeans.data.dataset` (the dataset object),
 :mod:`~dpkmeans.data.scaling` (bounds and clipping), :mod:`~dpkmeans.data.synthetic` (Gaussian
 mixtures), :mod:`~dpkmeans.data.bundled` (scikit-learn's iris, wine and breast cancer),
@@ -19,6 +20,7 @@ from dpkmeans.data.errors import (
     DataError,
     DataFileMissingError,
     DataFormatError,
+    DerivationError,
     DownloadError,
     MissingValuesError,
     PaperColumnError,
@@ -54,6 +56,7 @@ __all__ = [
     "DataFileMissingError",
     "DataFormatError",
     "Dataset",
+    "DerivationError",
     "DownloadError",
     "DroppedRows",
     "GaussianMixture",

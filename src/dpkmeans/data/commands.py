@@ -7,6 +7,7 @@ import argparse
 import math
 import textwrap
 
+from dpkmeans.data.derive import derivable, derivation_text, fetch_target, obtain_file
 from dpkmeans.data.errors import DataError
 from dpkmeans.data.fetch import (
     DATA_ENV,
@@ -16,7 +17,6 @@ from dpkmeans.data.fetch import (
     dataset_files,
     default_data_home,
     downloads_allowed,
-    ensure_file,
     put_it_here,
 )
 from dpkmeans.data.needs import book_datasets, missing_datasets, missing_message, require_datasets
@@ -60,9 +60,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     p.set_defaults(func=_cmd_verify)
 
-    p = sub.add_parser("fetch", help="download datasets into --data-home or the default folder")
+    p = sub.add_parser(
+        "fetch", help="download datasets (or derive them from their public originals)",
+        description="Download each dataset's file into --data-home or the default folder, "
+        "checking its sha256; a file the registry makes from a public original (credit_card, "
+        "covtype's sample) is derived from it, both sha256 checked. A dataset with no public "
+        "address (marketing_campaign) is an error that says where it comes from and what to "
+        "use instead.")
     p.add_argument("names", nargs="+", metavar="NAME")
     p.add_argument("--data-home", help="download here instead of the default folder")
+    p.add_argument("--full", action="store_true",
+                   help="the full file where one is recorded (covtype: covtype.data.gz, "
+                   "581012 records) instead of the file the book reads")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds, > 0 (default 60)")
     p.set_defaults(func=_cmd_fetch)
 
@@ -71,7 +80,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="make sure datasets are on disk before a long run (fetching what may be fetched)",
         description="Check that the named datasets (or, with --for-book, those the book's "
         "chapters read as they execute) have a verified file; the missing ones that have a "
-        f"download address are fetched unless ${OFFLINE_ENV} is set. Anything still missing: "
+        "download address are fetched, and those made from a public original derived, unless "
+        f"${OFFLINE_ENV} is set. Anything still missing: "
         "one line saying how to get it, exit 2 (make book runs this first).",
     )
     p.add_argument("names", nargs="*", metavar="NAME")
@@ -167,6 +177,12 @@ def _info_text(spec: DatasetSpec, data_home: str | None) -> str:
         )
         out.append(f"            sha256 {f.sha256}")
         out.append(f"            url    {f.url or '(none) ' + f.no_url_reason}")
+    for label, text in (("origin", derivation_text(spec) if spec.derive else ""),
+                        ("instead", spec.instead)):
+        if text:  # an address is never broken
+            out.append(textwrap.fill(text, 96, initial_indent=f"  {label:<10}",
+                                     subsequent_indent=" " * 12, break_on_hyphens=False,
+                                     break_long_words=False))
     parse = spec.parse
     header = "none" if parse.header is None else f"row {parse.header}"
     out.append(
@@ -206,21 +222,22 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     specs = [reg.dataset(n) for n in args.names if n not in reg.bundled]
     offline = not downloads_allowed(None)
     for spec in specs:
-        files = [spec.full_file] if spec.full_file is not None else [spec.file]
-        for f in files:
-            before = check_file(spec.name, f, args.data_home)
-            if offline and before.status != "ok" and f.url:
-                raise DataError(
-                    f"{spec.name}: {f.name} is not here and downloads are off (${OFFLINE_ENV} is "
-                    f"set): unset ${OFFLINE_ENV} to download it, or copy it (sha256 {f.sha256}) "
-                    f"into {put_it_here(spec.name, args.data_home)} by hand"
-                )
-            loc, _ = ensure_file(
-                spec, f, data_home=args.data_home, download=True, timeout=args.timeout
+        f = (spec.full_file if args.full and spec.full_file is not None
+             else fetch_target(spec) or spec.file)
+        before = check_file(spec.name, f, args.data_home)
+        if offline and before.status != "ok" and f.url:
+            raise DataError(
+                f"{spec.name}: {f.name} is not here and downloads are off (${OFFLINE_ENV} is "
+                f"set): unset ${OFFLINE_ENV} to download it, or copy it (sha256 {f.sha256}) "
+                f"into {put_it_here(spec.name, args.data_home)} by hand"
             )
-            verb = "already present" if before.status == "ok" else "downloaded"
-            print(
-                f"{spec.name}: {f.name} {verb} and verified "
-                f"(sha256 {f.sha256[:12]}...) in {loc.label}"
-            )
+        loc, _ = obtain_file(spec, f, data_home=args.data_home, timeout=args.timeout)
+        if before.status == "ok":
+            verb = "already present"
+        elif spec.derive is not None and derivable(spec, f):
+            verb = f"derived from {spec.derive.source.name}"
+        else:
+            verb = "downloaded"
+        print(f"{spec.name}: {f.name} {verb} and verified (sha256 {f.sha256[:12]}...) in "
+              f"{loc.label}")
     return 0

@@ -9,6 +9,7 @@ __all__ = [
     "DataError",
     "DataFileMissingError",
     "DataFormatError",
+    "DerivationError",
     "DownloadError",
     "MissingValuesError",
     "PaperColumnError",
@@ -43,6 +44,11 @@ class ChecksumMismatchError(DataError):
 
 class DownloadError(DataError):
     """A download failed: HTTP error, network error, or a truncated body."""
+
+
+class DerivationError(DataError):
+    """A file could not be derived from its public original: the original is corrupt,
+    truncated, or not what the registry's rule expects (``dpkmeans.data.derive``)."""
 
 
 class DataFormatError(DataError):

@@ -10,11 +10,15 @@ wrong checksum is an error, never skipped):
    every clone and installed copy;
 4. ``<repo>/data/raw/<name>/`` in a source checkout (ignored by git; files copied there by hand);
 5. a download from the registry address into ``data_home``, else into the user's cache (3.),
-   unless downloads are off (``download=False`` or ``DPKMEANS_OFFLINE=1``).
+   unless downloads are off (``download=False`` or ``DPKMEANS_OFFLINE=1``); a file hosted
+   nowhere but made from a public original is derived from it instead
+   (:mod:`~dpkmeans.data.derive`, which uses the machinery below).
 
 A download goes to a temporary file in the destination folder and is renamed into place only
 after its length and sha256 check out, so a good file is never replaced by a bad one; a failed
-download also removes the folders it created, so it leaves nothing behind.
+download also removes the folders it created, so it leaves nothing behind. A download is
+capped: at the registered size of the file (``bytes``), else at :data:`MAX_DOWNLOAD_BYTES`; a
+server that announces or sends more is refused as the bytes arrive.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import Path
@@ -37,6 +42,7 @@ from dpkmeans.data.registry import DatasetSpec, FileSpec, repo_root
 __all__ = [
     "CACHE_ENV",
     "DATA_ENV",
+    "MAX_DOWNLOAD_BYTES",
     "OFFLINE_ENV",
     "FileStatus",
     "Location",
@@ -45,19 +51,29 @@ __all__ = [
     "data_env_problem",
     "dataset_files",
     "default_data_home",
+    "download_errors",
     "download_file",
+    "download_target",
+    "download_verified",
     "downloads_allowed",
     "ensure_file",
+    "env_note",
     "find_file",
+    "landing",
+    "not_found",
     "put_it_here",
     "search_locations",
     "sha256_file",
     "stream_url",
+    "verified_copy",
 ]
 
 DATA_ENV = "DPKMEANS_DATA"
 CACHE_ENV = "DPKMEANS_CACHE"
 OFFLINE_ENV = "DPKMEANS_OFFLINE"
+#: The cap on a download whose size the registry does not record (a file with ``bytes`` may
+#: not be longer than that): 256 MiB, over twenty times the largest file registered.
+MAX_DOWNLOAD_BYTES = 1 << 28
 _CHUNK = 1 << 20
 
 
@@ -192,6 +208,48 @@ def _mismatch_message(spec_name: str, file: FileSpec, where: str, actual: str) -
     )
 
 
+def verified_copy(
+    name: str, file: FileSpec, data_home: str | os.PathLike[str] | None = None
+) -> tuple[Location, Path] | None:
+    """The first copy of ``file`` on disk, its sha256 checked, or ``None`` when there is none.
+
+    Raises ``ChecksumMismatchError`` (saying what to do) for a copy with the wrong sha256: it is
+    never skipped.
+    """
+    found = find_file(name, file, data_home)
+    if found is None:
+        return None
+    loc, path = found
+    actual = sha256_file(path)
+    if actual != file.sha256:
+        raise ChecksumMismatchError(_mismatch_message(name, file, str(path), actual))
+    return loc, path
+
+
+def not_found(name: str, file: FileSpec, data_home: str | os.PathLike[str] | None = None) -> str:
+    """The start of a "not found" message: the file and every path searched for it."""
+    searched = ", ".join(
+        str(loc.directory / file.name) for loc in search_locations(name, data_home)
+    )
+    return f"dataset {name!r}: file {file.name!r} not found (searched {searched})"
+
+
+def env_note() -> str:
+    """``" " + data_env_problem()`` when ``$DPKMEANS_DATA`` is not a folder, else ``""``: the
+    end of every "not found" message."""
+    problem = data_env_problem()
+    return f" {problem}" if problem else ""
+
+
+def download_target(
+    name: str, file: FileSpec, data_home: str | os.PathLike[str] | None = None
+) -> tuple[Location, Path]:
+    """Where a download (or a derivation) of ``file`` lands: ``data_home/<name>/``, else the
+    user's cache (:func:`default_data_home`)."""
+    root = Location("data_home", Path(data_home)) if data_home is not None else default_data_home()
+    return Location(root.label, root.directory / name), root.directory / name / file.name
+
+
 def ensure_file(
     spec: DatasetSpec,
     file: FileSpec,
@@ -200,52 +258,56 @@ def ensure_file(
     download: bool | None = None,
     timeout: float = 60.0,
 ) -> tuple[Location, Path]:
-    """Return a verified local copy of ``file``, downloading it if allowed and needed."""
-    found = find_file(spec.name, file, data_home)
+    """Return a verified local copy of ``file``, downloading it if allowed and needed.
+
+    A file with no download address is an error that says where it comes from, where to put
+    it and, where the registry says, what to use instead; :func:`dpkmeans.data.derive.obtain_file`
+    also derives a file that the registry makes from a public original.
+    """
+    found = verified_copy(spec.name, file, data_home)
     if found is not None:
-        loc, path = found
-        actual = sha256_file(path)
-        if actual != file.sha256:
-            raise ChecksumMismatchError(_mismatch_message(spec.name, file, str(path), actual))
-        return loc, path
-    searched = ", ".join(
-        str(loc.directory / file.name) for loc in search_locations(spec.name, data_home)
-    )
-    missing = f"dataset {spec.name!r}: file {file.name!r} not found (searched {searched})"
-    note = f" {data_env_problem()}" if data_env_problem() else ""
+        return found
+    missing = not_found(spec.name, file, data_home)
     if not file.url:
+        instead = f" What to use instead: {spec.instead}" if spec.instead else ""
         raise DataFileMissingError(
-            f"{missing} and it has no download address: put it in "
-            f"{put_it_here(spec.name, data_home)} with sha256 {file.sha256}. "
-            f"{file.no_url_reason}{note}"
+            f"{missing} and it has no public download address. {file.no_url_reason} Put it in "
+            f"{put_it_here(spec.name, data_home)} with sha256 {file.sha256}.{instead}{env_note()}"
         )
     if not downloads_allowed(download):
         raise DataFileMissingError(
             f"{missing} and downloads are off (download=False or ${OFFLINE_ENV}). Fix: set "
             f"${DATA_ENV} to a folder holding {spec.name}/{file.name} (e.g. ../shared/data), or "
-            f"run `python -m dpkmeans datasets fetch {spec.name}` with network access.{note}"
+            f"run `python -m dpkmeans datasets fetch {spec.name}` with network access.{env_note()}"
         )
-    target_root = (
-        Location("data_home", Path(data_home)) if data_home is not None else default_data_home()
-    )
-    dest = target_root.directory / spec.name / file.name
-    download_file(file.url, dest, file.sha256, timeout=timeout, dataset=spec.name)
-    return Location(target_root.label, dest.parent), dest
+    location, dest = download_target(spec.name, file, data_home)
+    cap = file.bytes if file.bytes is not None else MAX_DOWNLOAD_BYTES
+    download_file(file.url, dest, file.sha256, timeout=timeout, dataset=spec.name, max_bytes=cap)
+    return location, dest
 
 
-def stream_url(url: str, out: BinaryIO, *, timeout: float = 60.0,
-               label: str = "") -> tuple[str, int]:
-    """Write the body of ``url`` to ``out``; returns its sha256 and its size. A body shorter
-    than its Content-Length raises ``DownloadError``; HTTP and network errors propagate."""
+def stream_url(url: str, out: BinaryIO, *, timeout: float = 60.0, label: str = "",
+               max_bytes: int | None = None) -> tuple[str, int]:
+    """Write the body of ``url`` to ``out``; returns its sha256 and its size.
+
+    A body shorter than its Content-Length, or longer than ``max_bytes`` (announced or
+    received: reading stops at the cap), raises ``DownloadError``; HTTP and network errors
+    propagate.
+    """
     h = hashlib.sha256()
     received = 0
     request = urllib.request.Request(url, headers={"User-Agent": "dpkmeans-data"})
     with urllib.request.urlopen(request, timeout=timeout) as resp:
         length = resp.headers.get("Content-Length")
+        if max_bytes is not None and length is not None and length.isdigit() \
+                and int(length) > max_bytes:
+            raise _too_large(label or url, url, max_bytes, f"announces {length} bytes")
         while chunk := resp.read(_CHUNK):
+            received += len(chunk)
+            if max_bytes is not None and received > max_bytes:
+                raise _too_large(label or url, url, max_bytes, f"sent more than {max_bytes}")
             h.update(chunk)
             out.write(chunk)
-            received += len(chunk)
     if length is not None and received != int(length):
         raise DownloadError(
             f"download of {label or url!r} from {url} is truncated: received {received} of "
@@ -254,18 +316,44 @@ def stream_url(url: str, out: BinaryIO, *, timeout: float = 60.0,
     return h.hexdigest(), received
 
 
-def download_file(
-    url: str,
-    dest: str | os.PathLike[str],
-    sha256: str,
-    *,
-    timeout: float = 60.0,
-    dataset: str = "",
-) -> Path:
-    """Download ``url`` to ``dest`` atomically; check the length and the sha256 before renaming.
-    On any failure the partial file and every folder this call created are removed."""
+def _too_large(label: str, url: str, max_bytes: int, what: str) -> DownloadError:
+    return DownloadError(
+        f"download of {label!r} from {url} refused: the server {what} bytes, over the cap of "
+        f"{max_bytes} bytes for this file. Nothing was written. The address may serve "
+        "something else now: check it in data/datasets.toml, or copy a verified file by hand."
+    )
+
+
+@contextlib.contextmanager
+def download_errors(label: str, url: str) -> Iterator[None]:
+    """Turn an HTTP or network error of a download of ``url`` into a one-line
+    ``DownloadError`` that says what to do."""
+    try:
+        yield
+    except urllib.error.HTTPError as exc:
+        raise DownloadError(
+            f"download of {label!r} failed: HTTP {exc.code} {exc.reason} for {url}. The address in "
+            "data/datasets.toml may have moved; find the file on the dataset's page and copy it "
+            "by hand."
+        ) from exc
+    except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as exc:
+        raise DownloadError(
+            f"download of {label!r} from {url} failed: {exc}. Check the network (or work "
+            "offline by "
+            f"setting ${DATA_ENV} to a folder with the verified files)."
+        ) from exc
+
+
+@contextlib.contextmanager
+def landing(dest: str | os.PathLike[str], label: str) -> Iterator[Path]:
+    """A temporary file beside ``dest``, renamed to ``dest`` when the block ends normally.
+
+    The block writes the temporary file (and checks it). If the block raises, the temporary
+    file and every folder created for it are removed, so a good ``dest`` is never replaced by
+    a bad file and a failure leaves nothing behind. A folder that cannot be written is a
+    ``DownloadError`` that says what to do.
+    """
     dest = Path(dest)
-    label = dataset or dest.name
     # The folders that do not exist yet, deepest first: removed again unless the file lands.
     created = list(takewhile(lambda p: not p.exists(), (dest.parent, *dest.parent.parents)))
     tmp: Path | None = None
@@ -281,32 +369,11 @@ def download_file(
                 f"cannot write the download of {label!r} into {dest.parent}: {exc.strerror}. "
                 f"Fix: pass a writable data_home (--data-home) or set ${CACHE_ENV}."
             ) from exc
+        os.close(fd)
         tmp = Path(tmp_name)
-        with os.fdopen(fd, "wb") as out:
-            actual, received = stream_url(url, out, timeout=timeout, label=label)
-        if actual != sha256:
-            raise ChecksumMismatchError(
-                f"the file downloaded for {label!r} from {url} is not the registered one: expected "
-                f"sha256 {sha256}, got {actual} ({received} bytes). Nothing was written. "
-                "The server "
-                "may serve a changed or corrupt file: check the address in data/datasets.toml, or "
-                "copy a verified file by hand."
-            )
+        yield tmp
         os.replace(tmp, dest)
         done = True
-        return dest
-    except urllib.error.HTTPError as exc:
-        raise DownloadError(
-            f"download of {label!r} failed: HTTP {exc.code} {exc.reason} for {url}. The address in "
-            "data/datasets.toml may have moved; find the file on the dataset's page and copy it "
-            "by hand."
-        ) from exc
-    except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as exc:
-        raise DownloadError(
-            f"download of {label!r} from {url} failed: {exc}. Check the network (or work "
-            "offline by "
-            f"setting ${DATA_ENV} to a folder with the verified files)."
-        ) from exc
     finally:
         if not done:
             if tmp is not None:
@@ -314,3 +381,43 @@ def download_file(
             for folder in created:
                 with contextlib.suppress(OSError):  # not empty (another download) or gone
                     folder.rmdir()
+
+
+def download_verified(url: str, out: BinaryIO, sha256: str, *, timeout: float = 60.0,
+                      label: str = "", max_bytes: int | None = None) -> int:
+    """Write the body of ``url`` to ``out`` and check its sha256; returns its size.
+
+    Raises ``DownloadError`` (HTTP or network error, a truncated body, a body over
+    ``max_bytes``) or ``ChecksumMismatchError`` (a body that is not the registered file).
+    """
+    with download_errors(label or url, url):
+        actual, received = stream_url(url, out, timeout=timeout, label=label,
+                                      max_bytes=max_bytes)
+    if actual != sha256:
+        raise ChecksumMismatchError(
+            f"the file downloaded for {label or url!r} from {url} is not the registered one: "
+            f"expected sha256 {sha256}, got {actual} ({received} bytes). Nothing was written. "
+            "The server "
+            "may serve a changed or corrupt file: check the address in data/datasets.toml, or "
+            "copy a verified file by hand."
+        )
+    return received
+
+
+def download_file(
+    url: str,
+    dest: str | os.PathLike[str],
+    sha256: str,
+    *,
+    timeout: float = 60.0,
+    dataset: str = "",
+    max_bytes: int | None = None,
+) -> Path:
+    """Download ``url`` to ``dest`` atomically; check the length and the sha256 before renaming.
+    On any failure the partial file and every folder this call created are removed. A body
+    over ``max_bytes`` is refused as it arrives."""
+    dest = Path(dest)
+    label = dataset or dest.name
+    with landing(dest, label) as tmp, open(tmp, "wb") as out:
+        download_verified(url, out, sha256, timeout=timeout, label=label, max_bytes=max_bytes)
+    return dest

@@ -1,9 +1,11 @@
 """``load(name, paper=...)``: one way in to every dataset of the book.
 
 The steps, each reported in the returned dataset's provenance: find and verify the file
-(:mod:`~dpkmeans.data.fetch`), parse it (:mod:`~dpkmeans.data.parse`), drop malformed rows
-(only where the registry allows it), apply the paper's own row filters, handle missing values,
-select the paper's columns, and optionally rescale by public (or, with a warning, data) bounds.
+(:mod:`~dpkmeans.data.fetch`, or derive it from its public original where the registry has a
+rule, :mod:`~dpkmeans.data.derive`), parse it (:mod:`~dpkmeans.data.parse`), drop malformed
+rows (only where the registry allows it), apply the paper's own row filters, handle missing
+values, select the paper's columns, and optionally rescale by public (or, with a warning,
+data) bounds.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import pandas as pd
 
 from dpkmeans.data.bundled import load_bundled
 from dpkmeans.data.dataset import Dataset, DroppedRows, Provenance
+from dpkmeans.data.derive import derivable, obtain_file
 from dpkmeans.data.errors import DataFormatError, MissingValuesError, PaperColumnError
-from dpkmeans.data.fetch import ensure_file, find_file
+from dpkmeans.data.fetch import find_file
 from dpkmeans.data.generated import load_generated
 from dpkmeans.data.parse import RawTable, category_codes, filter_mask, read_raw
 from dpkmeans.data.registry import (
@@ -91,10 +94,11 @@ def _choose_file(
         return spec.full_file, False
     if variant == "sample":
         return spec.file, spec.sample
-    # auto: a full file on disk wins; else the sample on disk; else download the full file.
+    # auto: a full file on disk wins; else the sample on disk; else the sample derived from the
+    # full file, where the registry has the rule (covtype); else download the full file.
     if find_file(spec.name, spec.full_file, data_home) is not None:
         return spec.full_file, False
-    if find_file(spec.name, spec.file, data_home) is not None:
+    if find_file(spec.name, spec.file, data_home) is not None or derivable(spec):
         return spec.file, spec.sample
     return spec.full_file, False
 
@@ -165,7 +169,8 @@ def load(
         (``"drop"``), raise ``MissingValuesError`` (``"raise"``), or stay as NaN / code -1
         (``"keep"``).
     data_home, download, variant : see :mod:`dpkmeans.data.fetch`; ``variant`` picks covtype's
-        sample or full file.
+        sample or full file (``"auto"``: the full file when it is on disk, else the sample,
+        derived from the full file when it is missing; ``"full"`` downloads the full file).
     """
     if bounds not in ("public", "paper"):
         raise ValueError(f"bounds must be 'public' or 'paper', got {bounds!r}")
@@ -258,7 +263,7 @@ def _load_registered(
     use = _paper_use(reg, spec, paper)
     chosen, target_in_x = select_columns(spec, use, columns)
     file, is_sample = _choose_file(spec, variant, data_home)
-    location, path = ensure_file(spec, file, data_home=data_home, download=download)
+    location, path = obtain_file(spec, file, data_home=data_home, download=download)
     raw = read_raw(spec, path, file)
     expected_rows = file.rows if file.rows is not None else spec.rows
     if len(raw.frame) != expected_rows:

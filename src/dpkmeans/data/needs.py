@@ -2,9 +2,10 @@
 
 A sweep, ``reproduce`` or the book's build reads its datasets cell by cell, minutes after it
 starts; a missing file then ended the run with a traceback from inside a notebook. The
-commands call :func:`require_datasets` first: the files that are missing and can be downloaded
-are fetched now (unless downloads are off, ``$DPKMEANS_OFFLINE``), and anything still missing
-stops the command with one line that names each file and how to get it.
+commands call :func:`require_datasets` first: the files that are missing and can be downloaded,
+or derived from a public original (:mod:`~dpkmeans.data.derive`), are fetched now (unless
+downloads are off, ``$DPKMEANS_OFFLINE``), and anything still missing stops the command with
+one line that names each file and how to get it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
+from dpkmeans.data.derive import fetch_target, missing_requirement, obtain_file
 from dpkmeans.data.errors import DataFileMissingError
 from dpkmeans.data.fetch import (
     OFFLINE_ENV,
@@ -20,7 +22,6 @@ from dpkmeans.data.fetch import (
     data_env_problem,
     dataset_files,
     downloads_allowed,
-    ensure_file,
     put_it_here,
 )
 from dpkmeans.data.registry import DatasetSpec, Registry, get_registry
@@ -62,12 +63,14 @@ def missing_datasets(
         statuses = [check_file(spec.name, f, data_home) for f in dataset_files(spec)]
         if not _usable(statuses):
             bad = [s for s in statuses if s.status == "mismatch"]
-            out.append(bad[0] if bad else statuses[-1])  # the full file, where recorded
+            fetched = fetch_target(spec) or spec.file  # covtype: the sample, derived
+            out.append(bad[0] if bad else next(s for s in statuses if s.file == fetched))
     return out
 
 
 def _fetchable(spec: DatasetSpec) -> bool:
-    return bool((spec.full_file or spec.file).url)
+    """Whether ``datasets fetch`` can get the dataset: a download, or a derivation."""
+    return fetch_target(spec) is not None
 
 
 def missing_message(purpose: str, statuses: Sequence[FileStatus], *,
@@ -87,10 +90,15 @@ def missing_message(purpose: str, statuses: Sequence[FileStatus], *,
         off = (f" (downloads are off: unset ${OFFLINE_ENV} first)"
                if not downloads_allowed(None) else "")
         parts.append(f"Get them with `python -m dpkmeans datasets fetch {' '.join(fetch)}`{off}.")
+        parts += [need for need in (missing_requirement(specs[n]) for n in fetch) if need]
     for s in by_hand:
-        parts.append(f"{s.dataset} has no download address: put {s.file.name!r} (sha256 "
-                     f"{s.file.sha256}) in {put_it_here(s.dataset, data_home)}; "
-                     f"`python -m dpkmeans datasets info {s.dataset}` says how to make it.")
+        spec = specs[s.dataset]
+        parts.append(f"{s.dataset} has no public download address (it comes from {spec.page}): "
+                     f"put {s.file.name!r} (sha256 {s.file.sha256}) in "
+                     f"{put_it_here(s.dataset, data_home)}; `python -m dpkmeans datasets info "
+                     f"{s.dataset}` says how to get it.")
+        if spec.instead:
+            parts.append(f"Instead: {spec.instead}")
     for s in corrupt:
         parts.append(f"{s.dataset}'s {s.file.name} in {s.location} has the wrong sha256 "
                      f"(expected {s.file.sha256}): replace it (`python -m dpkmeans datasets "
@@ -116,8 +124,8 @@ def require_datasets(
     names : registry dataset names (repeats are ignored).
     purpose : what needs them, for the message ("`reproduce --only silhouette`").
     data_home : an extra folder searched first, as :func:`dpkmeans.data.load`'s.
-    download : fetch the missing files that have a download address now (default: unless
-        ``$DPKMEANS_OFFLINE`` is set).
+    download : fetch the missing files that have a download address, or derive those made from
+        a public original, now (default: unless ``$DPKMEANS_OFFLINE`` is set).
     registry : the registry (default :func:`dpkmeans.data.get_registry`).
 
     Raises
@@ -126,6 +134,8 @@ def require_datasets(
         One line naming every file still missing (or with a wrong sha256) and how to get it.
     DownloadError
         A download failed (one line).
+    DerivationError, ChecksumMismatchError, MissingExtraError
+        A derivation failed, or needs an extra that is not installed (one line).
     """
     reg = registry if registry is not None else get_registry()
     names = list(dict.fromkeys(names))
@@ -133,9 +143,9 @@ def require_datasets(
     if downloads_allowed(download):
         for status in [p for p in problems if p.status == "missing"]:
             spec = reg.dataset(status.dataset)
-            if _fetchable(spec):
-                ensure_file(spec, spec.full_file or spec.file, data_home=data_home,
-                            download=True)
+            target = fetch_target(spec)
+            if target is not None:
+                obtain_file(spec, target, data_home=data_home, download=True)
         problems = missing_datasets(names, data_home=data_home, registry=reg)
     if problems:
         raise DataFileMissingError(

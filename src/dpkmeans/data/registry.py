@@ -29,6 +29,7 @@ __all__ = [
     "BundledSpec",
     "ColumnSpec",
     "DatasetSpec",
+    "DeriveSpec",
     "FileSpec",
     "GeneratedSpec",
     "PaperSpec",
@@ -47,6 +48,15 @@ COLUMN_KINDS = ("numeric", "categorical", "date", "id", "empty")
 FEATURE_KINDS = ("numeric", "categorical", "date")
 FILTER_OPS = ("missing", "<", "<=", ">", ">=", "==", "!=")
 MATCH_VALUES = ("exact", "interpreted", "mismatch", "unknown")
+#: The rules that make a dataset's file from its public original (:mod:`dpkmeans.data.derive`),
+#: each with its own parameters (beyond ``line_ending`` and ``final_newline``) and their types.
+DERIVE_RULES: dict[str, dict[str, type]] = {
+    "xls_to_csv": {"sheet": int, "bom": bool},
+    "first_records": {"records": int, "header": str},
+}
+#: The tables of a dataset entry that can hold the original a file is derived from.
+DERIVE_SOURCES = ("original", "full_file")
+LINE_ENDINGS = ("\n", "\r\n")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _TEMPLATE = re.compile(r"\{i\}")
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -85,6 +95,23 @@ class FileSpec:
     rows: int | None = None
     header: int | Literal["inherit"] | None = "inherit"
     compression: str | None = None
+
+
+@dataclass(frozen=True)
+class DeriveSpec:
+    """How a dataset's file is made from a public original (``[datasets.<name>.derive]``).
+
+    ``source`` is the original (the entry's ``original`` or ``full_file`` table, named by
+    ``source_table``); ``rule`` and ``params`` say how :mod:`dpkmeans.data.derive` converts or
+    samples it; ``max_download_bytes`` caps the download of the original (a limit, not its
+    size). The derived file must then have the entry's ``file.sha256``.
+    """
+
+    source: FileSpec
+    source_table: str
+    rule: str
+    params: Mapping[str, Any]
+    max_download_bytes: int
 
 
 @dataclass(frozen=True)
@@ -164,6 +191,8 @@ class DatasetSpec:
     parse: ParseSpec
     columns: tuple[ColumnSpec, ...]
     papers: Mapping[str, PaperUse]
+    derive: DeriveSpec | None = None
+    instead: str = ""
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -652,8 +681,11 @@ def _parse_dataset(name: str, t: Mapping[str, Any], papers: Mapping[str, PaperSp
         raise RegistryError(f'registry: {w}.on_malformed must be "raise" or "drop"')
     optional = {
         k: _parse_file(_table(t[k], f"{w}.{k}"), f"{w}.{k}") if k in t else None
-        for k in ("full_file", "original")
+        for k in DERIVE_SOURCES
     }
+    file = _parse_file(_table(_get(t, "file", Mapping, w), f"{w}.file"), f"{w}.file")
+    derive = (_parse_derive(_table(t["derive"], f"{w}.derive"), f"{w}.derive", file, optional,
+                            rows=_get(t, "rows", int, w)) if "derive" in t else None)
     return DatasetSpec(
         name=name,
         title=_get(t, "title", str, w),
@@ -670,13 +702,56 @@ def _parse_dataset(name: str, t: Mapping[str, Any], papers: Mapping[str, PaperSp
         sample=_get(t, "sample", bool, w, False),
         on_malformed=on_malformed,  # type: ignore[arg-type]
         quirks=tuple(_get(t, "quirks", list, w, [])),
-        file=_parse_file(_table(_get(t, "file", Mapping, w), f"{w}.file"), f"{w}.file"),
+        file=file,
         full_file=optional["full_file"],
         original=optional["original"],
         parse=parse,
         columns=columns,
         papers=MappingProxyType(uses),
+        derive=derive,
+        instead=_get(t, "instead", str, w, ""),
     )
+
+
+def _parse_derive(t: Mapping[str, Any], where: str, file: FileSpec,
+                  sources: Mapping[str, FileSpec | None], *, rows: int) -> DeriveSpec:
+    """A ``derive`` table: its source table must exist and have an address, the rule must be
+    known, and its parameters complete and of the right types (no other key is accepted)."""
+    table_name = _get(t, "source", str, where)
+    source = sources.get(table_name)
+    if source is None:
+        raise RegistryError(f"registry: {where}.source must name a table of the entry "
+                            f"({' or '.join(DERIVE_SOURCES)}), got {table_name!r}")
+    if not source.url:
+        raise RegistryError(f"registry: {where}: the original ({table_name}) has no url")
+    if file.bytes is None:
+        raise RegistryError(f"registry: {where}: a derived file needs file.bytes (the limit of "
+                            "what the rule may write)")
+    rule = _get(t, "rule", str, where)
+    if rule not in DERIVE_RULES:
+        raise RegistryError(f"registry: {where}.rule must be one of {tuple(DERIVE_RULES)}, "
+                            f"got {rule!r}")
+    kinds = {"line_ending": str, "final_newline": bool, **DERIVE_RULES[rule]}
+    extra = sorted(set(t) - set(kinds) - {"source", "rule", "max_download_bytes"})
+    if extra:
+        raise RegistryError(f"registry: {where}: unknown keys {extra} for the rule {rule!r}")
+    params = {key: _get(t, key, kind, where) for key, kind in kinds.items()}
+    if params["line_ending"] not in LINE_ENDINGS:
+        raise RegistryError(f'registry: {where}.line_ending must be "\\n" or "\\r\\n"')
+    if rule == "xls_to_csv" and params["sheet"] < 0:
+        raise RegistryError(f"registry: {where}.sheet must be >= 0 (0 is the first sheet)")
+    if rule == "first_records":
+        if params["records"] != rows:
+            raise RegistryError(f"registry: {where}.records = {params['records']} but the "
+                                f"dataset has {rows} rows")
+        if params["header"] != "columns":
+            raise RegistryError(f'registry: {where}.header must be "columns" (the schema\'s '
+                                "column names)")
+    limit = _get(t, "max_download_bytes", int, where)
+    if limit <= 0:
+        raise RegistryError(f"registry: {where}.max_download_bytes must be > 0")
+    return DeriveSpec(source=source, source_table=table_name, rule=rule,
+                      params=MappingProxyType(params), max_download_bytes=limit)
 
 
 def _parse_bundled(name: str, t: Mapping[str, Any]) -> BundledSpec:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from dpkmeans.data.derive import rule_text
 from dpkmeans.data.fetch import FileStatus, check_file, dataset_files
 from dpkmeans.data.registry import ColumnSpec, DatasetSpec, Registry, get_registry
 
@@ -19,6 +20,7 @@ __all__ = [
     "format_markdown",
     "format_number",
     "format_text",
+    "obtain_frame",
     "papers_frame",
     "status_label",
 ]
@@ -68,6 +70,29 @@ def availability_frame(
                 "found in": st.location or "-",
             }
         )
+    return pd.DataFrame(rows)
+
+
+def obtain_frame(registry: Registry | None = None) -> pd.DataFrame:
+    """One row per dataset: how a reader obtains its file. ``how`` is ``downloaded`` (from the
+    address ``from``), ``derived`` (from the public original at ``from``, by the rule in
+    ``detail``) or ``no public address`` (``from``: where it comes from; ``detail``: what to use
+    instead). Every file's sha256 is checked whichever way it comes."""
+    reg = registry if registry is not None else get_registry()
+    rows = []
+    for spec in reg.datasets.values():
+        if spec.derive is not None:
+            how, source = "derived", spec.derive.source.url
+            detail = rule_text(spec)
+        elif spec.file.url:
+            how, source, detail = "downloaded", spec.file.url, "as published"
+        else:
+            how, source, detail = "no public address", spec.page, spec.instead or "-"
+        if spec.full_file is not None and spec.full_file.url:
+            detail += (f"; the full file ({spec.full_file.name}) is downloaded with "
+                       "variant='full' or `datasets fetch --full`")
+        rows.append({"dataset": spec.name, "file": spec.file.name, "how": how,
+                     "from": source, "detail": detail})
     return pd.DataFrame(rows)
 
 

@@ -61,7 +61,8 @@ __all__ = [
 ]
 
 #: The paper's datasets (Table 1) and the k used here: the number of classes (the paper states
-#: no k). covtype is the registry's 10,000-row sample; the loader fetches the full file.
+#: no k). covtype is the registry's 10,000-row sample; the loader derives it from the full
+#: file when it is missing.
 PAPER_DATASETS: dict[str, int] = {"blood": 2, "abalone": 3, "magic": 2, "covtype": 7}
 #: The paper's epsilon values are lost with its figures; this grid spans 0.05 to 5.
 EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
