@@ -1068,6 +1068,15 @@ glue("ch9_demo_ratio", f"{ratio_ledger:.3f}", display=False)
 # unrelated); and squared NICV, the k-means cost per record ({prf:ref}`def-nicv`). Four
 # datasets (`dpkmeans.papers.colored.study.DATASETS`):
 #
+# ```{note}
+# The Marketing Campaign file has no public download address: it comes from Kaggle
+# ("Customer Personality Analysis", CC0), whose downloads need an account, so the library
+# cannot fetch it, and {doc}`90_datasets` says how to place it by hand. This chapter needs no
+# file: it plots the committed results of its sweep (`data/results/colored.csv`). Without
+# the file, the sweep's two Gaussian-mixture cases still run
+# (`python -m dpkmeans sweep notebooks/sweeps/colored.yaml --smoke` runs `mixture_d2` alone).
+# ```
+#
 # - **Marketing, scaled**: every attribute's public range mapped onto $[-1, 1]$, so the box
 #   is a cube;
 # - **Marketing, own units**: the same data in its own relative units (one common factor
