@@ -191,7 +191,8 @@ browser-checks: $(STAMP)
 	  $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null \
 	    || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) >/dev/null; }; \
 	fi
-	$(PYTEST) -q -p no:cacheprovider tests/browser tests/book/test_built_prose.py
+	$(PYTEST) -q -p no:cacheprovider tests/browser tests/book/test_built_prose.py \
+	  tests/book/test_built_launch.py
 	@tmp=$$(mktemp -d /tmp/linkcheck.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT \
 	  && cp -RL _build/html "$$tmp/html" && chmod -R a+rX "$$tmp" \
 	  && echo "LinkChecker: a readable copy of _build/html in $$tmp" \

@@ -39,6 +39,29 @@
 # from it: DPLloyd, the textbook private Lloyd {cite}`blum2005sulq,mcsherry2009pinq`, and
 # DPLloyd-Impr, its improved version.
 
+# %% tags=["remove-cell", "launch"]
+# Colab, or any Jupyter without the library: this cell installs `dpkmeans` from
+# the book's repository (a few minutes). Where the library is installed already
+# (`make install`, Binder), it does nothing. A chapter downloads the papers'
+# datasets it reads from UCI the first time. How it works: docs/launch.md.
+import importlib.util
+import runpy
+import subprocess
+from pathlib import Path
+
+if importlib.util.find_spec("dpkmeans") is None:
+    repository, branch = "", "main"
+    if not repository:
+        raise ModuleNotFoundError(
+            "dpkmeans is not installed, and this notebook names no repository to "
+            "install it from: download the book's source (linked under the chapter's "
+            "title), run `make install` in it and open the notebook there")
+    source = Path("private-kmeans-reproduced").resolve()
+    if not source.is_dir():
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", f"--branch={branch}",
+                        repository, str(source)], check=True)
+    runpy.run_path(str(source / "binder" / "install_library.py"))
+
 # %% tags=["parameters", "hide-input"]
 SEED = 2026  # every random draw below comes from this seed
 RESULTS = "data/results/dplloyd_baselines.csv"  # written by the sweep, see below

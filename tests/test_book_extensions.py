@@ -221,10 +221,16 @@ def _config(url: str = "") -> SimpleNamespace:
                            "notebook_interface": "classic"}})
 
 
-@pytest.mark.parametrize("url, from_env", [("", ""), ("https://example.org/me/book", ""),
-                                           ("", "https://example.org/env/book/")])
+@pytest.mark.parametrize("url, from_env, colab", [
+    ("", "", False),
+    ("https://github.com/me/book", "", True),
+    ("https://github.com/me/book", "https://github.com/me/book/", True),
+    ("", "https://github.com/env/book/", False),  # the notebooks install from no repository
+    ("https://github.com/me/book", "https://github.com/fork/book", False),
+    ("https://gitlab.com/me/book", "", False),  # Colab opens GitHub's notebooks only
+])
 def test_buttons_only_with_a_repository_and_at_the_built_commit(tmp_path, monkeypatch, url,
-                                                                from_env):
+                                                                from_env, colab):
     monkeypatch.setenv(REPOSITORY_ENV, from_env)
     (tmp_path / "SOURCE_COMMIT").write_text("commit: feedface\ntimestamp: 1\nmodified: no\n")
     app, config = SimpleNamespace(srcdir=str(tmp_path)), _config(url)
@@ -234,9 +240,30 @@ def test_buttons_only_with_a_repository_and_at_the_built_commit(tmp_path, monkey
     assert options["repository_url"] == wanted
     assert options["use_repository_button"] is bool(wanted)
     launch = options["launch_buttons"]
+    assert bool(launch["binderhub_url"]) is bool(wanted)
+    assert bool(launch["colab_url"]) is colab
     if wanted:
         assert options["repository_branch"] == "feedface"
-        assert launch["binderhub_url"] and launch["colab_url"]
-    else:
-        assert not launch["binderhub_url"] and not launch["colab_url"]
+        assert app.reader_launch_branch == "main"  # Colab's notebook and library
     assert config.html_static_path and config.html_static_path[0].endswith("static")
+
+
+def test_the_student_edition_shows_no_repository(tmp_path, monkeypatch):
+    """The repository holds the solutions."""
+    monkeypatch.setenv(REPOSITORY_ENV, "https://github.com/me/book")
+    app = SimpleNamespace(srcdir=str(tmp_path), config=SimpleNamespace(hide_solutions=True))
+    config = _config("https://github.com/me/book")
+    repository_buttons(app, config)
+    options = config.html_theme_options
+    assert not options["repository_url"] and not options["use_repository_button"]
+    assert not any(v for k, v in options["launch_buttons"].items() if k.endswith("_url"))
+
+
+def test_thebe_is_refused(tmp_path, monkeypatch):
+    from sphinx.errors import ConfigError
+
+    monkeypatch.setenv(REPOSITORY_ENV, "")
+    config = _config()
+    config.html_theme_options["launch_buttons"]["thebe"] = True
+    with pytest.raises(ConfigError, match="removed cells"):
+        repository_buttons(SimpleNamespace(srcdir=str(tmp_path)), config)

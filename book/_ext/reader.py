@@ -4,9 +4,8 @@
   a screen reader then reads. Every figure of the book has a caption (tests/test_project.py
   checks it), so each image inside a figure gets the caption's text as ``alt`` when it has none
   or only its file name.
-* Scripts: Jupyter Book 1 registers sphinx-thebe's configuration script twice, and its second
-  ``const THEBE_JS_URL`` is a SyntaxError in every page's console; each page keeps one copy of
-  every script.
+* Scripts: each page keeps one copy of every script (an extension registering one twice, as
+  Jupyter Book 1 did with sphinx-thebe's configuration, gives a SyntaxError in the console).
 * MathJax on every page: chapter titles hold math, and the navigation shows them on every page,
   including pages without math of their own (Sphinx loads MathJax only where a page has math).
 * Running a chapter: every notebook page says, under its title, where to download its notebook
@@ -22,8 +21,17 @@
 * The single-page build (``singlehtml``, which the PDF is printed from) writes every node the
   HTML build writes.
 * Repository and launch buttons: shown only when a repository URL is set (``repository.url``
-  in ``_config.yml``, or ``$DPKMEANS_REPOSITORY_URL`` at build time), pointing at the built
-  commit; never a placeholder.
+  in ``_config.yml``, or ``$DPKMEANS_REPOSITORY_URL`` at build time), never in the student
+  edition (the repository holds the solutions), never a placeholder. The repository and Binder
+  buttons point at the built commit (Binder builds it from ``binder/``). The Colab button
+  opens the chapter on the configured branch, whose first cell installs the library from that
+  same branch (``binder/launch_cell.py``); it is shown only when the build's repository is the
+  one ``_config.yml`` names, the one the notebooks' first cell installs from (docs/launch.md).
+* No thebe: Jupyter Book loads sphinx-thebe, which writes into every page a configuration
+  naming a placeholder repository whether or not thebe is used. Thebe's "Live Code" runs only
+  the cells a page shows, and the chapters compute in removed cells, so it cannot run them:
+  the book drops sphinx-thebe's configuration, scripts and style, and refuses
+  ``launch_buttons.thebe``.
 * Reading styles (``static/reader.css``): code in a font small enough for 86-character lines,
   tables that wrap to the column, figures never wider than it; formulas, proof boxes and wide
   tables that scroll inside their own box on a phone.
@@ -40,10 +48,10 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from docutils import nodes
-
 import print_pdf
 import source_archive
+from docutils import nodes
+from sphinx.errors import ConfigError
 
 
 def _is_placeholder(alt: str, uri: str) -> bool:
@@ -200,21 +208,48 @@ def write_source_archive(app: Any, exception: Exception | None) -> None:
 
 #: Set at build time to show the repository and launch buttons for that repository.
 REPOSITORY_ENV = "DPKMEANS_REPOSITORY_URL"
+#: A repository's address as Binder and the theme's buttons take it.
+_REPOSITORY_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[\w.-]+/[\w.-]+")
+#: The only host Colab opens notebooks from.
+_COLAB_HOST = "https://github.com/"
+
+
+def repository_url(value: str, where: str) -> str:
+    """``value`` as a repository's address, ``https://HOST/OWNER/NAME`` without a trailing
+    slash or ``.git``; "" for an empty value. Anything else is a ``ConfigError`` naming
+    ``where`` it was set."""
+    url = value.strip().rstrip("/")
+    url = url[:-4] if url.endswith(".git") else url
+    if url and not _REPOSITORY_URL.fullmatch(url):
+        raise ConfigError(f"{where} is {value!r}, not a repository's address: "
+                          "https://HOST/OWNER/NAME, such as https://github.com/owner/name")
+    return url
 
 
 def repository_buttons(app: Any, config: Any) -> None:
-    """The repository button and the Binder and Colab launch buttons, pointing at the built
-    commit, when a repository URL is set; none of them (and no placeholder URL) otherwise."""
+    """The repository button and the Binder launch button, pointing at the built commit, and
+    the Colab button when the chapters' first cell installs from this repository, all when a
+    repository URL is set and in the full edition; none of them (and no placeholder URL)
+    otherwise."""
     app.reader_commit = source_archive.source_commit(Path(app.srcdir))
     options = dict(config.html_theme_options or {})
-    url = os.environ.get(REPOSITORY_ENV, "").strip() or options.get("repository_url", "")
+    configured = repository_url(options.get("repository_url") or "",
+                                "repository.url in _config.yml")
+    url = repository_url(os.environ.get(REPOSITORY_ENV, ""), f"${REPOSITORY_ENV}") or configured
     launch = dict(options.get("launch_buttons") or {})
-    if url:
+    if launch.get("thebe"):
+        raise ConfigError("launch_buttons.thebe: thebe's Live Code runs only the cells a page "
+                          "shows, and the chapters compute in removed cells; Binder and Colab "
+                          "run the whole notebook")
+    app.reader_launch_branch = options.get("repository_branch") or "main"
+    if url and not _student_edition(app):
         commit = app.reader_commit
-        options["repository_url"] = url.rstrip("/")
+        options["repository_url"] = url
         if commit.id != "unknown" and not commit.modified:
             options["repository_branch"] = commit.id
         options["use_repository_button"] = True
+        if url != configured or not url.startswith(_COLAB_HOST):
+            launch["colab_url"] = ""  # the notebooks' first cell installs from `configured`
     else:
         options["repository_url"] = ""
         options["use_repository_button"] = False
@@ -225,6 +260,38 @@ def repository_buttons(app: Any, config: Any) -> None:
     static = str(Path(__file__).resolve().parent / "static")
     if static not in config.html_static_path:
         config.html_static_path.append(static)
+
+
+def colab_on_branch(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                    doctree: Any) -> None:
+    """The Colab button opens the notebook on the configured branch, not the built commit:
+    its first cell installs the library from that branch, so that the notebook and the
+    library come from one commit (the theme gives every launch button the same revision)."""
+    built = app.config.html_theme_options.get("repository_branch")
+    branch = getattr(app, "reader_launch_branch", None)
+    if not built or not branch or built == branch:
+        return
+    for group in context.get("header_buttons") or []:
+        for button in group.get("buttons") or []:
+            if button.get("text") == "Colab":
+                button["url"] = button["url"].replace(f"/blob/{built}/", f"/blob/{branch}/", 1)
+
+
+#: What sphinx-thebe adds to a build, besides its configuration value.
+_THEBE_MODULE = "sphinx_thebe"
+_THEBE_CSS = "sphinx-thebe.css"
+
+
+def without_thebe(app: Any, config: Any) -> None:
+    """Drop what sphinx-thebe (which Jupyter Book always loads) adds to every page: its
+    configuration naming a placeholder repository, its scripts, its style sheet and its
+    static files. The book offers no thebe button (:func:`repository_buttons`)."""
+    for listeners in list(app.events.listeners.values()):
+        for listener in list(listeners):
+            if getattr(listener.handler, "__module__", "") == _THEBE_MODULE:
+                app.disconnect(listener.id)
+    app.registry.css_files[:] = [(name, attributes) for name, attributes
+                                 in app.registry.css_files if name != _THEBE_CSS]
 
 
 def unique_scripts(app: Any, pagename: str, templatename: str, context: dict[str, Any],
@@ -286,6 +353,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.set_html_assets_policy("always")  # MathJax on every page: titles in the menu hold math
     app.connect("doctree-resolved", caption_as_alt)
     app.connect("config-inited", repository_buttons)
+    app.connect("config-inited", without_thebe)
     app.add_role("source-archive", source_archive_role)
     app.add_role("book-pdf", book_pdf_role)
     app.add_node(_ArchivePlaceholder)
@@ -295,6 +363,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", single_page_handlers)
     app.add_css_file("reader.css")
     app.connect("html-page-context", unique_scripts, priority=900)  # after every other handler
+    app.connect("html-page-context", colab_on_branch, priority=600)  # after the theme's (501)
     app.add_js_file(None, body=_DEFAULT_MODE, priority=100)
     app.add_js_file(None, body=_FULL_SIZE)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
