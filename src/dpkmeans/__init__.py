@@ -3,8 +3,10 @@
 The companion library of the book *Private k-Means, Reproduced*. Every noise draw goes
 through :mod:`dpkmeans.privacy.mechanisms` and is recorded in a :class:`dpkmeans.privacy.accounting.PrivacyLedger`.
 
-The estimators and the ledger are exported here (``from dpkmeans import DPKMeans``) but
-imported on first use, so ``import dpkmeans`` loads neither numpy nor scikit-learn.
+The estimators, the ledger and :func:`~dpkmeans.synthesis.planner.plan` (a fit's noise and
+guarantee previewed from public inputs, before any budget is spent) are exported here
+(``from dpkmeans import DPKMeans``) but imported on first use, so ``import dpkmeans`` loads
+neither numpy nor scikit-learn.
 
 ``dpkmeans.__version__`` is the installed package's version, read from its metadata on first
 use: ``pyproject.toml`` is the one place the version is written (``docs/release.md``).
@@ -20,14 +22,16 @@ _LAZY = {
     "DPKMeans": "dpkmeans.api.estimators",
     "DPKPrototypes": "dpkmeans.api.mixed_estimator",
     "PrivacyLedger": "dpkmeans.privacy.accounting",
+    "plan": "dpkmeans.synthesis.planner",
 }
 
-__all__ = ["DPKMeans", "DPKPrototypes", "PrivacyLedger"]
+__all__ = ["DPKMeans", "DPKPrototypes", "PrivacyLedger", "plan"]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from dpkmeans.api.estimators import DPKMeans
     from dpkmeans.api.mixed_estimator import DPKPrototypes
     from dpkmeans.privacy.accounting import PrivacyLedger
+    from dpkmeans.synthesis.planner import plan
 
     __version__: str
 

@@ -20,6 +20,7 @@ from dpkmeans.data import commands as data_commands
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.extras import extra_of, install_hint
 from dpkmeans.study import rerun, sweep
+from dpkmeans.synthesis import plan_command
 
 __all__ = ["COMMAND_GROUPS", "MOVED_GROUPS", "build_parser", "main", "run"]
 
@@ -28,6 +29,7 @@ COMMAND_GROUPS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # 
     sweep.add_parser,
     reproduce.add_parser,
     rerun.add_parser,
+    plan_command.add_parser,
 )
 
 

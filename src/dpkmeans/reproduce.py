@@ -7,6 +7,8 @@ sweep does); when an experiment's last cell is in, its rows, in the grid's order
 ``data/results/<experiment>.csv`` and the experiment's ledgers are rebuilt from them.
 ``_build/reproduce/state.json`` records each finished experiment and its times, so an
 interrupted reproduction continues where it stopped; ``--restart`` starts again from nothing.
+Once the sweeps are in, the files derived from several experiments' results without a sweep
+(:data:`DERIVED`) are rebuilt; ``--only NAME`` rebuilds one of them alone.
 Ctrl-C stops the run within seconds and keeps the rows of every cell that finished. Before
 anything starts, the data files of every sweep to run are checked (downloaded where allowed):
 a missing one stops the command in one line that says how to get it.
@@ -49,9 +51,11 @@ from dpkmeans.study.sweep import (
     settle_cells,
     versions_string,
 )
+from dpkmeans.synthesis import recommend
 
-__all__ = ["BOOK_EXPERIMENTS", "EXPERIMENTS", "Experiment", "ReproduceInterrupted", "add_parser",
-           "all_experiments", "data_notebooks", "run_reproduce"]
+__all__ = ["BOOK_EXPERIMENTS", "DERIVED", "EXPERIMENTS", "Derived", "Experiment",
+           "ReproduceInterrupted", "add_parser", "all_experiments", "data_notebooks",
+           "run_reproduce"]
 
 
 class ReproduceInterrupted(KeyboardInterrupt):
@@ -92,6 +96,29 @@ BOOK_EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("leaderboard", "12"),
     Experiment("home_ground", "12", needs_data=False),
     Experiment("outside_audit", "12", needs_data=False),
+)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A results file computed from other experiments' committed results, without a sweep:
+    ``build(root)`` writes ``data/results/<name>.csv`` from the files of ``reads``. It runs at
+    the end of a reproduction that ran everything or one of ``reads``, or alone when ``--only``
+    names it."""
+
+    name: str
+    chapter: str
+    reads: tuple[str, ...]
+    build: Callable[[Path], None]
+
+
+def _recommend_validation(root: Path) -> None:
+    recommend.write_validation(root / "data" / "results")
+
+
+#: The derived files: the synthesis chapter's held-out validation of its recommendation.
+DERIVED: tuple[Derived, ...] = (
+    Derived("recommend_validation", "12", recommend.SOURCES, _recommend_validation),
 )
 
 
@@ -171,7 +198,7 @@ def _previous_runtimes(root: Path, name: str) -> dict[str, float]:
 def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None = None,
                   restart: bool = False, experiments: Sequence[Experiment] | None = None,
                   runner=None, say: Callable[[str], None] = print,
-                  progress: bool = True) -> dict:
+                  progress: bool = True, derived: Sequence[Derived] | None = None) -> dict:
     """Run every experiment not yet finished (module docstring); returns the state, with each
     experiment's ``cell_seconds`` (the time its cells took), ``finished_after_s`` (since this
     run started), ``cells`` and finish time, and the run's ``wall_s``. ``experiments`` default
@@ -181,15 +208,22 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     their runtime in the committed results; new cells first): one slow cell no longer leaves a
     core idle at the end of its chapter. Each results file keeps its grid's order, and an
     experiment's ledgers are rebuilt as soon as its last cell is in.
+
+    Then the derived files (``derived``; default :data:`DERIVED` for the book's own
+    experiments, none for ``experiments`` given) are rebuilt: all of them when ``only`` is
+    None, else those ``only`` names or whose inputs it names; ``only`` may name a derived file
+    alone, which rebuilds it from the committed results.
     """
     from tqdm.auto import tqdm
 
     if jobs < 1:
         raise SweepError(f"jobs must be >= 1, got {jobs}")
     root = Path(root).resolve()
+    if derived is None:
+        derived = DERIVED if experiments is None else ()
     if experiments is None:
         experiments = all_experiments()
-    names = [e.name for e in experiments]
+    names = [e.name for e in experiments] + [d.name for d in derived]
     if only is not None and not [name for name in only if name]:
         raise DPKMeansError(f"`only` names no experiment; the book's are {names}")
     unknown = sorted(set(only or ()) - set(names))
@@ -295,6 +329,16 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
         pool.shutdown(wait=False)
         close_warm_kernels()  # the idle ones: a cell still running keeps its kernel
     bar.close()
+    for step in derived:
+        if only and step.name not in only and not set(step.reads) & set(only):
+            continue
+        step.build(root)
+        state.setdefault("derived", {})[step.name] = {
+            "chapter": step.chapter,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        write_text(state_path, json.dumps(state, indent=1))
+        say(f"{step.name} (chapter {step.chapter}): rebuilt from the results of "
+            f"{', '.join(step.reads)} -> data/results/{step.name}.csv")
     state["wall_s"] = round(time.perf_counter() - start, 1)
     write_text(state_path, json.dumps(state, indent=1))
     say(f"reproduced {len(state['experiments'])} experiments; this run took "
@@ -303,7 +347,10 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    listing = "\n".join(f"  {e.name:<18} chapter {e.chapter}" for e in all_experiments())
+    listing = "\n".join(
+        [f"  {e.name:<18} chapter {e.chapter}" for e in all_experiments()]
+        + [f"  {d.name:<18} chapter {d.chapter}, from the results of {', '.join(d.reads)}"
+           for d in DERIVED])
     parser = subparsers.add_parser(
         "reproduce", help="run every sweep of the book, rebuild its results and ledgers "
                           "(resumable)",
@@ -317,7 +364,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                "finished cell's rows.")
     parser.add_argument("--jobs", type=int, default=2, help="cells run at once (default 2)")
     parser.add_argument("--only", metavar="NAMES",
-                        help="comma-separated experiments, from the list below (default: all)")
+                        help="comma-separated experiments or derived files, from the list "
+                             "below (default: all)")
     parser.add_argument("--restart", action="store_true",
                         help="forget finished experiments (delete ROOT/_build/reproduce/)")
     parser.add_argument("--root", default=".", help="the book's repository (default: .)")

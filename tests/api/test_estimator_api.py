@@ -158,7 +158,7 @@ def test_the_estimators_and_the_ledger_import_from_the_package():
     import dpkmeans
 
     assert {"DPKMeans", "DPKPrototypes", "PrivacyLedger"} <= set(dir(dpkmeans))
-    assert set(dpkmeans.__all__) == {"DPKMeans", "DPKPrototypes", "PrivacyLedger"}
+    assert set(dpkmeans.__all__) == {"DPKMeans", "DPKPrototypes", "PrivacyLedger", "plan"}
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         dpkmeans.nothing  # noqa: B018
 

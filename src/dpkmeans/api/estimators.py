@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from dpkmeans.api.catalogue import CATALOGUE, Choice, FitInputs, build_at, choice, forms
+from dpkmeans.api.plan import Plan, preview
 from dpkmeans.compute import metrics
 from dpkmeans.compute.backends import BACKENDS, get_backend
 from dpkmeans.compute.backends.dask import lazy_labels
@@ -48,7 +49,7 @@ from dpkmeans.errors import (
 from dpkmeans.privacy.accounting import PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.counting import noisy_record_count
 from dpkmeans.privacy.identifiability import epsilon_from_rho, rho_from_epsilon
-from dpkmeans.privacy.noise import min_epsilon, round_up
+from dpkmeans.privacy.noise import calibrate, min_epsilon, round_up
 from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int, check_real
@@ -491,6 +492,23 @@ def check_accountant(accountant: Any, cost: PrivacyCost, neighbour: str,
             raise SeedReuseError(f"{err}; nothing was drawn") from None
 
 
+def _bounds_dimension(bounds: Any, names: list[str] | None) -> int:
+    """The d that ``bounds`` give (a side of more than one value, or a dict's columns).
+
+    Raises ValueError when they give none (scalars) and are valid: then d must be given.
+    Invalid bounds give 1, so that :func:`public_bounds` names what is wrong with them."""
+    try:
+        pair = _bounds_pair(bounds, names, "")
+        sizes = [np.asarray(side, dtype=float).size for side in pair] if _is_pair(pair) else []
+    except (TypeError, ValueError):
+        return 1
+    if names is not None or max(sizes, default=1) > 1:
+        return len(names) if names is not None else max(sizes)
+    public_bounds(bounds, np.empty((0, 1)))  # invalid bounds are named first
+    raise ValueError("n_features: the bounds are scalars and say nothing of d; give "
+                     "n_features")
+
+
 def _fit_minimum(err: BudgetTooSmallError, run_eps: float, eps: float) -> float:
     """The smallest epsilon of a whole fit from the error of its run at ``run_eps`` (the part
     of ``eps`` left after a noisy count): ``err.minimum`` is the run's, or, with
@@ -860,6 +878,127 @@ class DPKMeans(LabelsMixin, ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"n_records_share must lie in (0, 1), got {share}")
         check_positive_int(self.max_iter, "max_iter")
         return k, eps, algorithm, delta
+
+    # -- planning ------------------------------------------------------------------------------
+    def plan(self, n_records: int | None = None, n_features: int | None = None) -> Plan:
+        """A preview of a fit on ``n_records`` records, from the estimator's public parameters
+        alone: the iterations, every release with its budget and noise scale, the noise on a
+        released centre, the guarantee ``ledger_`` will report and what is not sensible
+        (:class:`~dpkmeans.api.plan.Plan`). It builds the configuration :meth:`fit` builds,
+        by the same code, so the scales are those a fit on that many records draws with, and
+        refuses what fit refuses before any noise. Nothing is drawn, nothing is charged (the
+        ``accountant`` is not touched) and no data is read.
+
+        Parameters
+        ----------
+        n_records : int or None, default None
+            N, the number of records the fit will see (None: the estimator's
+            ``n_records``). An algorithm that reads N, with ``n_records=None``, pays for a
+            noisy count in the fit: the plan shows the count's release and previews the rule
+            at N = ``n_records``, which the noisy count is near (give the estimator
+            ``n_records`` to make the iterations exact).
+        n_features : int or None, default None
+            d, when ``bounds`` do not say it (scalars, or None).
+
+        Returns
+        -------
+        Plan
+            Its ``recommendation`` is None (``dpkmeans.plan`` adds one).
+
+        Raises
+        ------
+        ValueError
+            If a parameter is invalid (the errors of :meth:`fit`), N or d is missing, or the
+            algorithm is not a configuration of the DP-Lloyd loop ("balcan", "lsh"), whose
+            releases the plan cannot list.
+
+        Examples
+        --------
+        >>> from dpkmeans import DPKMeans
+        >>> plan = DPKMeans(5, epsilon=1.0, bounds=(-1.0, 1.0), algorithm="dplloyd",
+        ...                 max_iter=5).plan(10_000, n_features=10)
+        >>> r = plan.releases[0]
+        >>> r.label, r.epsilon, r.sensitivity, round(r.scale, 6)
+        ('(S_j, n_j)', 0.2, 11.0, 55.0)
+        >>> round(plan.centre_sd[0], 4), str(plan.guarantee)
+        (0.0426, 'epsilon=1')
+        """
+        k, eps, algorithm, delta = self._check_params()
+        if algorithm.standalone:
+            raise ValueError(
+                f"plan previews the releases of the DP-Lloyd loop; algorithm="
+                f"{algorithm.name!r} runs outside it (book chapter 12, \"Beyond the five "
+                "papers\") and its configuration declares no plan of its releases' noise, "
+                "which the preview needs")
+        n = self._plan_records(n_records)
+        check_clusters(k, n, public=True)
+        bounds, assumed, warned = self._plan_bounds(n_features)
+        config = self._planned(k, eps, algorithm, bounds, delta, n)
+        count = None
+        if config is None:  # a noisy count first: the rule previewed at N = n_records
+            count_eps = self.n_records_share * eps
+            count = calibrate("laplace", 1.0, count_eps, integer_valued=True)
+            config = self._config(FitInputs(k, eps - count_eps, bounds,
+                                            max_iter=int(self.max_iter), n_records=n,
+                                            delta=delta), eps, algorithm,
+                                  prefix=[count.release()])
+            assumed.append(f"the noisy count N' is N = {n}: the fit's rule reads N', which "
+                           "can change its iterations (give n_records to fix them)")
+        form = "pure" if delta is None else (self.noise or forms(algorithm, delta)[0])
+        return preview(config, algorithm=algorithm.name, n_records=n, n_clusters=k,
+                       epsilon=eps, delta=delta or 0.0, form=form,
+                       tight=delta is not None and form != "basic", count=count,
+                       uses_max_iter=algorithm.uses_max_iter,
+                       params=self._plan_params(algorithm, count is not None),
+                       assumptions=assumed, warnings=warned)
+
+    def _plan_records(self, n_records: int | None) -> int:
+        """The plan's N: the argument, else the estimator's public ``n_records``."""
+        if n_records is None:
+            if self.n_records is None:
+                raise ValueError("n_records: give the number of records the fit will see "
+                                 "(public, or the preview's assumption)")
+            return int(self.n_records)
+        n = check_positive_int(n_records, "n_records")
+        if self.n_records is not None and n != self.n_records:
+            raise ValueError(f"n_records = {n} differs from the estimator's n_records = "
+                             f"{self.n_records}, the public count its rule reads: give one")
+        return n
+
+    def _plan_bounds(self, n_features: int | None) -> tuple[tuple[np.ndarray, np.ndarray],
+                                                            list[str], list[str]]:
+        """The plan's box, and what it assumes and warns about: the public ``bounds``
+        (checked as :meth:`fit` checks them) in ``n_features`` dimensions or as many as they
+        give, or, for ``bounds=None``, the box [-1, 1]^d (a fit would read the box off the
+        data: not private)."""
+        d = None if n_features is None else check_positive_int(n_features, "n_features")
+        if self.bounds is None:
+            if d is None:
+                raise ValueError("n_features: bounds=None says nothing of d; give n_features")
+            return ((np.full(d, -1.0), np.full(d, 1.0)), ["the box [-1, 1]^d (bounds=None)"],
+                    ["bounds=None: a fit reads the box off the data, which leaks it and voids "
+                     "the guarantee (PrivacyLeakWarning); the plan assumes [-1, 1]^d; give "
+                     "public bounds"])
+        names = list(self.bounds) if isinstance(self.bounds, dict) else None
+        if d is None:
+            d = _bounds_dimension(self.bounds, names)
+        return public_bounds(self.bounds, np.empty((0, d or 1)), names=names), [], []
+
+    def _plan_params(self, algorithm: Choice, counted: bool) -> dict[str, Any]:
+        """The parameters a plan records besides N, d, k, the budget, the box and the
+        algorithm: those the algorithm reads."""
+        out: dict[str, Any] = {}
+        if algorithm.uses_max_iter:
+            out["max_iter"] = int(self.max_iter)
+        if algorithm.needs_n_records:
+            out["n_records"] = self.n_records
+        if counted:
+            out["n_records_share"] = float(self.n_records_share)
+        if self.noise is not None:
+            out["noise"] = self.noise
+        if self.rho is not None:
+            out.update(rho=self.rho, m=self.m)
+        return out
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y=None) -> DPKMeans:
