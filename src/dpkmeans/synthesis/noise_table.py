@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from dpkmeans.api.catalogue import FitInputs, build_at, choice
+from dpkmeans.api.plan import element_sd
 from dpkmeans.engine.config import DPLloydConfig
 from dpkmeans.engine.planning import iteration_releases
 
@@ -55,15 +56,8 @@ def sum_sd(config: DPLloydConfig) -> np.ndarray:
            [11.314, 11.314]])
     """
     d = config.bounds[0].size
-    white = config.noise.whitening(config.bounds)
-    out = np.zeros((config.iterations, d))
-    for t, eps_t in enumerate(config.schedule):
-        for release in iteration_releases(config, float(eps_t)):
-            cal = release.calibration
-            for i in range(*release.columns.indices(d + 1)):
-                if i < d and cal.adds_noise:
-                    out[t, i] = max(out[t, i], config.noise.sd(cal.scale) / white[i])
-    return out
+    per_iteration = [sd[:, :d].max(axis=0) for sd in element_sd(config)]
+    return np.array(per_iteration).reshape(config.iterations, d)
 
 
 def sum_coordinate_sd(config: DPLloydConfig) -> float:
