@@ -31,6 +31,9 @@
 #   and $d$, with the evidence behind the choice, including three strong algorithms from
 #   outside the five papers;
 # - tell how much of a form's advantage is its accounting and how much its algorithm;
+# - plan a fit before spending anything: preview its noise with `dpkmeans.plan`, and get
+#   the algorithm the book's results favour at your public $(N, d, k, \varepsilon, \delta)$,
+#   with an interval whose coverage on held-out datasets is known;
 # - say, for each headline claim of the five papers, whether it held here for the published
 #   method and for its corrected version, and for each paper whether its algorithm is
 #   private as published.
@@ -1068,6 +1071,179 @@ glue("ch12_noise_pld", f"{number(noise_sd['Laplace PLD / pure'].min())} to "
 #   budget that the other releases then do not get.
 
 # %% [markdown]
+# (plan-before-you-spend)=
+# ## Plan before you spend
+#
+# Two questions come before a fit touches the data: how much noise will it add, and which
+# algorithm should it be at this budget? Both have answers from public quantities alone, so
+# asking them spends nothing.
+#
+# **The noise.** `dpkmeans.plan` previews a fit from $N$, $d$, $k$, $\varepsilon$,
+# $\delta$ and the public bounds: the iterations, each release's budget and noise scale, the
+# standard deviation this puts on a released centre coordinate of a cluster of $N/k$
+# records, and the guarantee the ledger will report. It warns where the configuration makes
+# no sense (noise wider than the box, too few records per cluster). It draws nothing, charges
+# nothing and reads no data, and a fit then draws its noise at exactly the scales it shows.
+# On the command line, `python -m dpkmeans plan --records 10000 --features 10 --clusters 5
+# --epsilon 1` prints the same:
+
+# %%
+import dpkmeans
+from dpkmeans.synthesis.planner import describe
+
+preview = dpkmeans.plan(10_000, 10, 5, epsilon=1.0)  # no data read, nothing charged
+print(describe(preview))
+
+# %% tags=["remove-cell"]
+from dpkmeans.synthesis import recommend as recommending
+
+held_out = pd.read_csv(committed_file(recommending.VALIDATION))
+held_summary = recommending.validation_summary(held_out)
+assert set(held_out["delta"]) == {0.0, APPROX}, "the text: the validation's two deltas"
+overall = held_summary[held_summary["delta"].isna()].iloc[0]
+held_by = held_summary.dropna(subset=["delta"]).set_index(["delta", "data"])
+glue("ch12_plan_level", percent(recommending.LEVEL), display=False)
+glue("ch12_plan_neighbours", recommending.NEIGHBOURS, display=False)
+glue("ch12_plan_regimes", int(overall["regimes"]), display=False)
+glue("ch12_plan_datasets", int(overall["datasets"]), display=False)
+glue("ch12_plan_outside", int(overall["outside"]), display=False)
+glue("ch12_plan_coverage_inside", percent(overall["coverage_inside"]), display=False)
+for column, name in (("coverage", "coverage"), ("hit_rate", "hit"),
+                     ("fixed_hit_rate", "fixed"), ("chance", "chance")):
+    glue(f"ch12_plan_{name}", percent(overall[column]), display=False)
+    for tag, delta in (("pure", 0.0), ("approx", APPROX)):
+        for kind in ("all", "real", "generated"):
+            suffix = "" if kind == "all" else f"_{kind}"
+            glue(f"ch12_plan_{name}_{tag}{suffix}", percent(held_by.loc[(delta, kind), column]),
+                 display=False)
+for tag, delta in (("pure", 0.0), ("approx", APPROX)):
+    for kind in ("real", "generated"):
+        part = held_by.loc[(delta, kind)]
+        glue(f"ch12_plan_n_{tag}_{kind}", f"{int(part['regimes'])} regimes of "
+             f"{int(part['datasets'])} datasets", display=False)
+# where the text says the recommendation is weak, and where a fixed choice does as well
+hits = held_by.drop(index="all", level="data")["hit_rate"]
+assert hits.idxmin() == (APPROX, "real"), "the text: its weakest place"
+real = held_by.xs("real", level="data")
+assert (real["hit_rate"] > real["fixed_hit_rate"]).all(), "the text: it beats a fixed choice"
+assert (real["hit_rate"] > real["chance"]).all(), "the text: and chance"
+generated = held_by.xs("generated", level="data")
+assert (generated["fixed_hit_rate"] >= generated["hit_rate"]).all(), \
+    "the text: on the generated mixtures a fixed choice does at least as well"
+assert (generated["fixed_hit_rate"] > 0.5).all(), "the text: a hit in most regimes"
+glue("ch12_plan_contenders", int(held_out.loc[held_out["delta"] == APPROX,
+                                               "algorithms"].max()), display=False)
+spread = (1 + held_out["hi"]) / (1 + held_out["lo"])
+glue("ch12_plan_spread", number(spread.median()), display=False)
+glue("ch12_plan_spread_quartiles", f"{number(spread.quantile(0.25))} and "
+     f"{number(spread.quantile(0.75))}", display=False)
+
+# %% [markdown]
+# **The algorithm.** The same plan names the algorithm the book's results favour at these
+# public quantities, with its predicted *relative objective* (its NICV over non-private
+# Lloyd's, minus one: 0 is as good as Lloyd, 1 is twice Lloyd's NICV) and an interval; it is
+# the table at the end of the printout above. The calculator below makes the same
+# recommendation in this page: it runs in your browser, offline, from the model the book's
+# build exports, and needs neither Python nor the data.
+#
+# ```{plan-calculator}
+# ```
+#
+# How the recommendation is made:
+#
+# - **From public quantities only.** A request is placed by three numbers, on log scales:
+#   $N\varepsilon/k$, $d$ and $k$, the quantities the regime tables above are built on.
+#   Nothing about the data enters but its size and dimension.
+# - **At equal privacy.** The evidence is every relative objective the book measured: the
+#   leaderboard, FastLloyd's protocol and home ground ({numref}`section %s <ch-fastlloyd>`)
+#   and the outside algorithms' home ground ({ref}`outside-algorithms`), each row in one
+#   class of equal privacy: one $\delta$ and neighbour relation the book measured. A
+#   request is answered from one class only, the one of its relation with the largest
+#   measured $\delta$ not above its own, so that every algorithm it compares gives the same
+#   guarantee. A request at a $\delta$ above $10^{-6}$ reads the rows at $10^{-6}$ and gets a
+#   conservative answer; one between 0 and $10^{-6}$ reads the pure rows, which meet any
+#   $\delta$.
+# - **From the nearest evaluated regimes.** A regime is one dataset at one $k$ and
+#   $\varepsilon$. Each algorithm's prediction is the average of its results at the
+#   {glue:text}`ch12_plan_neighbours` evaluated regimes nearest to the request (each coordinate
+#   standardised, each regime weighted by its inverse squared distance); at a regime the book
+#   evaluated, it is that regime's own measurement. The recommended algorithm is the lowest
+#   prediction among those measured at the most of these regimes, so that the algorithms
+#   compared rest on the same evidence; the others are listed beside it.
+# - **An interval calibrated on held-out data.** The interval is the spread of the nearest
+#   regimes' results, widened until, with each dataset left out in turn and predicted from
+#   the others, {glue:text}`ch12_plan_level` of the held-out results fell inside it. It says
+#   how far a new dataset with these public quantities may land from the prediction, not how
+#   precisely the book measured the regimes.
+# - **Outside what the book measured.** When one of the three coordinates lies beyond every
+#   evaluated regime's, or the nearest regime is farther from the request than any regime
+#   ever was from the nearest regime of another dataset, the answer says that the request
+#   lies outside everything the book measured at its privacy: the numbers are then an
+#   extrapolation.
+#
+# **How well it held.** The recommendation is tested the way a reader uses it, on a dataset
+# it has not seen: each dataset is left out in turn, the model is fitted again to the other
+# datasets of its class (its interval's widening too), and it predicts every regime of the
+# left-out dataset, choosing among the algorithms the book ran there
+# (`data/results/recommend_validation.csv`, written by `make reproduce`). A *hit* is a
+# recommendation of the measured best, or of an algorithm whose result lies within the best's
+# 95% interval. The comparisons are a *fixed choice*, the algorithm with the best median
+# over the other datasets whatever the request, and a choice at random:
+
+# %% tags=["hide-input"]
+delta_text = ["all" if np.isnan(d) else number(d) for d in held_summary["delta"]]
+table(pd.DataFrame({
+    "δ": delta_text,
+    "data": held_summary["data"],
+    "regimes (datasets)": [f"{r} ({n})" for r, n in zip(held_summary["regimes"],
+                                                        held_summary["datasets"])],
+    "interval covers": [percent(v) for v in held_summary["coverage"]],
+    "hit": [percent(v) for v in held_summary["hit_rate"]],
+    "fixed choice's hit": [percent(v) for v in held_summary["fixed_hit_rate"]],
+    "random choice's hit": [percent(v) for v in held_summary["chance"]],
+    "outside": held_summary["outside"],
+}), name="recommend-validation")
+
+# %% [markdown]
+# Over the {glue:text}`ch12_plan_regimes` held-out regimes of
+# {glue:text}`ch12_plan_datasets` datasets, the interval held the result in
+# {glue:text}`ch12_plan_coverage` of them, against the {glue:text}`ch12_plan_level` it aims at
+# ({glue:text}`ch12_plan_coverage_pure` at $\delta = 0$, {glue:text}`ch12_plan_coverage_approx`
+# at $\delta$ = {glue:text}`ch12_delta`). The recommended algorithm was a hit in
+# {glue:text}`ch12_plan_hit` of them ({glue:text}`ch12_plan_hit_pure` at $\delta = 0$,
+# {glue:text}`ch12_plan_hit_approx` at $\delta$ = {glue:text}`ch12_delta`), against
+# {glue:text}`ch12_plan_fixed` for the fixed choice and {glue:text}`ch12_plan_chance` for a
+# choice at random. {glue:text}`ch12_plan_outside` held-out regimes lay outside what the
+# other datasets had measured; without them the coverage is
+# {glue:text}`ch12_plan_coverage_inside`.
+#
+# Where it is weak:
+#
+# - **At $\delta$ = {glue:text}`ch12_delta` on the real datasets** (the leaderboard's,
+#   {glue:text}`ch12_plan_n_approx_real`), the recommendation was a hit in only
+#   {glue:text}`ch12_plan_hit_approx_real` of the regimes: better than the fixed choice
+#   ({glue:text}`ch12_plan_fixed_approx_real`) and than chance
+#   ({glue:text}`ch12_plan_chance_approx_real`), but far from a sure answer. Up to
+#   {glue:text}`ch12_plan_contenders` contenders compete there, many within each other's
+#   intervals, and the few real datasets are little evidence to tell them apart by
+#   $N\varepsilon/k$, $d$ and $k$. At $\delta = 0$ on the real datasets it was a hit in
+#   {glue:text}`ch12_plan_hit_pure_real` ({glue:text}`ch12_plan_fixed_pure_real` for the
+#   fixed choice).
+# - **On the generated mixtures**, a fixed choice did at least as well
+#   ({glue:text}`ch12_plan_fixed_pure_generated` against
+#   {glue:text}`ch12_plan_hit_pure_generated` at $\delta = 0$,
+#   {glue:text}`ch12_plan_fixed_approx_generated` against
+#   {glue:text}`ch12_plan_hit_approx_generated` at $\delta$ = {glue:text}`ch12_delta`). On
+#   these mixtures one algorithm is a hit in most regimes, and the differences between
+#   neighbouring regimes mostly add noise to the choice.
+# - **The intervals are wide.** In NICV, the interval's upper end is a median
+#   {glue:text}`ch12_plan_spread` times its lower end (half of them between
+#   {glue:text}`ch12_plan_spread_quartiles`): datasets with the same public quantities differ
+#   that much. The prediction says which algorithm, and roughly how far from Lloyd; it is not
+#   a number to count on, and the regimes it rests on, listed with every answer, say where to
+#   look in the leaderboard.
+
+# %% [markdown]
 # (outside-algorithms)=
 # ## Beyond the five papers
 #
@@ -1644,6 +1820,15 @@ glue("ch12_flawed_phrase", f"All {len(privacy)} papers are" if n_flawed == len(p
 #   {glue:text}`ch12_rule_pure_10`; at $\delta$ = {glue:text}`ch12_delta`:
 #   {glue:text}`ch12_rule_approx_10`. Public bounds come from outside the data, as tight as
 #   the attributes' documented ranges allow.
+# - Before spending, `dpkmeans.plan` (or `python -m dpkmeans plan`) previews a fit's noise
+#   from public inputs and names the algorithm the book's results favour there, at equal
+#   privacy, from the nearest evaluated regimes; the calculator of
+#   {ref}`plan-before-you-spend` does the same in the page. On held-out datasets its
+#   {glue:text}`ch12_plan_level` interval covered {glue:text}`ch12_plan_coverage` of the
+#   results, and its algorithm was the best or within the best's interval in
+#   {glue:text}`ch12_plan_hit` of the regimes (a fixed choice: {glue:text}`ch12_plan_fixed`);
+#   at $\delta$ = {glue:text}`ch12_delta` on the real datasets only in
+#   {glue:text}`ch12_plan_hit_approx_real`.
 # - Of the three algorithms from outside the papers, at $\delta$ = {glue:text}`ch12_delta`
 #   FastLloyd (`fastlloyd`) has the best mean rank, {glue:text}`ch12_fastlloyd_rank`, and
 #   leads in {glue:text}`ch12_fastlloyd_leads`; Google's LSH tree (`lsh`) leads in

@@ -20,12 +20,19 @@ BASE = ["plan", "--records", "10000", "--features", "10", "--clusters", "5", "--
 def test_the_plan_is_printed_as_a_table(capsys):
     assert main(BASE) == 0
     out = capsys.readouterr().out
+    flat = " ".join(out.split())  # the text with its line wrapping undone
     assert "plan of algorithm='dplloyd': N = 10000 records, d = 10 features, k = 5" in out
-    assert "the ledger will report: epsilon=1 (basic composition, add/remove)" in out
-    table = out.splitlines()[out.splitlines().index("") + 1:]
-    assert table[0].split()[:3] == ["iterations", "release", "clusters"]
-    assert table[1].startswith("1-5         (S_j, n_j)") and " 55 " in table[1]
-    assert "assumes: the box [-1, 1]^d: no bounds were given" in out
+    assert "the ledger will report: epsilon=1 (basic composition, add/remove)" in flat
+    lines = out.splitlines()
+    what = lines[lines.index("") + 1:]
+    assert what[0].split()[:3] == ["iterations", "release", "clusters"]
+    assert what[1].startswith("1-5         (S_j, n_j)")
+    noise = lines[lines.index(what[0]) + 1:]
+    noise = noise[noise.index("") + 1:]
+    assert noise[0].split()[:3] == ["iterations", "epsilon", "sensitivity"]
+    assert noise[1].startswith("1-5") and " 55 " in noise[1]
+    assert max(len(line) for line in lines) <= 86, "a line wider than the book's column"
+    assert "assumes: the box [-1, 1]^d: no bounds were given" in flat
 
 
 def test_delta_bounds_algorithm_and_max_iter_reach_the_plan(capsys):
@@ -33,8 +40,9 @@ def test_delta_bounds_algorithm_and_max_iter_reach_the_plan(capsys):
             "--max-iter", "3"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "box: [0, 2]^10" in out and "delta = 1e-06" in out and "3 iterations" in out
-    assert "Gaussian" in out and "(gdp composition, add/remove)" in out
+    flat = " ".join(out.split())  # the text with its line wrapping undone
+    assert "box: [0, 2]^10" in flat and "delta = 1e-06" in flat and "3 iterations" in flat
+    assert "Gaussian" in flat and "(gdp composition, add/remove)" in flat
     assert "no bounds were given" not in out
 
 
@@ -51,10 +59,11 @@ def test_the_recommendation_is_printed_when_there_is_one(capsys, monkeypatch):
                         types.SimpleNamespace(recommend=lambda *a, **kw: made))
     assert main(BASE) == 0
     out = capsys.readouterr().out
+    flat = " ".join(out.split())  # the text with its line wrapping undone
     assert ("recommended: algorithm='dplloyd-impr (pure)', predicted relative objective 0.12 "
-            "(interval 0.05 to 0.3)") in out
-    assert "rests on: adult, k=5, ε=1" in out and "outside every regime the book measured" in out
-    assert "why: the nearest regimes favour it" in out and "apdp (pure)" in out
+            "(interval 0.05 to 0.3)") in flat
+    assert "rests on: adult, k=5, ε=1" in flat and "outside every regime the book measured" in flat
+    assert "why: the nearest regimes favour it" in flat and "apdp (pure)" in flat
     monkeypatch.setattr(planner, "recommending", None)
     assert main(BASE) == 0
     assert "recommendation: none" in capsys.readouterr().out

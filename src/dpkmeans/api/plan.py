@@ -33,6 +33,7 @@ by the coordinate's whitening factor. The approximation ignores the clipping to 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -55,7 +56,7 @@ from dpkmeans.privacy.noise import NoiseCalibration
 from dpkmeans.privacy.tight import basic_cost, epsilon_at
 
 __all__ = ["COUNT_NOISE_RATIO", "TYPICAL_OFFSET", "Plan", "PlannedRelease", "centre_sd",
-           "element_sd", "preview"]
+           "element_sd", "preview", "TEXT_WIDTH", "wrap_line"]
 
 #: The centre's typical distance from the box's midpoint, in half-widths of the box: Su et
 #: al.'s (2016) 2 rho with rho = 0.225 on [-1, 1]^d (book chapter 5, "Su et al.'s split").
@@ -231,7 +232,7 @@ class Plan:
         Returns
         -------
         str
-            Lines of at most about 100 characters.
+            Lines of at most :data:`TEXT_WIDTH` characters.
 
         Examples
         --------
@@ -244,10 +245,11 @@ class Plan:
         budget: epsilon = 1 (pure), add/remove adjacency, form 'pure'; 2 iterations
         the ledger will report: epsilon=1 (basic composition, add/remove)
         <BLANKLINE>
-        iterations  release     clusters                mechanism           epsilon  sensitivity
-          noise scale  centre sd  / half-width
-        1-2         (S_j, n_j)  each of 3, in parallel  Laplace (discrete)  0.5      2
-          4            0.05798    0.116
+        iterations  release     clusters                mechanism
+        1-2         (S_j, n_j)  each of 3, in parallel  Laplace (discrete)
+        <BLANKLINE>
+        iterations  epsilon  sensitivity  noise scale  centre sd  / half-width
+        1-2         0.5      2            4            0.05798    0.116
         <BLANKLINE>
         centre sd: the noise on one centre coordinate of a cluster of N/k = 100 records (first
           order)
@@ -263,14 +265,14 @@ class Plan:
             f"the ledger will report: {self.guarantee} ({self.accounting} composition, "
             f"{self.neighbour})",
             "",
-            *_release_table(self),
+            *(table := _release_table(self)),
             "",
             f"centre sd: the noise on one centre coordinate of a cluster of N/k = "
             f"{self.n_records / self.n_clusters:.6g} records (first order)",
         ]
         lines += [f"assumes: {a}" for a in self.assumptions]
         lines += [f"warning: {w}" for w in self.warnings] or ["warnings: none"]
-        return "\n".join(lines)
+        return "\n".join(line if line in table else wrap_line(line) for line in lines)
 
 
 def _budget_text(epsilon: float, delta: float) -> str:
@@ -347,9 +349,42 @@ def _release_table(plan: Plan) -> list[str]:
                           clusters, mechanism, f"{eps:.4g}",
                           *([f"{dlt:.3g}"] if with_delta else []), f"{sens:.4g}",
                           f"{scale:.4g}", sd, rel])
-    widths = [max(len(row[c]) for row in table) for c in range(len(header))]
-    return (["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-             for row in table] + [f"{'*' * (i + 1)} {note}" for i, note in enumerate(notes)])
+    what, noise = [0, 1, 2, 3], [0, *range(4, len(header))]  # two tables of <= 86 columns
+    return [*_text_table(table, what), "", *_text_table(table, noise),
+            *(wrap_line(f"{'*' * (i + 1)} {note}") for i, note in enumerate(notes))]
+
+
+#: The widest line of a plan's text (the book's code and output column).
+TEXT_WIDTH = 86
+
+
+def _text_table(table: list[list[str]], columns: list[int]) -> list[str]:
+    """``columns`` of ``table`` as aligned text lines."""
+    widths = [max(len(row[c]) for row in table) for c in columns]
+    return ["  ".join(row[c].ljust(w) for c, w in zip(columns, widths)).rstrip()
+            for row in table]
+
+
+def wrap_line(line: str) -> str:
+    """``line`` wrapped at :data:`TEXT_WIDTH` columns, its continuation lines indented.
+
+    Parameters
+    ----------
+    line : str
+        One line of a plan's text.
+
+    Returns
+    -------
+    str
+        The line, as lines of at most :data:`TEXT_WIDTH` characters.
+
+    Examples
+    --------
+    >>> from dpkmeans.api.plan import wrap_line
+    >>> wrap_line("warnings: none")
+    'warnings: none'
+    """
+    return textwrap.fill(line, TEXT_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def centre_sd(config: DPLloydConfig, n_records: int) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from dpkmeans.api.catalogue import choice
 from dpkmeans.api.estimators import DPKMeans
-from dpkmeans.api.plan import Plan
+from dpkmeans.api.plan import Plan, wrap_line
 from dpkmeans.validation import check_positive_int
 
 try:  # the recommendation's model; the plan works without it
@@ -164,15 +164,14 @@ def describe(previewed: Plan) -> str:
     if rec is None:
         return f"{text}\nrecommendation: none (the recommendation is not available)"
     lo, hi = rec.interval
-    lines = [
-        "",
+    lines = [wrap_line(line) for line in (
         f"recommended: algorithm={rec.algorithm!r}, predicted relative objective "
         f"{rec.predicted:.3g} (interval {lo:.3g} to {hi:.3g})",
         f"rests on: {'; '.join(rec.nearest) or 'no evaluated regime'}",
         "outside every regime the book measured: the prediction is an extrapolation"
         if rec.outside else "within the regimes the book measured",
-        f"why: {rec.reason}",
-    ]
+        f"why: {rec.reason}")]
+    lines.insert(0, "")
     alternatives = rec.alternatives
     if alternatives is not None and len(alternatives):
         lines += ["alternatives:", *("  " + line for line in alternatives.to_string(
