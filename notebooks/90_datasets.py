@@ -210,7 +210,7 @@ obtaining = obtain_frame(registry)
 table(obtaining.assign(file=[code(f, breaks=True) for f in obtaining["file"]],
                        **{"from": obtaining["from"].map(link),
                           "detail": obtaining["detail"].map(html.escape)}),
-      name="datasets-obtain")
+      name="datasets-obtain", wide=True)
 
 # %% tags=["remove-cell"]
 HOW = {"downloaded": "downloaded as published",
