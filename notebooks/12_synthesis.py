@@ -1087,7 +1087,7 @@ glue("ch12_noise_pld", f"{number(noise_sd['Laplace PLD / pure'].min())} to "
 # On the command line, `python -m dpkmeans plan --records 10000 --features 10 --clusters 5
 # --epsilon 1` prints the same:
 
-# %% tags=["plan-preview"]
+# %%
 import dpkmeans
 from dpkmeans.synthesis.planner import describe
 
