@@ -103,40 +103,11 @@ coordinate's range still counts as inside; each class is ``{"delta", "neighbour"
 "regimes": [{"label", "x": [3], "y": [one per algorithm, null where not measured]}]}``, with
 ``x`` the regime's (log10(N epsilon / k), log10 d, log10 k), ``low`` and ``high`` their
 smallest and largest, and ``y`` log10(1 + relative objective). Nothing else is needed: a
-calculator reproduces :func:`recommend` from it (the reason's words aside):
-
-.. code-block:: javascript
-
-    function recommend(model, N, d, k, eps, delta, relation) {
-      const fits = model.classes.filter(c => c.neighbour === relation && c.delta <= delta);
-      if (!fits.length) throw new Error("no evidence under " + relation);
-      const c = fits.reduce((a, b) => (b.delta > a.delta ? b : a));
-      const x = [Math.log10(N * eps / k), Math.log10(d), Math.log10(k)];
-      const zq = x.map((v, i) => (v - c.mean[i]) / c.scale[i]);
-      const near = c.regimes.map((r, j) => [Math.sqrt(r.x.reduce((s, v, i) =>
-          s + (zq[i] - (v - c.mean[i]) / c.scale[i]) ** 2, 0)), j])
-        .sort((a, b) => a[0] - b[0] || a[1] - b[1]).slice(0, model.neighbours);
-      const alts = c.algorithms.map((name, a) => {
-        const got = near.filter(([, j]) => c.regimes[j].y[a] !== null);
-        if (!got.length) return null;
-        const ys = got.map(([, j]) => c.regimes[j].y[a]);
-        const here = got.some(([dj]) => dj < model.exact);
-        const w = got.map(([dj]) => (here ? +(dj < model.exact) : 1 / (dj * dj)));
-        const m = ys.reduce((s, y, i) => s + w[i] * y, 0) / w.reduce((s, v) => s + v, 0);
-        const u = ys.reduce((s, y) => s + y, 0) / ys.length;
-        const sd = Math.sqrt(ys.reduce((s, y) => s + (y - u) * (y - u), 0) / ys.length);
-        const h = Math.max(sd + c.widen, 0);
-        return {name, m, here, support: got.length, predicted: 10 ** m - 1,
-                lo: 10 ** (m - h) - 1, hi: 10 ** (m + h) - 1};
-      }).filter(Boolean);
-      const most = Math.max(...alts.map(a => a.support));
-      const pool = alts.some(a => a.here) ? alts.filter(a => a.here)
-                                          : alts.filter(a => a.support === most);
-      const best = pool.reduce((a, b) => (b.m < a.m ? b : a));
-      const outside = near[0][0] > c.reach + model.slack || x.some((v, i) =>
-        v < c.low[i] - model.slack || v > c.high[i] + model.slack);
-      return {best, alts, outside, nearest: near.map(([, j]) => c.regimes[j].label)};
-    }
+calculator reproduces :func:`recommend` from it (the reason's words aside). The book's does,
+in about thirty lines of JavaScript (``recommend`` in ``book/_ext/static/plan_calculator.js``):
+it picks the class, standardises the request, takes the :data:`NEIGHBOURS` nearest regimes,
+and for each algorithm the weighted mean, the spread widened by ``widen``, and the support;
+then the candidates, the favoured algorithm and the outside test, as above.
 
 Both sides standardise a regime as ``(x - mean) / scale`` and add in the same order (the
 neighbours by distance, ties by their order in the file), so they agree to the last bit or
