@@ -41,6 +41,17 @@ def test_same_states_as_numpy(make, replicas):
             == [c.spawn_key for c in slow_seq.spawn(2)])
 
 
+def test_the_fast_path_is_taken():
+    """numpy's own path (the fallback) would pass the tests above too: the generators of a
+    plain sequence must come from the bulk computation."""
+    seq = np.random.SeedSequence(ENTROPY).spawn(2)[1]
+    fast = replica_generators(seq, 5)
+    assert not any(isinstance(g.bit_generator.seed_seq, np.random.SeedSequence) for g in fast)
+    assert seq.n_children_spawned == 5
+    eight = replica_generators(np.random.SeedSequence(1, pool_size=8), 2)  # numpy's path
+    assert all(isinstance(g.bit_generator.seed_seq, np.random.SeedSequence) for g in eight)
+
+
 def test_a_used_parent_continues_where_it_was():
     fast_seq, slow_seq = np.random.SeedSequence(3), np.random.SeedSequence(3)
     fast_seq.spawn(5), slow_seq.spawn(5)

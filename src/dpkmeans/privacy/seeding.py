@@ -136,10 +136,13 @@ class _ChildSeed(ISpawnableSeedSequence):
 
 
 def _advance(seq: np.random.SeedSequence, count: int) -> bool:
-    """Record ``count`` more children as spawned from ``seq`` (its counter is read-only; its
-    pickled state carries it). False if numpy's state no longer has the expected form."""
-    state = seq.__getstate__() if hasattr(seq, "__getstate__") else None
-    if not (isinstance(state, tuple) and len(state) == 5 and state[1] == seq.n_children_spawned):
+    """Record ``count`` more children as spawned from ``seq``: its counter is read-only, but
+    its pickled state (``__reduce__``) carries it. False if numpy's state no longer has the
+    form (entropy, children spawned, pool, pool size, spawn key)."""
+    reduced = seq.__reduce__()
+    state = reduced[2] if isinstance(reduced, tuple) and len(reduced) == 3 else None
+    if not (isinstance(state, tuple) and len(state) == 5
+            and state[1] == seq.n_children_spawned and state[3] == seq.pool_size):
         return False
     entropy, spawned, pool, pool_size, spawn_key = state
     seq.__setstate__((entropy, spawned + count, pool, pool_size, spawn_key))
