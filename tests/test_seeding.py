@@ -86,3 +86,23 @@ def test_the_engine_draws_the_same_noise_as_with_numpys_spawning(monkeypatch, no
     monkeypatch.setattr(loop, "replica_generators", _numpy)
     slow = loop.run(X, config, np.random.SeedSequence(42), replicas=64, record_history=True)
     assert np.array_equal(fast.centroids, slow.centroids)
+
+
+def test_statistics_of_repeated_and_distinct_replicas_are_the_same_bits():
+    """The statistics skip the search for repeated replicas when a hash shows none: the same
+    bits as computing every replica on its own, with repeats, -0.0 beside 0.0, and NaN."""
+    from dpkmeans.compute.lloyd import _may_repeat, batched_stats
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(500, 3))
+    C = rng.uniform(-1, 1, size=(40, 4, 3))
+    C[7], C[30] = C[3], C[3]
+    C[11, 0, 0], C[12], C[12, 0, 0] = 0.0, C[11], -0.0
+    assert _may_repeat(C) and not _may_repeat(C[:3])
+    sums, counts = batched_stats(X, C)
+    for r in range(C.shape[0]):
+        s1, c1 = batched_stats(X, C[r])
+        assert np.array_equal(sums[r], s1) and np.array_equal(counts[r], c1)
+    nan = C.copy()
+    nan[0, 0, 0] = np.nan
+    assert _may_repeat(nan)  # a NaN: the full comparison decides
