@@ -192,13 +192,29 @@ def local_map_reduce(X: np.ndarray, fn, *args, with_start: bool = False) -> tupl
         return tree_sum(list(pool.map(one, blocks)))
 
 
+def _may_repeat(C: np.ndarray) -> bool:
+    """False when no two replicas' centroids are equal, decided from one integer hash per
+    replica (equal centroids hash alike; a collision or a NaN only means the full
+    comparison runs): after the first iteration, sorting every replica's k d coordinates to
+    find no repeat cost more than the statistics of a small pair."""
+    R = C.shape[0]
+    flat = np.ascontiguousarray(C.reshape(R, -1) + 0.0)  # + 0.0: -0.0 becomes 0.0
+    if np.isnan(flat).any():
+        return True
+    words = flat.view(np.uint64)
+    mix = np.arange(1, 2 * words.shape[1], 2, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    hashes = (words * mix).sum(axis=1, dtype=np.uint64)
+    hashes ^= hashes >> np.uint64(29)
+    return np.unique(hashes).size < R
+
+
 def stats_with(map_reduce, data, C: np.ndarray, scores: str = "double") -> tuple[np.ndarray, ...]:
     """Sums and counts of every replica through a backend's ``map_reduce``. Replicas with equal
     centroids (the shared starts of a study's first iteration) are computed once: with exact
     assignment their statistics are the same bits anyway."""
     R, k, d = C.shape
     unique, inverse = C, None
-    if R > 1:
+    if R > 1 and _may_repeat(C):
         unique, inverse = np.unique(C.reshape(R, -1), axis=0, return_inverse=True)
         unique = unique.reshape(-1, k, d)
         if unique.shape[0] == R:

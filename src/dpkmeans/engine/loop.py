@@ -45,6 +45,7 @@ from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import PrivacyLedger
 from dpkmeans.privacy.mechanisms import Charges, entry
 from dpkmeans.privacy.noise import NoisePlan
+from dpkmeans.privacy.seeding import replica_generators
 from dpkmeans.privacy.sensitivity import box_midpoint
 from dpkmeans.validation import check_positive_int
 
@@ -278,7 +279,7 @@ def run_prepared(backend: Backend, data: Any, n_rows: int, config: DPLloydConfig
     """
     R = check_positive_int(replicas, "replicas")
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
+    rngs = replica_generators(seq, R)  # default_rng of each of seq.spawn(R), in bulk
     state = _Run(backend, data, n_rows, config, open_ledger(config, ledger), rngs,
                  record_history)
     state.start(initial_centroids)

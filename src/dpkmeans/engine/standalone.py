@@ -32,6 +32,7 @@ from dpkmeans.engine.flaws import Flaw, open_run_ledger
 from dpkmeans.privacy import mechanisms
 from dpkmeans.privacy.accounting import NEIGHBOUR_RELATIONS, PrivacyCost, PrivacyLedger
 from dpkmeans.privacy.noise import CovarianceNoise, NoiseCalibration
+from dpkmeans.privacy.seeding import replica_generators
 from dpkmeans.privacy.sensitivity import check_box
 from dpkmeans.privacy.tight import Release
 from dpkmeans.validation import check_delta, check_epsilon, check_positive_int
@@ -427,7 +428,7 @@ def run_standalone(backend: Backend, X: Any, config: StandaloneConfig,
     data, n_rows, n_clipped = backend.prepare(X, config.bounds)
     warn_clipped(n_clipped)
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    rngs = [np.random.default_rng(child) for child in seq.spawn(R)]
+    rngs = replica_generators(seq, R)  # default_rng of each of seq.spawn(R), in bulk
     first = _open(config, ledger)
     before = first.total().epsilon
     fits, spent, ledgers = [], np.zeros(R), []

@@ -198,10 +198,12 @@ def _as_generators(rngs: object) -> list[np.random.BitGenerator]:
         else list(rngs)
     if not gens:
         raise ValueError("rngs must hold at least one numpy.random.Generator (got none)")
-    for i, g in enumerate(gens):
-        if not isinstance(g, np.random.Generator):
-            raise TypeError(f"rngs[{i}] must be a numpy.random.Generator, got "
-                            f"{type(g).__name__}")
+    generator = np.random.Generator
+    if not all(type(g) is generator for g in gens):  # the common case without isinstance
+        for i, g in enumerate(gens):
+            if not isinstance(g, generator):
+                raise TypeError(f"rngs[{i}] must be a numpy.random.Generator, got "
+                                f"{type(g).__name__}")
     return [g.bit_generator for g in gens]
 
 
