@@ -254,6 +254,28 @@ def test_an_unreachable_scheduler_is_one_clear_error_within_seconds(tmp_path):
         cell_pool(2, "no-such-scheme://nowhere")
 
 
+def test_a_scheduler_without_workers_is_one_clear_error(tmp_path):
+    if not DASK.exists():
+        pytest.skip(f"no dask command next to {sys.executable}")
+    port = free_port()
+    proc = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                             "--no-dashboard"], cwd=tmp_path, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:  # until it listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.2)
+        with pytest.raises(ClusterError, match="has no worker .*start some with `dask worker"):
+            ClusterCells(f"tcp://127.0.0.1:{port}", [], timeout=2)
+    finally:
+        stop(proc)
+
+
 def test_a_worker_that_cannot_see_the_notebooks_is_named(tmp_path, cluster):
     experiment = sleep_book(tmp_path, [0.1])
     spec = load_spec(experiment.sweep(tmp_path))
