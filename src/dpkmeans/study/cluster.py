@@ -272,7 +272,12 @@ class ClusterCells:
                                f"joined within {timeout:g} s); start some with `dask worker "
                                f"{self.address}`") from None
         notebooks, datasets = _notebooks(specs), _datasets(specs)
-        reports = self.client.run(_prepare, self._run, notebooks, datasets)
+        try:
+            reports = self.client.run(_prepare, self._run, notebooks, datasets)
+        except ImportError as exc:  # raised on a worker: it cannot import the library
+            raise ClusterError(f"a worker of {self.address} cannot import what the cells need "
+                               f"({exc}): every worker needs the client's Python environment "
+                               "(dpkmeans with its book and dask extras)") from None
         versions = versions_string()
         environment = next(iter(reports.values()))["environment"]
         problems = [p for worker, report in sorted(reports.items())
