@@ -12,6 +12,12 @@ Once the sweeps are in, the files derived from several experiments' results with
 Ctrl-C stops the run within seconds and keeps the rows of every cell that finished. Before
 anything starts, the data files of every sweep to run are checked (downloaded where allowed):
 a missing one stops the command in one line that says how to get it.
+
+``--scheduler ADDRESS`` sends the cells to the workers of a Dask distributed cluster instead
+of local threads (:mod:`dpkmeans.study.cluster`); this process still writes every file, so the
+run resumes and ends as a local one does, with the same results. The workers need the
+repository at the same path (a shared file system), the same Python environment and the data
+files; each checks them before its first cell.
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,16 +36,15 @@ import pandas as pd
 from dpkmeans.errors import DPKMeansError
 from dpkmeans.files import write_csv, write_text
 from dpkmeans.papers.registry import records
+from dpkmeans.study.cluster import cell_pool
 from dpkmeans.study.sweep import (
     FLOAT_FORMAT,
-    CellGate,
     SweepError,
     SweepSpec,
     allow_cell_kernels,
     append_rows,
     cell_id,
     check_spec,
-    close_warm_kernels,
     completed_cells,
     expand,
     load_spec,
@@ -48,7 +52,6 @@ from dpkmeans.study.sweep import (
     read_results,
     require_sweep_data,
     run_cell,
-    settle_cells,
     versions_string,
 )
 from dpkmeans.synthesis import recommend
@@ -198,7 +201,8 @@ def _previous_runtimes(root: Path, name: str) -> dict[str, float]:
 def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None = None,
                   restart: bool = False, experiments: Sequence[Experiment] | None = None,
                   runner=None, say: Callable[[str], None] = print,
-                  progress: bool = True, derived: Sequence[Derived] | None = None) -> dict:
+                  progress: bool = True, derived: Sequence[Derived] | None = None,
+                  scheduler: str | None = None) -> dict:
     """Run every experiment not yet finished (module docstring); returns the state, with each
     experiment's ``cell_seconds`` (the time its cells took), ``finished_after_s`` (since this
     run started), ``cells`` and finish time, and the run's ``wall_s``. ``experiments`` default
@@ -207,7 +211,9 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     The cells of all the experiments share one pool of ``jobs`` workers, longest first (by
     their runtime in the committed results; new cells first): one slow cell no longer leaves a
     core idle at the end of its chapter. Each results file keeps its grid's order, and an
-    experiment's ledgers are rebuilt as soon as its last cell is in.
+    experiment's ledgers are rebuilt as soon as its last cell is in. With ``scheduler`` (a Dask
+    scheduler's address) the cells run on that cluster's workers instead, longest first by
+    Dask priority, and ``jobs`` is unused (:class:`dpkmeans.study.cluster.ClusterCells`).
 
     Then the derived files (``derived``; default :data:`DERIVED` for the book's own
     experiments, none for ``experiments`` given) are rebuilt: all of them when ``only`` is
@@ -298,13 +304,14 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
 
     for name in [n for n, p in pending.items() if p.left == 0]:  # resumed, nothing left
         complete(name)
+    # threads here, each with its own warm kernel, or a Dask cluster's workers (study.cluster)
+    pool = cell_pool(jobs, scheduler, [p.spec for p in pending.values()])
     bar = tqdm(total=len(tasks), desc="reproduce", disable=not progress)
-    pool = ThreadPoolExecutor(max_workers=jobs)  # each thread runs its cells on its own kernel
-    gate = CellGate()  # no cell starts once the run is stopping
-    futures = {pool.submit(gate.guard(run_cell), pending[name].spec, params, versions=versions,
-                           **kwargs): name for _, _, name, params in tasks}
+    futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
+                           priority=len(tasks) - i, **kwargs): name
+               for i, (_, _, name, params) in enumerate(tasks)}  # longest first
     try:
-        for future in as_completed(futures):
+        for future in pool.as_completed(futures):
             name = futures[future]
             rows = future.result()
             record(name, rows)
@@ -313,7 +320,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
                 complete(name)
     except BaseException as exc:  # Ctrl-C or a failed cell: keep what finished (resumable)
         interrupted = isinstance(exc, KeyboardInterrupt)
-        finished = settle_cells(pool, futures, gate=gate, interrupted=interrupted)
+        finished = pool.settle(futures, interrupted=interrupted)
         for future in finished:  # those not yet in their partial file (or in the results)
             name, rows = futures[future], future.result()
             if (name in pending and rows["cell"].iloc[0]
@@ -326,8 +333,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             raise ReproduceInterrupted from exc
         raise
     finally:
-        pool.shutdown(wait=False)
-        close_warm_kernels()  # the idle ones: a cell still running keeps its kernel
+        pool.close()  # and the idle warm kernels: a cell still running keeps its kernel
     bar.close()
     for step in derived:
         if only and step.name not in only and not set(step.reads) & set(only):
@@ -361,14 +367,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
                "state: ROOT/_build/reproduce/ holds state.json (the finished experiments and "
                "their times)\nand the rows of the cells finished so far; a run resumes from "
                "it, --restart deletes it.\nCtrl-C stops within seconds and keeps every "
-               "finished cell's rows.")
-    parser.add_argument("--jobs", type=int, default=2, help="cells run at once (default 2)")
+               "finished cell's rows.\n\n"
+               "cluster: --scheduler tcp://HOST:8786 runs the cells on the workers of a Dask "
+               "distributed\ncluster (`dask scheduler`, `dask worker ADDRESS`; the dask extra) "
+               "instead of --jobs local\nthreads; this process writes every file, so the run "
+               "resumes and gives the same results.\nEach worker needs the repository at the "
+               "same path (a shared file system), the same\nPython environment and the data "
+               "files ($DPKMEANS_DATA); it checks them before its first cell.")
+    parser.add_argument("--jobs", type=int, help="cells run at once (default 2; not with "
+                                                  "--scheduler)")
     parser.add_argument("--only", metavar="NAMES",
                         help="comma-separated experiments or derived files, from the list "
                              "below (default: all)")
     parser.add_argument("--restart", action="store_true",
                         help="forget finished experiments (delete ROOT/_build/reproduce/)")
     parser.add_argument("--root", default=".", help="the book's repository (default: .)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the cells on the Dask distributed cluster whose scheduler is "
+                             "at ADDRESS (see below)")
     parser.add_argument("--data-notebooks", action="store_true",
                         help="print the sweeps' cell notebooks that read a data file with their "
                              "default parameters, one a line, and exit (make test-notebooks)")
@@ -381,8 +397,12 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.data_notebooks:
         print("\n".join(str(path) for path in data_notebooks(args.root)))
         return 0
-    if args.jobs < 1:
-        raise SweepError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.jobs is not None and args.scheduler is not None:
+        raise DPKMeansError("--jobs and --scheduler: with a cluster each worker runs as many "
+                            "cells at once as it has threads (`dask worker --nthreads N`)")
+    jobs = 2 if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise SweepError(f"--jobs must be at least 1, got {jobs}")
     only = None
     if args.only is not None:
         only = [s.strip() for s in args.only.split(",")]
@@ -391,7 +411,8 @@ def _cmd(args: argparse.Namespace) -> int:
                                 f"experiments from {[e.name for e in all_experiments()]}")
     pin_cell_environment()  # the cells' kernels inherit it (cell_environment)
     try:
-        run_reproduce(args.root, jobs=args.jobs, only=only, restart=args.restart)
+        run_reproduce(args.root, jobs=jobs, only=only, restart=args.restart,
+                      scheduler=args.scheduler)
     except ReproduceInterrupted:  # it has said what it kept and how to continue
         return 130
     return 0
