@@ -31,7 +31,8 @@ help:
 	@echo "make rehearse-publish  the Pages workflow's build, offline, with no data (make test runs it)"
 	@echo "make notebooks  re-execute every notebook and store its outputs (authors)"
 	@echo "make sync       jupytext --sync every notebooks/*.py with its .ipynb"
-	@echo "make reproduce  every paper-scale sweep, results and claims ledgers (resumable)"
+	@echo "make reproduce  every paper-scale sweep, results and claims ledgers (resumable;"
+	@echo "                SCHEDULER=tcp://HOST:8786 runs it on a Dask cluster)"
 	@echo "make lock       refresh $(LOCK) and $(COMPARE_LOCK) from the installed environments"
 	@echo "make compare-env  diffprivlib's own environment, $(COMPARE_VENV) (chapter 5's comparison)"
 	@echo "make benchmarks the speed and memory benchmarks (benchmarks/README.md)"
@@ -222,8 +223,9 @@ pdf: book
 
 # Every paper-scale sweep of the book, then the papers' claims ledgers and audits, resumable
 # (src/dpkmeans/reproduce.py; --restart to start over).
+# SCHEDULER=tcp://HOST:8786 runs the cells on a Dask distributed cluster (docs/cluster.md).
 reproduce: $(STAMP) $(COMPARE_STAMP)
-	$(BIN)/python -m dpkmeans reproduce --jobs 2
+	$(BIN)/python -m dpkmeans reproduce $(if $(SCHEDULER),--scheduler $(SCHEDULER),--jobs 2)
 
 # The speed and memory benchmarks (benchmarks/README.md); benchmark 2 runs in $(COMPARE_VENV).
 benchmarks: $(STAMP) $(COMPARE_STAMP)
