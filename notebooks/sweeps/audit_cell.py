@@ -22,22 +22,25 @@
 # table, at every point of its privacy curve) and of `notebooks/sweeps/audit_power.yaml`
 # (`study = "power"`: one algorithm's power study). All the work is
 # `dpkmeans.synthesis.tightness`; every draw derives its seed from the target's name, so the
-# cell layout never changes the numbers.
+# cell layout never changes the numbers, nor does a split of a long cell into `parts` (each
+# computes a block of the levels or factors; the sweep joins their rows in order).
 
 # %% tags=["parameters"]
 study = "tightness"  # "tightness" or "power"
 target = "apdp"  # a mechanism or algorithm of dpkmeans.synthesis.tightness.targets()
 trials = 2000  # trials per side (0: the committed table's; power: 0 runs the audits too)
 seed = None  # the sweep's per-cell seed; unused (draws derive theirs from the target)
+part = 0  # this part of the cell: a block of its levels (tightness) or factors (power)
+parts = 1  # the cell's number of parts (a sweep file's `parts` splits a long cell)
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
 from dpkmeans.synthesis.tightness import power_rows, tightness_rows
 
 if study == "tightness":
-    rows = tightness_rows(target, trials)
-elif study == "power":
-    rows = power_rows(target, detect=trials == 0)  # a smoke run: the trials needed only
+    rows = tightness_rows(target, trials, part=part, parts=parts)
+elif study == "power":  # a smoke run (trials > 0): the trials needed only
+    rows = power_rows(target, detect=trials == 0, part=part, parts=parts)
 else:
     raise ValueError(f"study must be 'tightness' or 'power', got {study!r}")
 if output_csv is not None:

@@ -23,6 +23,8 @@
 # it runs without the data files); the sweep overrides it. All the work is
 # `dpkmeans.papers.colored.study.evaluate_cell`; every point derives its seed from `base_seed`
 # and the point itself, so the cell layout never changes the numbers.
+# A sweep file's `parts` may split a long cell: each part computes one block of the points
+# (`part` of `parts`), and the sweep joins the parts' rows in order.
 
 # %% tags=["parameters"]
 case = "mixture_d2"  # the case name in the sweep file (informational)
@@ -30,12 +32,15 @@ dataset = "mixture_d2"  # one of dpkmeans.papers.colored.study.DATASETS
 base_seed = 20261123
 draws = 20  # independent draws per point (the study: 1000)
 seed = None  # the sweep's per-cell seed; unused (points derive theirs from base_seed)
+part = 0  # this part of the cell's points (a sweep file's `parts` splits a long cell)
+parts = 1  # the cell's number of parts; 1: every point
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
 from dpkmeans.papers.colored.study import evaluate_cell
 
-rows = evaluate_cell(dataset, base_seed=base_seed, draws=draws)
+rows = evaluate_cell(dataset, base_seed=base_seed, draws=draws, part=part,
+                     parts=parts)
 if output_csv is not None:
     rows.to_csv(output_csv, index=False)
 private = rows[rows["is_private"]]

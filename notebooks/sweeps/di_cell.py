@@ -23,18 +23,22 @@
 # (`-p case adult`: DI and DP k-prototypes at the paper's setting). The `parameters` cell holds a fast default; the sweep
 # overrides it. All the work is `dpkmeans.papers.di.study.evaluate_cell`; every point derives
 # its seed from `base_seed` and the point itself, so the cell layout never changes the numbers.
+# A sweep file's `parts` may split a long cell: each part computes one block of the points
+# (`part` of `parts`), and the sweep joins the parts' rows in order.
 
 # %% tags=["parameters"]
 case = "gamma"  # one of dpkmeans.papers.di.study.CELLS, or a mixed dataset such as "adult"
 base_seed = 20261125
 runs = 3  # runs per point (None: the study's 500 on magic, 1000 on heart, 200 elsewhere)
 seed = None  # the sweep's per-cell seed; unused (points derive theirs from base_seed)
+part = 0  # this part of the cell's points (a sweep file's `parts` splits a long cell)
+parts = 1  # the cell's number of parts; 1: every point
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
 from dpkmeans.papers.di.study import evaluate_cell
 
-rows = evaluate_cell(case, base_seed=base_seed, runs=runs)
+rows = evaluate_cell(case, base_seed=base_seed, runs=runs, part=part, parts=parts)
 if output_csv is not None:
     rows.to_csv(output_csv, index=False)
 honest = rows[rows["is_private"]]

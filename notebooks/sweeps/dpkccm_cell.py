@@ -22,6 +22,8 @@
 # (`"epsilon"`, `"k"` or `"ablations"`). The `parameters` cell holds a fast default; the sweep
 # overrides it. All the work is `dpkmeans.papers.dpkccm.study.evaluate_cell`; every point derives its
 # seed from `base_seed` and the point itself, so the cell layout never changes the numbers.
+# A sweep file's `parts` may split a long cell: each part computes one block of the points
+# (`part` of `parts`), and the sweep joins the parts' rows in order.
 
 # %% tags=["parameters"]
 case = "blood"  # the case name in the sweep file (informational)
@@ -31,12 +33,15 @@ base_seed = 20261122
 inits = 2  # initial-centroid sets (paper: 20)
 runs = 3  # runs per set (paper: 50)
 seed = None  # the sweep's per-cell seed; unused (points derive theirs from base_seed)
+part = 0  # this part of the cell's points (a sweep file's `parts` splits a long cell)
+parts = 1  # the cell's number of parts; 1: every point
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
 from dpkmeans.papers.dpkccm.study import evaluate_cell
 
-rows = evaluate_cell(dataset, axis, base_seed=base_seed, inits=inits, runs=runs)
+rows = evaluate_cell(dataset, axis, base_seed=base_seed, inits=inits, runs=runs,
+                     part=part, parts=parts)
 if output_csv is not None:
     rows.to_csv(output_csv, index=False)
 assert rows["ledger_equals_epsilon"].dropna().all(), "a ledger total differs from epsilon"

@@ -24,19 +24,23 @@
 # composition), all under add/remove adjacency, and DI also under its own relation. All the
 # work is `dpkmeans.synthesis.leaderboard.evaluate_cell`; every point derives its seed from
 # `base_seed` and the point itself, so the cell layout never changes the numbers.
+# A sweep file's `parts` may split a long cell: each part computes one block of the points
+# (`part` of `parts`), and the sweep joins the parts' rows in order.
 
 # %% tags=["parameters"]
 case = "blood"  # one of dpkmeans.synthesis.leaderboard.CASES
 base_seed = 20261125
 runs = 3  # independent runs per point (the leaderboard: 50)
 seed = None  # the sweep's per-cell seed; unused (points derive theirs from base_seed)
+part = 0  # this part of the cell's points (a sweep file's `parts` splits a long cell)
+parts = 1  # the cell's number of parts; 1: every point
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
 from dpkmeans.privacy.accounting import TIGHT_RTOL
 from dpkmeans.synthesis.leaderboard import evaluate_cell
 
-rows = evaluate_cell(case, base_seed=base_seed, runs=runs)
+rows = evaluate_cell(case, base_seed=base_seed, runs=runs, part=part, parts=parts)
 if output_csv is not None:
     rows.to_csv(output_csv, index=False)
 assert rows["is_private"].all(), "every leaderboard algorithm is a corrected one"

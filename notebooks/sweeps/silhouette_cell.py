@@ -21,7 +21,9 @@
 # (`python -m dpkmeans sweep notebooks/sweeps/silhouette.yaml`): one dataset, every algorithm
 # at every epsilon. The `parameters` cell holds a fast default; the sweep overrides it. All the
 # work is `dpkmeans.papers.silhouette.study.evaluate_cell`; every point derives its seed from
-# `base_seed` and the point itself, so the cell layout never changes the numbers. Any dataset
+# `base_seed` and the point itself, so the cell layout never changes the numbers.
+# A sweep file's `parts` may split a long cell: each part computes one block of the points
+# (`part` of `parts`), and the sweep joins the parts' rows in order. Any dataset
 # of the registry works with an explicit `k` (chapter 8, exercise 1).
 
 # %% tags=["parameters"]
@@ -31,12 +33,15 @@ k = None  # None: the paper dataset's k (its number of classes)
 base_seed = 20261123
 runs = 4  # independent runs per point (the study: 200; the paper: 10)
 seed = None  # the sweep's per-cell seed; unused (points derive theirs from base_seed)
+part = 0  # this part of the cell's points (a sweep file's `parts` splits a long cell)
+parts = 1  # the cell's number of parts; 1: every point
 output_csv = None  # where the sweep collects the rows (None: do not write)
 
 # %%
 from dpkmeans.papers.silhouette.study import evaluate_cell
 
-rows = evaluate_cell(dataset, base_seed=base_seed, runs=runs, k=k)
+rows = evaluate_cell(dataset, base_seed=base_seed, runs=runs, k=k, part=part,
+                     parts=parts)
 if output_csv is not None:
     rows.to_csv(output_csv, index=False)
 honest = rows[rows["is_private"]]

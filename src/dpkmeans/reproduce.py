@@ -30,7 +30,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from dpkmeans.errors import DPKMeansError
@@ -44,10 +43,14 @@ from dpkmeans.study.sweep import (
     allow_cell_kernels,
     append_rows,
     cell_id,
+    cell_tasks,
     check_spec,
     completed_cells,
+    completed_parts,
     expand,
     load_spec,
+    merge_parts,
+    part_key,
     pin_cell_environment,
     read_results,
     require_sweep_data,
@@ -176,7 +179,8 @@ def _cell_seconds(rows: pd.DataFrame) -> float:
 
 @dataclass
 class _Pending:
-    """An experiment under way: its spec, its partial results file, its cells left."""
+    """An experiment under way: its spec, its partial results file, its tasks left (a cell,
+    or a part of a cell run in parts)."""
 
     experiment: Experiment
     spec: SweepSpec
@@ -184,6 +188,14 @@ class _Pending:
     order: dict[str, int]  # cell id -> position in the grid (the results file's order)
     left: int
     cell_seconds: float = 0.0
+
+
+def _task_key(rows: pd.DataFrame) -> tuple[str, int, int]:
+    """The task whose rows these are: cell id, part, parts (as
+    :func:`dpkmeans.study.sweep.part_key` gives them; 0 of 1 for a whole cell)."""
+    first = rows.iloc[0]
+    return (str(first["cell"]), int(first["cell_part"]) if "cell_part" in rows else 0,
+            int(first["cell_parts"]) if "cell_parts" in rows else 1)
 
 
 def _previous_runtimes(root: Path, name: str) -> dict[str, float]:
@@ -260,16 +272,19 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             check_spec(spec)
         partial = work / f"{experiment.name}.csv"
         cells = expand(spec)
-        finished = completed_cells(partial)
-        todo = [c for c in cells if cell_id(c) not in finished]
-        say(f"{head}: {len(cells)} cells" + (f", {len(todo)} to run" if finished else ""))
+        finished, have = completed_cells(partial), completed_parts(partial)
+        todo = [t for c in cells if cell_id(c) not in finished for t in cell_tasks(spec, c)
+                if part_key(t) not in have]
+        split = sum(len(cell_tasks(spec, c)) for c in cells)
+        say(f"{head}: {len(cells)} cells" + (f" in {split} parts" if split > len(cells) else "")
+            + (f", {len(todo)} to run" if have else ""))
         pending[experiment.name] = _Pending(experiment, spec, partial,
                                             {cell_id(c): i for i, c in enumerate(cells)},
                                             len(todo))
         before = _previous_runtimes(root, spec.experiment)
-        tasks += [(before.get(cell_id(c), float("inf")), len(tasks), experiment.name, c)
-                  for c in todo]
-    tasks.sort(key=lambda t: (-t[0], t[1]))  # longest first; ties in grid order
+        tasks += [(before.get(cell_id(t), float("inf")) / part_key(t)[2], len(tasks),
+                   experiment.name, t) for t in todo]
+    tasks.sort(key=lambda t: (-t[0], t[1]))  # longest first (a part: its share); ties in order
     versions = versions_string()
     kwargs = {"runner": runner} if runner is not None else {}
     start = time.perf_counter()
@@ -278,8 +293,9 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     def complete(name: str) -> None:
         p = pending.pop(name)
         rows = read_results(p.partial) if p.partial.exists() else pd.DataFrame()
-        if len(rows):  # the grid's order, each cell's rows in their own order (stable sort)
-            rows = rows.iloc[np.argsort(rows["cell"].map(p.order).to_numpy(), kind="stable")]
+        # the grid's order, then part order, each part's rows in their own order (a stable
+        # sort); a split cell's parts joined into its rows, its runtime their sum
+        rows = merge_parts(rows, p.order)
         target = _results(root, f"{p.spec.experiment}.csv")
         write_csv(rows[_column_order(target, rows)], target, float_format=FLOAT_FORMAT)
         p.cell_seconds = _cell_seconds(rows)
@@ -299,6 +315,8 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
 
     def record(name: str, rows: pd.DataFrame) -> None:
         p = pending[name]
+        if _task_key(rows) in completed_parts(p.partial):
+            return  # already kept (a stopped run records each finished task once)
         append_rows(p.partial, rows)
         p.left -= 1
 

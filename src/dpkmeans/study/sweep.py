@@ -13,13 +13,26 @@ A sweep file looks like::
     cases:                                          # a `case` value expands to parameters
       blood: {dataset: blood, paper: dp-kccm, k: 4}
     smoke: {grid: {epsilon: [1.0]}, fixed: {replicas: 3}}   # --smoke overrides
+    parts: {case: {adult: 3}}                       # optional: a long cell runs in parts
 
 Cells already in the results file are skipped (resume). The cell seed is a hash of the base
 seed and the cell's parameters, so adding a grid value never changes the other cells.
 
 The experiment name is a plain identifier (it names the results file). Every parameter must be
 one of the cell notebook's (its ``parameters`` cell); ``seed`` and ``output_csv`` are set by the
-sweep. A relative ``notebook`` and the results folder are taken from the sweep file's *base*:
+sweep, and so are ``part`` and ``parts`` in a split cell.
+
+A long cell may run as several *parts*, each a task of its own: ``parts:`` gives how many, one
+integer for every cell or a count per grid value (``{NAME: {VALUE: N}}``, a value not listed
+runs whole; with several names the counts multiply), and ``smoke: {parts: ...}`` overrides it.
+Part ``k`` of ``n`` runs the cell notebook with ``part = k`` and ``parts = n``; the notebook
+(which then declares both in its parameters cell) computes only the ``k``-th block of its rows
+(:func:`dpkmeans.study.parts.part_block`). The parts are left out of the cell's id and seed, so
+the split never changes a number: the cell's rows are its parts' rows in part order, with the
+cell's id, and its ``cell_runtime_s`` is the sum of its parts' times. A finished part's rows wait
+in ``_build/sweep-parts/`` under the sweep's base (with ``cell_part`` and ``cell_parts``
+columns) until the cell's last part is in, so a stopped sweep resumes part by part
+(:meth:`SweepSpec.parts_path`). A relative ``notebook`` and the results folder are taken from the sweep file's *base*:
 the folder above ``notebooks/sweeps/`` when the file is in such a folder (the book's root),
 otherwise the folder of the sweep file itself.
 
@@ -75,6 +88,8 @@ __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "SweepCellError"
            "check_spec", "check_results_path", "sweep_datasets", "require_sweep_data",
            "sweep_base", "notebook_parameters", "expand", "cell_key", "cell_id", "cell_seed",
            "run_sweep", "run_cell", "run_cell_notebook", "completed_cells", "append_rows",
+           "cell_parts", "cell_tasks", "part_key", "completed_parts", "merge_parts",
+           "PART_PARAMETERS", "PART_COLUMNS",
            "versions_string", "settle_cells", "CellGate", "CellNotStarted", "stop_cell_kernels",
            "KERNEL_ARGUMENTS",
            "read_results", "results_frame", "exact_integers",
@@ -85,13 +100,19 @@ __all__ = ["SweepSpec", "SweepError", "SweepFileNotFoundError", "SweepCellError"
 #: size. Integers (seeds) are written whole (:func:`results_frame`, :func:`read_results`).
 FLOAT_FORMAT = "%.12g"
 
-#: Parameters the sweep itself gives every cell.
-SWEEP_PARAMETERS = ("seed", "output_csv")
+#: A split cell's part and number of parts (set by the sweep; not in the cell's id or seed).
+PART_PARAMETERS = ("part", "parts")
+
+#: Parameters the sweep itself gives every cell (the parts only to a split one).
+SWEEP_PARAMETERS = ("seed", "output_csv", *PART_PARAMETERS)
+
+#: The columns that carry a split cell's part (and its number of parts) until it is merged.
+PART_COLUMNS = ("cell_part", "cell_parts")
 
 #: Columns of a results file that are not results: the timings and versions a run records, and
 #: the experiment and cell names (a rerun must give every other column bit for bit).
 BOOKKEEPING = frozenset({"run_s", "runtime_s", "cell_runtime_s", "sdp_seconds", "seconds",
-                         "audit_minutes", "versions", "experiment", "cell"})
+                         "audit_minutes", "versions", "experiment", "cell", *PART_COLUMNS})
 
 #: Seconds a stopped sweep waits for its killed cells' threads to end.
 STOP_GRACE_S = 5.0
@@ -128,6 +149,15 @@ class SweepSpec:
     fixed: dict[str, Any] = field(default_factory=dict)
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: Path | None = None
+    parts: int | dict[str, dict[str, int]] = 1
+
+    def parts_path(self, results: Path) -> Path:
+        """Where the finished parts of split cells wait for their cell's last part before
+        their rows go to ``results``: ``_build/sweep-parts/`` under the sweep's base, one file
+        per results file."""
+        root = sweep_base(self.source) if self.source else Path.cwd()
+        digest = hashlib.sha256(str(Path(results).resolve()).encode()).hexdigest()[:8]
+        return root / "_build" / "sweep-parts" / f"{self.experiment}-{digest}.csv"
 
     @property
     def results_path(self) -> Path:
@@ -236,18 +266,96 @@ def load_spec(path: str | os.PathLike[str], *, smoke: bool = False) -> SweepSpec
 
     grid = {k: values(v) for k, v in _mapping(raw["grid"], f"{path.name}: grid").items()}
     fixed = dict(_mapping(raw.get("fixed"), f"{path.name}: fixed"))
+    overrides = _mapping(raw.get("smoke"), f"{path.name}: smoke")
+    smoke_grid = {k: values(v) for k, v in
+                  _mapping(overrides.get("grid"), f"{path.name}: smoke.grid").items()}
+    every = {k: [*grid.get(k, []), *smoke_grid.get(k, [])] for k in {*grid, *smoke_grid}}
+    parts = raw.get("parts", 1)
+    _check_parts(parts, every, f"{path.name}: parts")
     if smoke:
-        overrides = _mapping(raw.get("smoke"), f"{path.name}: smoke")
-        grid.update({k: values(v) for k, v in
-                     _mapping(overrides.get("grid"), f"{path.name}: smoke.grid").items()})
+        grid.update(smoke_grid)
         fixed.update(_mapping(overrides.get("fixed"), f"{path.name}: smoke.fixed"))
+        parts = overrides.get("parts", parts)
+        _check_parts(parts, every, f"{path.name}: smoke.parts")
     cases = {str(k): dict(_mapping(v, f"{path.name}: case {k}")) for k, v in
              _mapping(raw.get("cases"), f"{path.name}: cases").items()}
     unknown = [c for c in grid.get("case", []) if str(c) not in cases]
     if unknown:
         raise SweepError(f"{path.name}: grid cases {unknown} are not defined under `cases`")
     notebook = Path(str(raw["notebook"]))
-    return SweepSpec(experiment, sweep_base(path) / notebook, seed, grid, fixed, cases, path)
+    return SweepSpec(experiment, sweep_base(path) / notebook, seed, grid, fixed, cases, path,
+                     parts)
+
+
+def _check_count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SweepError(f"{where} must be a whole number of parts, at least 1, got {value!r}")
+    return value
+
+
+def _check_parts(parts: Any, grid: dict[str, list[Any]], where: str, *,
+                 values: bool = True) -> None:
+    """Refuse a ``parts`` value that is neither a count nor ``{grid parameter: {value:
+    count}}`` over the parameters (and, with ``values``, the values) of ``grid``."""
+    if not isinstance(parts, dict):
+        if not isinstance(parts, int) or isinstance(parts, bool):
+            raise SweepError(f"{where} must be a whole number of parts for every cell or a "
+                             f"mapping {{grid parameter: {{value: parts}}}}, got {parts!r}")
+        _check_count(parts, where)
+        return
+    for name, counts in parts.items():
+        if name not in grid:
+            raise SweepError(f"{where}: {name!r} is not a grid parameter; the grid's are "
+                             f"{sorted(grid)}")
+        if not isinstance(counts, dict):
+            raise SweepError(f"{where}.{name} must map values of {name} to numbers of parts, "
+                             f"got {counts!r}")
+        known = {str(v) for v in grid[name]}
+        for value, count in counts.items():
+            if values and str(value) not in known:
+                raise SweepError(f"{where}.{name}: {value!r} is not a value of {name} in the "
+                                 f"grid ({sorted(known)})")
+            _check_count(count, f"{where}.{name}.{value}")
+
+
+def cell_parts(spec: SweepSpec, params: dict[str, Any]) -> int:
+    """How many parts the cell ``params`` runs in (its sweep file's ``parts``; 1: whole).
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The sweep.
+    params : dict
+        One cell of :func:`expand` (or one of its parts).
+
+    Returns
+    -------
+    int
+        The product of the counts its grid values are given (1 for a value not listed).
+    """
+    if not isinstance(spec.parts, dict):
+        return _check_count(spec.parts, f"{spec.experiment}: parts")
+    total = 1
+    for name, counts in spec.parts.items():
+        if isinstance(counts, dict):
+            by_text = {str(value): count for value, count in counts.items()}
+            total *= _check_count(by_text.get(str(params.get(name)), 1),
+                                  f"{spec.experiment}: parts.{name}")
+    return total
+
+
+def cell_tasks(spec: SweepSpec, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tasks of one cell: the cell itself, or its parts (its parameters with ``part`` and
+    ``parts`` added; :data:`PART_PARAMETERS`), in part order."""
+    n = cell_parts(spec, params)
+    if n == 1:
+        return [params]
+    return [{**params, "part": k, "parts": n} for k in range(n)]
+
+
+def part_key(params: dict[str, Any]) -> tuple[str, int, int]:
+    """A task's cell id, part and number of parts (``(id, 0, 1)`` for a whole cell)."""
+    return cell_id(params), int(params.get("part", 0)), int(params.get("parts", 1))
 
 
 def notebook_parameters(notebook: str | os.PathLike[str]) -> list[str]:
@@ -286,6 +394,16 @@ def check_spec(spec: SweepSpec) -> None:
                          "file there, otherwise the sweep file's own folder)")
     known = notebook_parameters(spec.notebook)
     used = {*spec.fixed, *spec.grid, *(k for case in spec.cases.values() for k in case)}
+    reserved = sorted(used & set(PART_PARAMETERS))
+    if reserved:
+        raise SweepError(f"{name}: {reserved} are set by the sweep for a cell run in parts "
+                         "(the `parts` key); a sweep file does not set them")
+    _check_parts(spec.parts, spec.grid, f"{name}: parts", values=False)
+    split = any(cell_parts(spec, params) > 1 for params in expand(spec))
+    if split and not set(PART_PARAMETERS) <= set(known):
+        raise SweepError(f"{name}: its `parts` split cells, but {spec.notebook.name} cannot "
+                         "run in parts (its parameters cell does not declare `part` and "
+                         "`parts`)")
     unknown = sorted(used - set(known) - set(SWEEP_PARAMETERS))
     if unknown:
         cell = [p for p in known if p not in SWEEP_PARAMETERS]
@@ -294,8 +412,10 @@ def check_spec(spec: SweepSpec) -> None:
 
 
 def cell_key(params: dict[str, Any]) -> str:
-    """A stable text key of a cell's parameters (sorted JSON)."""
-    return json.dumps(params, sort_keys=True, default=str)
+    """A stable text key of a cell's parameters (sorted JSON), without a part's ``part`` and
+    ``parts`` (:data:`PART_PARAMETERS`): every part of a cell has the cell's key."""
+    kept = {k: v for k, v in params.items() if k not in PART_PARAMETERS}
+    return json.dumps(kept, sort_keys=True, default=str)
 
 
 def cell_id(params: dict[str, Any]) -> str:
@@ -333,9 +453,11 @@ def _write_cell_log(notebook: Path, params: dict[str, Any], exc: BaseException,
                     executed: Path) -> Path:
     """Write the failed cell's parameters, traceback and executed notebook; returns the log's
     path (in the system's temporary folder when the base is not writable)."""
-    text = (f"notebook: {notebook}\nparameters: {cell_key(params)}\n\n"
+    cell, part, parts = part_key(params)
+    where = f"\npart: {part} of {parts}" if parts > 1 else ""
+    text = (f"notebook: {notebook}\nparameters: {cell_key(params)}{where}\n\n"
             + _ANSI.sub("", "".join(traceback.format_exception(exc))))
-    stem = f"{notebook.stem}-{cell_id(params)}"
+    stem = f"{notebook.stem}-{cell}" + (f"-part{part}of{parts}" if parts > 1 else "")
     for folder in (cell_log_dir(notebook), Path(tempfile.gettempdir()) / "dpkmeans-sweep-logs"):
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -359,7 +481,9 @@ def _cell_failure(notebook: Path, params: dict[str, Any], exc: Exception,
     evalue = evalue if len(evalue) <= 200 else evalue[:197] + "..."
     shown = ", ".join(f"{k}={v}" for k, v in params.items() if k not in SWEEP_PARAMETERS)
     shown = shown if len(shown) <= 120 else shown[:117] + "..."
-    return SweepCellError(f"cell {cell_id(params)} of {notebook.name} ({shown}) failed: "
+    cell, part, parts = part_key(params)
+    which = f"part {part} of {parts} of cell {cell}" if parts > 1 else f"cell {cell}"
+    return SweepCellError(f"{which} of {notebook.name} ({shown}) failed: "
                           f"{ename}: {evalue}; the full log is {log}")
 
 
@@ -447,17 +571,23 @@ def versions_string() -> str:
 def run_cell(spec: SweepSpec, params: dict[str, Any],
              runner: Callable[[Path, dict[str, Any], Path], pd.DataFrame] = run_cell_notebook,
              versions: str = "") -> pd.DataFrame:
-    """One cell: its rows, with its parameters first, then the metrics, then the bookkeeping
-    (experiment, cell id, ``cell_runtime_s``, versions)."""
+    """One cell, or one part of a cell (``params`` with ``part`` and ``parts``,
+    :func:`cell_tasks`): its rows, with its parameters first, then the metrics, then the
+    bookkeeping (experiment, cell id, ``cell_runtime_s``, versions; a part's rows also carry
+    :data:`PART_COLUMNS`, which :func:`merge_parts` drops)."""
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         rows = runner(spec.notebook, params, Path(tmp))
-    for name, value in params.items():  # a value the cell computed is kept (a non-private
+    cell = {k: v for k, v in params.items() if k not in PART_PARAMETERS}
+    for name, value in cell.items():  # a value the cell computed is kept (a non-private
         # reference row runs once, whatever the cell's `runs`); the parameter fills the rest
         rows[name] = rows[name].where(rows[name].notna(), value) if name in rows else value
     rows["experiment"], rows["cell"] = spec.experiment, cell_id(params)
     rows["cell_runtime_s"], rows["versions"] = time.perf_counter() - start, versions
-    first = ["experiment", *params]  # parameters first, then metrics, then bookkeeping
+    _, part, parts = part_key(params)
+    if parts > 1:
+        rows["cell_part"], rows["cell_parts"] = part, parts
+    first = ["experiment", *cell]  # parameters first, then metrics, then bookkeeping
     return rows[first + [c for c in rows.columns if c not in first]]
 
 
@@ -592,11 +722,85 @@ def read_results(path: str | os.PathLike[str]) -> pd.DataFrame:
     return exact_integers(frame)
 
 
-def completed_cells(path: Path) -> set[str]:
-    """The ids of the cells whose rows a results file already holds."""
+def _part_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each row's cell, part and number of parts (0 of 1 for a row of a whole cell)."""
+    keys = pd.DataFrame({"cell": frame["cell"].astype(str)}, index=frame.index)
+    for column, whole in zip(PART_COLUMNS, (0, 1)):
+        values = frame[column] if column in frame else pd.Series(whole, index=frame.index)
+        keys[column] = pd.to_numeric(values).fillna(whole).astype(int)
+    return keys
+
+
+def _read_keys(path: Path) -> pd.DataFrame:
     if not path.exists():
-        return set()
-    return set(pd.read_csv(path, usecols=["cell"])["cell"])
+        return _part_keys(pd.DataFrame({"cell": []}))
+    return _part_keys(pd.read_csv(path, usecols=lambda c: c in ("cell", *PART_COLUMNS)))
+
+
+def _whole(keys: pd.DataFrame) -> dict[str, int]:
+    """Each cell all of whose parts the keys hold, with its number of parts (the fewest, when
+    rows of several splits are there)."""
+    found = keys.drop_duplicates().groupby(["cell", "cell_parts"])["cell_part"].nunique()
+    out: dict[str, int] = {}
+    for (cell, parts), count in found.items():
+        if count == parts and cell not in out:
+            out[cell] = int(parts)
+    return out
+
+
+def completed_parts(path: Path) -> set[tuple[str, int, int]]:
+    """The (cell id, part, parts) of every task whose rows a results or parts file holds (a
+    whole cell as part 0 of 1; :func:`part_key`)."""
+    keys = _read_keys(path)
+    return {(str(c), int(k), int(n)) for c, k, n in keys.drop_duplicates().itertuples(
+        index=False)}
+
+
+def completed_cells(path: Path) -> set[str]:
+    """The ids of the cells whose rows a results file already holds: every part of a cell
+    run in parts (a cell with only some of its parts in is not complete)."""
+    return set(_whole(_read_keys(path)))
+
+
+def merge_parts(rows: pd.DataFrame, order: dict[str, int] | None = None) -> pd.DataFrame:
+    """The rows of the complete cells among ``rows``, each cell's parts joined into the
+    cell's rows.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`run_cell`: whole cells, and parts of cells (with :data:`PART_COLUMNS`).
+    order : dict of str to int, optional
+        Each cell id's position in the grid. Default: the order of the cells' first rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows sorted by the cell's position, then by part, each part's rows in their own
+        order (a stable sort); a split cell's ``cell_runtime_s`` is the sum of its parts',
+        and the part columns are gone. A cell still missing a part is left out, and so are
+        the rows of another split of a cell already whole.
+    """
+    if not len(rows):
+        return rows.drop(columns=[c for c in PART_COLUMNS if c in rows])
+    keys = _part_keys(rows)
+    whole = _whole(keys)
+    keep = (keys["cell_parts"] == keys["cell"].map(whole)).to_numpy()
+    rows, keys = rows[keep], keys[keep]
+    if not len(rows):
+        return rows.drop(columns=[c for c in PART_COLUMNS if c in rows])
+    if order is None:
+        order = {cell: i for i, cell in enumerate(dict.fromkeys(keys["cell"]))}
+    position = keys["cell"].map(order).fillna(len(order)).to_numpy(dtype=np.int64)
+    sort = np.argsort(position * (1 + int(keys["cell_parts"].max()))
+                      + keys["cell_part"].to_numpy(), kind="stable")
+    rows, keys = rows.iloc[sort], keys.iloc[sort]
+    if "cell_runtime_s" in rows and (keys["cell_parts"] > 1).any():
+        first = rows.assign(_part=keys["cell_part"].to_numpy()).groupby(
+            ["cell", "_part"], sort=False)["cell_runtime_s"].first()
+        total = first.groupby(level=0, sort=False).sum()
+        rows = rows.assign(cell_runtime_s=rows["cell"].map(total).to_numpy())
+    return rows.drop(columns=[c for c in PART_COLUMNS if c in rows])
 
 
 def run_sweep(
@@ -607,7 +811,11 @@ def run_sweep(
     runner: Callable[[Path, dict[str, Any], Path], pd.DataFrame] = run_cell_notebook,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Run every cell not yet in the results file; append its rows; return the new rows."""
+    """Run every cell not yet in the results file; append its rows; return the new rows.
+
+    A cell run in parts (:func:`cell_tasks`) reaches the results file once its last part is
+    in (:func:`merge_parts`); until then its finished parts wait in
+    :meth:`SweepSpec.parts_path`, and a new run runs only the parts missing."""
     from tqdm.auto import tqdm
 
     if jobs < 1:
@@ -619,8 +827,12 @@ def run_sweep(
     # other worker thread appends its rows meanwhile
     path = Path(results_path or spec.results_path).resolve()
     check_results_path(path, spec.experiment)
+    staged = spec.parts_path(path)
     done = completed_cells(path)
-    todo = [c for c in expand(spec) if cell_id(c) not in done]
+    cells = [c for c in expand(spec) if cell_id(c) not in done]
+    new = [_move_whole_cells(staged, path, {cell_id(c) for c in cells}, done)]
+    have = completed_parts(staged)
+    todo = [t for c in cells for t in cell_tasks(spec, c) if part_key(t) not in have]
     versions = versions_string()
 
     gate = CellGate()
@@ -629,30 +841,59 @@ def run_sweep(
     def one(params: dict[str, Any]) -> pd.DataFrame:
         return run_cell(spec, params, runner, versions)
 
+    def keep(rows: pd.DataFrame) -> pd.DataFrame | None:
+        """A whole cell's rows go to the results, a part's to the parts file (and the cell's
+        to the results, once its last part is in); returns the rows the results gained."""
+        if "cell_parts" not in rows:
+            append_rows(path, rows)
+            return rows
+        append_rows(staged, rows)
+        return _move_whole_cells(staged, path, {str(rows["cell"].iloc[0])})
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    new: list[pd.DataFrame] = []
     bar = tqdm(total=len(todo), desc=spec.experiment, disable=not progress)
     pool = ThreadPoolExecutor(max_workers=jobs)  # each thread runs its cells on its own kernel
     futures = [pool.submit(one, params) for params in todo]
     kept: set[Future] = set()
     try:
         for future in futures:  # in grid order
-            rows = future.result()
-            append_rows(path, rows)
-            new.append(rows)
+            new.append(keep(future.result()))
             kept.add(future)
             bar.update()
     except BaseException as exc:  # Ctrl-C or a failed cell: keep what finished, then stop
         for future in settle_cells(pool, futures, gate=gate,
                                    interrupted=isinstance(exc, KeyboardInterrupt)):
             if future not in kept:
-                append_rows(path, future.result())
+                keep(future.result())
         raise
     finally:
         pool.shutdown(wait=False)
         bar.close()
         close_warm_kernels()  # the idle ones: a cell still running keeps its kernel
+    new = [rows for rows in new if rows is not None and len(rows)]
     return pd.concat(new, ignore_index=True) if new else pd.DataFrame()
+
+
+def _move_whole_cells(staged: Path, path: Path, cells: set[str],
+                      done: set[str] = frozenset()) -> pd.DataFrame | None:
+    """Move each of ``cells`` whose parts are all in the parts file ``staged`` to the results
+    file ``path``, merged (:func:`merge_parts`), and drop the parts of the cells ``done``
+    already there (a run stopped between the two writes); the parts file keeps the rest (and
+    is removed once empty). Returns the rows moved."""
+    whole = completed_cells(staged) & cells
+    stale = done & {cell for cell, _, _ in completed_parts(staged)}
+    if not whole and not stale:
+        return None
+    rows = read_results(staged)
+    moving = rows["cell"].astype(str).isin(whole | stale).to_numpy()
+    merged = merge_parts(rows[rows["cell"].astype(str).isin(whole).to_numpy()])
+    if len(merged):
+        append_rows(path, merged)
+    if moving.all():
+        staged.unlink()
+    else:
+        write_csv(rows[~moving], staged, float_format=FLOAT_FORMAT)
+    return merged
 
 
 def append_rows(path: Path, rows: pd.DataFrame) -> None:

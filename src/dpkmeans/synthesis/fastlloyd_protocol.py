@@ -49,6 +49,7 @@ from dpkmeans.engine.init import sphere_packing
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.strategies import PublicStart
 from dpkmeans.papers.su.study import BOX, prepare_dataset
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.shared import shared_initial_centroids, stable_seed, summarise
 from dpkmeans.validation import check_epsilon, check_positive_int
 
@@ -277,10 +278,14 @@ def run_cell(dataset: str, epsilon: float, runs: int = RUNS,
 
 
 def run_dataset(dataset: str, *, epsilons: tuple[float, ...] = EPSILONS, runs: int = RUNS,
-                base_seed: int = BASE_SEED) -> pd.DataFrame:
-    """One sweep cell: :func:`run_cell` at every epsilon, by epsilon then contender."""
-    return pd.concat([run_cell(dataset, e, runs, base_seed) for e in epsilons],
-                     ignore_index=True)
+                base_seed: int = BASE_SEED, part: int = 0, parts: int = 1) -> pd.DataFrame:
+    """One sweep cell: :func:`run_cell` at every epsilon, by epsilon then contender; with
+    ``parts`` > 1 only the ``part``-th block of those points
+    (:func:`dpkmeans.study.parts.part_block`)."""
+    todo = part_block([(e, c) for e in epsilons for c in CONTENDERS], part, parts)
+    return pd.concat([pd.DataFrame([run_point(dataset, c, e, runs=runs, base_seed=base_seed)
+                                    for at, c in todo if at == e])
+                      for e in dict.fromkeys(e for e, _ in todo)], ignore_index=True)
 
 
 def rebuild_row(row: Mapping[str, Any]) -> dict[str, object]:

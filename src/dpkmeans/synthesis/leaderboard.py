@@ -35,6 +35,7 @@ from dpkmeans.engine.init import sphere_packing
 from dpkmeans.engine.loop import run
 from dpkmeans.engine.strategies import PublicStart
 from dpkmeans.papers.apdp import study as apdp_study
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.shared import Point, shared_initial_centroids, stable_seed, summarise, unit_box
 from dpkmeans.validation import check_positive_int
 
@@ -288,9 +289,11 @@ def run_point(X: np.ndarray, n_records: int, point: Point | BoardPoint, referenc
 def evaluate_cell(case: str, *, base_seed: int, runs: int = RUNS,
                   epsilons: tuple[float, ...] = EPSILONS,
                   algorithms: tuple[str, ...] = ALGORITHMS,
-                  deltas: tuple[float, ...] = DELTAS) -> pd.DataFrame:
+                  deltas: tuple[float, ...] = DELTAS, part: int = 0,
+                  parts: int = 1) -> pd.DataFrame:
     """Every contender (:func:`contenders`) of ``algorithms`` at every epsilon on one case (one
-    sweep cell), by contender then epsilon.
+    sweep cell), by contender then epsilon; with ``parts`` > 1, only the ``part``-th block of
+    those points (:func:`dpkmeans.study.parts.part_block`).
 
     Parameters
     ----------
@@ -306,12 +309,19 @@ def evaluate_cell(case: str, *, base_seed: int, runs: int = RUNS,
         The algorithms whose contenders run.
     deltas : tuple of float, default DELTAS
         The target deltas.
+    part : int, default 0
+        The block of the points computed (from 0).
+    parts : int, default 1
+        How many blocks the cell's points are split into.
 
     Returns
     -------
     pandas.DataFrame
         One row per point (:func:`run_point`).
     """
+    todo = part_block([BoardPoint(case, c.algorithm, float(e), c.form, c.delta, c.neighbour)
+                       for c in contenders(deltas) if c.algorithm in algorithms
+                       for e in epsilons], part, parts)
     public = apdp_study.load_public(case)
     X = np.asarray(public.X)
     n_records = public.public_n_records
@@ -319,8 +329,5 @@ def evaluate_cell(case: str, *, base_seed: int, runs: int = RUNS,
         raise ValueError(f"case {case!r} states no public record count")
     reference = float(reference_nicv(X, case, base_seed).mean())
     done: dict = {}
-    return pd.DataFrame([
-        run_point(X, n_records, BoardPoint(case, c.algorithm, float(e), c.form, c.delta,
-                                           c.neighbour),
-                  reference, base_seed=base_seed, runs=runs, _done=done)
-        for c in contenders(deltas) if c.algorithm in algorithms for e in epsilons])
+    return pd.DataFrame([run_point(X, n_records, p, reference, base_seed=base_seed, runs=runs,
+                                   _done=done) for p in todo])

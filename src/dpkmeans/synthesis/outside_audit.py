@@ -22,6 +22,7 @@ import pandas as pd
 from dpkmeans.api.catalogue import CATALOGUE, FitInputs
 from dpkmeans.engine.standalone import StandaloneConfig
 from dpkmeans.study.audit import audit_configuration, corner_pair
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.shared import stable_seed
 from dpkmeans.validation import check_positive_int
 
@@ -72,13 +73,15 @@ def config_at(name: str, factor: float) -> StandaloneConfig:
 
 
 def audit_rows(name: str, trials: int = TRIALS, factors: tuple[float, ...] = FACTORS, *,
-               base_seed: int = BASE_SEED) -> pd.DataFrame:
+               base_seed: int = BASE_SEED, part: int = 0, parts: int = 1) -> pd.DataFrame:
     """One row per factor: the audit's lower bound on epsilon against the claim, for
-    algorithm ``name`` (``trials`` fits per side)."""
+    algorithm ``name`` (``trials`` fits per side); with ``parts`` > 1, only the ``part``-th
+    block of ``factors`` (:func:`dpkmeans.study.parts.part_block`; each factor's audit draws
+    from its own seed)."""
     trials = check_positive_int(trials, "trials")
     X0, X1, text = pair()
     rows = []
-    for factor in factors:
+    for factor in part_block(factors, part, parts):
         config = config_at(name, float(factor))
         seed = stable_seed(base_seed, {"study": "outside_audit", "algorithm": name,
                                        "factor": float(factor), "trials": trials})

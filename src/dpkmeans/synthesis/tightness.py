@@ -40,6 +40,7 @@ from dpkmeans.study.audit import VERDICTS, epsilon_lower_bound
 from dpkmeans.study.committed import committed_file
 from dpkmeans.study.loss_distribution import LossDistribution, from_shifts, loss_distribution
 from dpkmeans.study.one_run import one_run_lower_bound
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.transcript import (
     element_log_ratio,
     exact_statistics,
@@ -587,17 +588,23 @@ def black_box_scores(name: str, trials: int) -> Scores:
                   tuple(ledger.releases()), None, time.perf_counter() - start)
 
 
-def tightness_rows(target: str, trials: int = 0) -> pd.DataFrame:
+def tightness_rows(target: str, trials: int = 0, *, part: int = 0,
+                   parts: int = 1) -> pd.DataFrame:
     """The table's rows for one target: its curve (:func:`curve_rows`) as a mechanism, or at
     each level and dimension as an algorithm (a release, the whole fit in 1 and 10
-    dimensions); ``trials`` per side (0: the committed table's)."""
+    dimensions); ``trials`` per side (0: the committed table's). With ``parts`` > 1 only the
+    ``part``-th block of an algorithm's levels (:func:`dpkmeans.study.parts.part_block`; each
+    level draws from its own seeds); a mechanism's curve is one part."""
     if target in MECHANISMS:
+        part_block([target], part, parts)
         scores = [mechanism_scores(target, trials or MECHANISM_TRIALS[target])]
     elif target in BLACK_BOX:
+        part_block([target], part, parts)
         scores = [black_box_scores(target, trials or BLACK_BOX_TRIALS)]
     elif target in (*ALGORITHMS, *TWINS, *OUTSIDE):
         scores = [algorithm_scores(target, level, trials or _trials(target, level, d),
-                                   dimension=d) for level, d in _levels(target)]
+                                   dimension=d)
+                  for level, d in part_block(_levels(target), part, parts)]
     else:
         raise ValueError(f"unknown target {target!r}; the targets are {targets()}")
     return pd.DataFrame([row for s in scores for row in curve_rows(s)])
@@ -619,16 +626,18 @@ def _need_column(delta: float) -> str:
 
 
 def power_rows(name: str, *, factors: tuple[float, ...] = FACTORS,
-               detect: bool = True) -> pd.DataFrame:
+               detect: bool = True, part: int = 0, parts: int = 1) -> pd.DataFrame:
     """The power study of corrected algorithm ``name``: for each planted overspend of
     ``factors``, the trials a side that the audit of the whole fit's curve (the points of
     :func:`curve_points`, their bounds Bonferroni-corrected) needs to expose it (a bound above
     the accountant's epsilon at some point) with probability :data:`POWER`, computed from the
     planted fit's exact loss distribution; then the audit itself at that many trials, with fresh
     seeds, when it is at most :data:`DETECT_MOST` (``detect``). Book: chapter 6, "Auditing the
-    whole privacy curve"."""
+    whole privacy curve". With ``parts`` > 1 only the ``part``-th block of ``factors``
+    (:func:`dpkmeans.study.parts.part_block`; each factor draws from its own seeds)."""
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; the corrected ones are {ALGORITHMS}")
+    factors = tuple(part_block(factors, part, parts))
     config = _config(name)
     X0, X1, _ = _pair(config.neighbour, config.modes is not None)
     points = curve_points(config.delta * len(config.schedule))

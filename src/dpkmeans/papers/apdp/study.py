@@ -49,6 +49,7 @@ from dpkmeans.papers.apdp import variants
 from dpkmeans.papers.dpkccm.variants import dpkccm_config
 from dpkmeans.papers.silhouette import variants as silhouette
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.study.parts import is_last_part, part_block
 from dpkmeans.study.shared import (
     Point,
     shared_initial_centroids,
@@ -263,12 +264,17 @@ def load_case(case: str) -> dict[str, Dataset]:
 
 def evaluate_cell(case: str, *, base_seed: int, inits: int = PAPER_INITS,
                   runs: int = PAPER_RUNS, epsilons: tuple[float, ...] = EPSILONS,
-                  algorithms: tuple[str, ...] = ALGORITHMS) -> pd.DataFrame:
-    """Every point of one case (one sweep cell), plus the non-private reference row."""
+                  algorithms: tuple[str, ...] = ALGORITHMS, part: int = 0,
+                  parts: int = 1) -> pd.DataFrame:
+    """Every point of one case (one sweep cell), plus the non-private reference row; with
+    ``parts`` > 1 only the ``part``-th block of the points
+    (:func:`dpkmeans.study.parts.part_block`), the last part with the reference row."""
+    todo = part_block(points(case, epsilons, algorithms), part, parts)
     data = load_case(case)
     d = np.asarray(data["public"].X).shape[1]
     starts = shared_starts(case, d, base_seed, inits, runs)
     rows = [run_point(data, p, base_seed=base_seed, starts=starts, inits=inits, runs=runs)
-            for p in points(case, epsilons, algorithms)]
-    rows.append(reference_row(data, case, starts, inits))
+            for p in todo]
+    if is_last_part(part, parts):
+        rows.append(reference_row(data, case, starts, inits))
     return results_frame(rows)  # the reference row has no seed: the others' stay exact

@@ -62,6 +62,7 @@ from dpkmeans.papers.balcan.algorithm import BalcanClustering
 from dpkmeans.papers.colored.variants import corrected, local_deltas, white
 from dpkmeans.privacy import colored
 from dpkmeans.privacy.mechanisms import gaussian_sigma_analytic
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.shared import stable_seed, summarise
 from dpkmeans.validation import check_positive_int
 
@@ -330,11 +331,15 @@ def points(epsilons: tuple[float, ...] = EPSILONS, deltas: tuple[float, ...] = D
 
 def evaluate_cell(dataset: str, *, base_seed: int, draws: int = DRAWS,
                   epsilons: tuple[float, ...] = EPSILONS, deltas: tuple[float, ...] = DELTAS,
-                  algorithms: tuple[str, ...] = ALGORITHMS) -> pd.DataFrame:
+                  algorithms: tuple[str, ...] = ALGORITHMS, part: int = 0,
+                  parts: int = 1) -> pd.DataFrame:
     """Every point of one dataset (one sweep cell), one row per point; the SDP's solve is
-    recorded in every row (status, rounds, rescale, seconds)."""
-    todo = [p for p in points(tuple(epsilons), tuple(deltas), tuple(algorithms))
-            if p.algorithm not in OUTSIDE or dataset in OUTSIDE_DATASETS]
+    recorded in every row (status, rounds, rescale, seconds). With ``parts`` > 1 only the
+    ``part``-th block of the points (:func:`dpkmeans.study.parts.part_block`); each part
+    solves the SDP again (deterministic: the same solution)."""
+    todo = part_block([p for p in points(tuple(epsilons), tuple(deltas), tuple(algorithms))
+                       if p.algorithm not in OUTSIDE or dataset in OUTSIDE_DATASETS],
+                      part, parts)
     prep = prepare(dataset, base_seed=base_seed)
     sdp = {"sdp_status": prep.sdp.status, "sdp_rounds": prep.sdp.rounds,
            "sdp_rescaled": prep.sdp.rescaled, "sdp_seconds": prep.sdp.seconds}

@@ -55,6 +55,7 @@ from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.di import variants
 from dpkmeans.papers.di.canopy import optimized_canopy
 from dpkmeans.privacy.identifiability import epsilon_from_rho
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.shared import stable_seed, summarise
 from dpkmeans.study.sweep import results_frame
 from dpkmeans.validation import check_positive_int
@@ -366,13 +367,19 @@ def gamma_rows(*, base_seed: int, gammas: tuple[float, ...] = GAMMAS,
     return pd.DataFrame(rows)
 
 
-def evaluate_cell(case: str, *, base_seed: int, runs: int | None = None) -> pd.DataFrame:
+def evaluate_cell(case: str, *, base_seed: int, runs: int | None = None, part: int = 0,
+                  parts: int = 1) -> pd.DataFrame:
     """Every point of one sweep cell (``CELLS``); ``runs`` overrides ``RUNS[case]``. Rows
-    name the cell in ``case`` (as the sweep does) and the data in ``dataset``."""
+    name the cell in ``case`` (as the sweep does) and the data in ``dataset``. With ``parts``
+    > 1 only the ``part``-th block of the points (:func:`dpkmeans.study.parts.part_block`;
+    the gamma cell's rows are one computation and run whole)."""
     if case == "gamma":
+        if parts != 1:
+            raise ValueError("the gamma cell runs whole (parts=1): its rows share their starts")
         frame = gamma_rows(base_seed=base_seed, starts=runs or GAMMA_STARTS)
     else:
-        todo = iteration_points() if case == "iterations" else points(case)
+        todo = part_block(iteration_points() if case == "iterations" else points(case),
+                          part, parts)
         data = {c: load_case(c) for c in sorted({p.case for p in todo})}
         frame = results_frame([run_point(data[p.case], p, base_seed=base_seed,
                                          runs=RUNS.get(p.case, OTHER_RUNS) if runs is None

@@ -41,6 +41,7 @@ from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.dpkccm.variants import VARIANTS, dpkccm_config
 from dpkmeans.papers.su.study import BOX  # the paper scales to [-r, r], r = 1
 from dpkmeans.papers.su.variants import dplloyd_impr
+from dpkmeans.study.parts import is_last_part, part_block
 from dpkmeans.study.shared import shared_initial_centroids, stable_seed, summarise, to_public_space
 from dpkmeans.validation import check_positive_int
 
@@ -235,12 +236,16 @@ def evaluate_points(data: dict[str, Dataset], todo: list[Point], *, dataset: str
 
 
 def evaluate_cell(dataset: str, axis: str, *, base_seed: int, inits: int = PAPER_INITS,
-                  runs: int = PAPER_RUNS) -> pd.DataFrame:
+                  runs: int = PAPER_RUNS, part: int = 0, parts: int = 1) -> pd.DataFrame:
     """All points of one (dataset, axis) sweep cell of the paper's datasets, plus the
-    non-private reference rows of the figures; one row per point."""
-    todo = points(dataset, axis)
+    non-private reference rows of the figures; one row per point. With ``parts`` > 1 only the
+    ``part``-th block of the points (:func:`dpkmeans.study.parts.part_block`), the last part
+    with the reference rows."""
+    every = points(dataset, axis)
+    todo = part_block(every, part, parts)
     data = _datasets(dataset, any(p.bounds == "paper" for p in todo))
-    ks = sorted({p.k for p in todo}) if axis in ("epsilon", "k") else []
+    ks = (sorted({p.k for p in every})
+          if axis in ("epsilon", "k") and is_last_part(part, parts) else [])
     frame = evaluate_points(data, todo, dataset=dataset, base_seed=base_seed, inits=inits,
                             runs=runs, reference_ks=ks)
     frame.insert(1, "axis", axis)

@@ -42,6 +42,7 @@ from dpkmeans.engine.loop import run
 from dpkmeans.errors import PrivacyLeakWarning
 from dpkmeans.papers.silhouette.variants import VARIANTS, corrected
 from dpkmeans.papers.su.variants import dplloyd, dplloyd_impr
+from dpkmeans.study.parts import part_block
 from dpkmeans.study.shared import stable_seed, summarise, to_public_space
 from dpkmeans.validation import check_positive_int
 
@@ -166,12 +167,15 @@ def _datasets(dataset: str) -> dict[str, Dataset]:
 
 
 def evaluate_cell(dataset: str, *, base_seed: int, runs: int = RUNS, k: int | None = None,
-                  epsilons: tuple[float, ...] | None = None) -> pd.DataFrame:
+                  epsilons: tuple[float, ...] | None = None, part: int = 0,
+                  parts: int = 1) -> pd.DataFrame:
     """Every point of one dataset (one sweep cell): one row per point. Any dataset of the
-    registry works with an explicit ``k``; ``epsilons`` narrows the grid."""
+    registry works with an explicit ``k``; ``epsilons`` narrows the grid. With ``parts`` > 1
+    only the ``part``-th block of the points (:func:`dpkmeans.study.parts.part_block`)."""
     todo = points(dataset, k)
     if epsilons is not None:
         todo = [p for p in todo if p.epsilon in set(epsilons)]
+    todo = part_block(todo, part, parts)
     data = _datasets(dataset)
     return pd.DataFrame([run_point(data, p, base_seed=base_seed, dataset=dataset, runs=runs)
                          for p in todo])
