@@ -170,8 +170,10 @@ def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
 def _assign_double(W, m, CT32, cs32, mg32, r, nrm, arg, X, t0, CT, cs, margin):
     """The generic modules' assigner in the signature of the generated ones (which score in
     single precision with CT32, cs32 and mg32, and settle the rest in float64 from X): float64
-    scores only, :func:`_assign_generic` on the float64 tile in W."""
+    scores only, :func:`_assign_generic` on the float64 tile in W. Returns m (every row may
+    be undecided: the caller looks, as after a generated assigner's nonzero return)."""
     _assign_generic(W, m, CT, cs, margin[r], r, nrm, arg)
+    return m
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -258,13 +260,15 @@ def _assign_group(size: int, d: int, first: bool, base: str) -> list[str]:
     return lines
 
 
-#: Signature of every assigner (:func:`_assign_double` and the generated ones).
+#: Signature of every assigner (:func:`_assign_double` and the generated ones). Each returns
+#: the number of rows its scores left undecided before its float64 pass (0: no row of the tile
+#: is -1, and the caller's exact pass, :func:`_settle_exact`, is skipped).
 _ASSIGN_SIGNATURE = "(W, m, CT, cn, mg, r, nrm, arg, X, t0, CT64, cs64, mg64)"
 
 
 def _finish_call(d: int) -> str:
-    return (f"    _finish(W, m, {d * _STRIDE}, {(d + 1) * _STRIDE}, mg, r, nrm, arg, X, t0, CT64,"
-            " cs64, mg64)")
+    return (f"    return _finish(W, m, {d * _STRIDE}, {(d + 1) * _STRIDE}, mg, r, nrm, arg, X, t0,"
+            " CT64, cs64, mg64)")
 
 
 def _scorer_source(k: int, d: int) -> str:
@@ -333,11 +337,17 @@ def _finish(W, m, low, second, mg, r, nrm, arg, X, t0, CT, cs, margin):
     """The single-precision assigner's decision from each row's best score and runner-up (at
     W[low + i] and W[second + i]): ``arg[i]`` stays if the runner-up is above
     best + mg * sqrt(nrm[i]) (and nrm[i] is at most :data:`_SINGLE_NRM_MAX`), else the row is
-    decided in float64 by :func:`_settle` (a non-finite row has nrm = inf or NaN: -1)."""
+    decided in float64 by :func:`_settle` (a non-finite row has nrm = inf or NaN: -1).
+    Returns the number of rows the single-precision scores left to :func:`_settle` (0: every
+    row decided, and neither it nor the caller's exact pass need look at the tile)."""
+    left = 0
     for i in range(m):
         ok = (W[second + i] > W[low + i] + mg * np.sqrt(nrm[i])) & (nrm[i] <= _SINGLE_NRM_MAX)
         arg[i] = arg[i] if ok else -1
-    _settle(X, t0, m, CT, cs, margin, r, nrm, arg)
+        left += 0 if ok else 1
+    if left:
+        _settle(X, t0, m, CT, cs, margin, r, nrm, arg)
+    return left
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -869,8 +879,8 @@ def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, u
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
             else:
-                _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
-                _settle_exact(X, t0, m, CT, cs, margin, r, arg)
+                if _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin):
+                    _settle_exact(X, t0, m, CT, cs, margin, r, arg)  # rows left undecided
             left = _accumulate(X, t0, m, arg, r, sums, counts, panel)
             undecided[r] += left
             total += left
@@ -1014,8 +1024,8 @@ def _k_block_labels(X, CT, cn, cs, margin, CT32, cs32, margin32, out):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
-            _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
-            _settle_exact(X, t0, m, CT, cs, margin, r, arg)
+            if _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin):
+                _settle_exact(X, t0, m, CT, cs, margin, r, arg)  # rows left undecided
             for i in range(m):
                 out[r, t0 + i] = arg[i]
 
