@@ -259,7 +259,8 @@ test-wheel: $(STAMP)
 # by side: the unit tests and then the notebooks, on every core (pytest-xdist); beside them the
 # stages that mostly keep one process busy: the installed wheel, the rehearsal of the publishing
 # build, the book's checks. Each stage prints its time ("make test: STAGE took N s", from its
-# own start) and its output whole when it ends (make -O): the lanes' outputs do not mix. The book
+# own start), the CPU time its processes used, and its output whole when it ends (make -O): the
+# lanes' outputs do not mix. The book
 # is built from the notebooks' stored outputs (BOOK_OUTPUTS=stored), which test-notebooks checks
 # with nbval beside it: make test fails if that check does. A failing stage stops its lane, the
 # stage running in the other lane ends, and make test fails.
@@ -277,6 +278,10 @@ test-stage/book-checks: test-stage/rehearse-publish
 $(TEST_TARGETS): test-stage/%:
 	@t=$$(date +%s); $(MAKE) --no-print-directory $* $(TEST_STAGE_ARGS_$*); rc=$$?; \
 	echo "make test: $* took $$(( $$(date +%s) - t )) s"; \
+	cpu=$$(mktemp); times > "$$cpu"; awk -v stage=$* 'NR == 2 { \
+	  split($$1, u, /[ms]/); split($$2, s, /[ms]/); \
+	  printf "make test: %s used %.0f s of CPU\n", stage, u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+	  "$$cpu"; rm -f "$$cpu"; \
 	if [ $$rc -ne 0 ]; then echo "make test: $* FAILED (exit $$rc)"; fi; exit $$rc
 
 test:
