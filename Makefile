@@ -260,10 +260,10 @@ test-wheel: $(STAMP)
 # stages that mostly keep one process busy: the installed wheel, the rehearsal of the publishing
 # build, the book's checks. Each stage prints its time ("make test: STAGE took N s", from its
 # own start), the CPU time its processes used, and its output whole when it ends (make -O): the
-# lanes' outputs do not mix. The book
-# is built from the notebooks' stored outputs (BOOK_OUTPUTS=stored), which test-notebooks checks
-# with nbval beside it: make test fails if that check does. A failing stage stops its lane, the
-# stage running in the other lane ends, and make test fails.
+# lanes' outputs do not mix. The book is built from the notebooks' stored outputs
+# (BOOK_OUTPUTS=stored), which test-notebooks checks with nbval beside it: make test fails if
+# that check does. A failing stage stops its lane, the stage running in the other lane ends,
+# and make test fails.
 TEST_CORE_LANE := test-unit test-notebooks
 TEST_BOOK_LANE := test-wheel rehearse-publish book-checks
 TEST_STAGE_ARGS_book-checks := BOOK_OUTPUTS=stored
