@@ -17,7 +17,7 @@ PYTEST   := $(BIN)/python -m pytest
 # each worker taking the next waiting test; a notebook's cells all in one worker, in order.
 TEST_WORKERS ?= auto
 XDIST_UNIT := -n $(TEST_WORKERS) --dist worksteal
-XDIST_NB   := -n $(TEST_WORKERS) --dist loadfile
+XDIST_NB   := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: help install compare-env dist test-wheel book book-force student student-edition notebooks test test-unit test-notebooks test-book test-browser browser-checks rehearse-publish book-checks pdf sandbox-tools benchmarks reproduce lock sync clean
 
@@ -150,7 +150,8 @@ sandbox-tools:
 	    || echo "could not install bubblewrap: grading runs at the 'limits' level"; \
 	fi
 
-NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+NBVAL := --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider \
+  -p tests.nbval_order
 DATA_NOTEBOOK := notebooks/90_datasets.ipynb
 # The sweep cells that read a data file with their default parameters (the blood file for most,
 # the heart file for DI's), as the papers' registry records say (src/dpkmeans/papers/<key>/):
@@ -159,15 +160,17 @@ SWEEP_DATA_NOTEBOOK = $(BIN)/python -m dpkmeans reproduce --data-notebooks
 
 # The Datasets page's stored outputs were made with the verified files present; without them
 # (no DPKMEANS_DATA) its availability cells differ, so it is then only checked to run cleanly.
-# The sweep cells that read the data files are skipped without them.
+# The sweep cells that read the data files are skipped without them. The notebooks run in one
+# session, the longest first (tests/nbval_order.py), so that neither worker waits at the end.
 test-notebooks: $(STAMP)
-	@sweep_data=$$($(SWEEP_DATA_NOTEBOOK)) || exit 1; \
-	ignore=$$(for nb in $$sweep_data; do printf ' --ignore=%s' "$$nb"; done); \
-	echo "$(PYTEST) $(XDIST_NB) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK)$$ignore notebooks"; \
-	$(PYTEST) $(XDIST_NB) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) $$ignore notebooks || exit 1; \
-	if [ -n "$(DPKMEANS_DATA)" ]; then \
-	  $(PYTEST) $(XDIST_NB) --nbval $(NBVAL) $(DATA_NOTEBOOK) $$sweep_data; \
+	@if [ -n "$(DPKMEANS_DATA)" ]; then \
+	  echo "$(PYTEST) $(XDIST_NB) --nbval $(NBVAL) notebooks"; \
+	  $(PYTEST) $(XDIST_NB) --nbval $(NBVAL) notebooks; \
 	else \
+	  sweep_data=$$($(SWEEP_DATA_NOTEBOOK)) || exit 1; \
+	  ignore=$$(for nb in $$sweep_data; do printf ' --ignore=%s' "$$nb"; done); \
+	  echo "$(PYTEST) $(XDIST_NB) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK)$$ignore notebooks"; \
+	  $(PYTEST) $(XDIST_NB) --nbval $(NBVAL) --ignore=$(DATA_NOTEBOOK) $$ignore notebooks || exit 1; \
 	  echo "DPKMEANS_DATA is not set: checking $(DATA_NOTEBOOK) runs, not its outputs;"; \
 	  echo "skipping" $$sweep_data "(they need the data files)"; \
 	  $(PYTEST) --nbval-lax $(NBVAL) $(DATA_NOTEBOOK); \
@@ -254,16 +257,41 @@ dist: $(STAMP)
 test-wheel: $(STAMP)
 	$(PYTEST) -q -p no:cacheprovider tests/installed
 
-# The stages one after the other, each one's time printed. The book is built from the stored
-# outputs that test-notebooks has just checked, by the rehearsal of the publishing build, and
-# then checked (BOOK_OUTPUTS=stored).
-TEST_STAGES := test-unit test-wheel test-notebooks rehearse-publish book-checks@BOOK_OUTPUTS=stored
+# make test: the set-up (both environments installed at once), then the stages in two lanes side
+# by side: the unit tests and then the notebooks, on every core (pytest-xdist); beside them the
+# stages that mostly keep one process busy: the installed wheel, the rehearsal of the publishing
+# build, the book's checks. Each stage prints its time ("make test: STAGE took N s", from its
+# own start), the CPU time its processes used, and its output whole when it ends (make -O): the
+# lanes' outputs do not mix. The book is built from the notebooks' stored outputs
+# (BOOK_OUTPUTS=stored), which test-notebooks checks with nbval beside it: make test fails if
+# that check does. A failing stage stops its lane, the stage running in the other lane ends,
+# and make test fails.
+TEST_CORE_LANE := test-unit test-notebooks
+TEST_BOOK_LANE := test-wheel rehearse-publish book-checks
+TEST_STAGE_ARGS_book-checks := BOOK_OUTPUTS=stored
+TEST_TARGETS := $(addprefix test-stage/,$(TEST_CORE_LANE) $(TEST_BOOK_LANE))
+.PHONY: $(TEST_TARGETS)
 
-test: $(STAMP)
-	@t=$$(date +%s); for stage in $(TEST_STAGES); do \
-	  $(MAKE) --no-print-directory $$(echo "$$stage" | tr '@' ' ') || exit 1; \
-	  now=$$(date +%s); echo "make test: $${stage%%@*} took $$((now - t)) s"; t=$$now; \
-	done
+# Each stage after the one before it in its lane.
+test-stage/test-notebooks: test-stage/test-unit
+test-stage/rehearse-publish: test-stage/test-wheel
+test-stage/book-checks: test-stage/rehearse-publish
+
+$(TEST_TARGETS): test-stage/%:
+	@t=$$(date +%s); $(MAKE) --no-print-directory $* $(TEST_STAGE_ARGS_$*); rc=$$?; \
+	echo "make test: $* took $$(( $$(date +%s) - t )) s"; \
+	cpu=$$(mktemp); times > "$$cpu"; awk -v stage=$* 'NR == 2 { \
+	  split($$1, u, /[ms]/); split($$2, s, /[ms]/); \
+	  printf "make test: %s used %.0f s of CPU\n", stage, u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+	  "$$cpu"; rm -f "$$cpu"; \
+	if [ $$rc -ne 0 ]; then echo "make test: $* FAILED (exit $$rc)"; fi; exit $$rc
+
+test:
+	@t=$$(date +%s); \
+	$(MAKE) --no-print-directory -j2 -Orecurse $(STAMP) $(COMPARE_STAMP) sandbox-tools || exit 1; \
+	echo "make test: set-up took $$(( $$(date +%s) - t )) s"
+	@$(MAKE) --no-print-directory -j2 -Orecurse $(lastword $(addprefix test-stage/,$(TEST_CORE_LANE))) \
+	  $(lastword $(addprefix test-stage/,$(TEST_BOOK_LANE)))
 
 # The locks keep their header (the comment lines at the top: which pins are held back and why).
 lock: $(STAMP) $(COMPARE_STAMP)

@@ -47,8 +47,11 @@ with fused multiply-adds, since the labels do not depend on the rounding: a row 
 single-precision scores do not decide is decided in float64, and only then, if still
 undecided, exactly), faster than the generic loops (float64),
 which serve larger k d; so is the tile loader, generated for each d, which prefetches X ahead
-of the row it reads. A tile and its scores share one flat workspace, so that the compiler can
-prove they do not overlap and vectorise the scorers over rows. The kernel functions for each
+of the row it reads and transposes four rows at a time from one wide load
+(:func:`_rows_loader`); the panels are added four and two features a vector
+(:func:`_vector_add`): the operations of scalar code, lane by lane, so the same bits. A tile
+and its scores share one flat workspace, so that the compiler can prove they do not overlap
+and vectorise the scorers over rows. The kernel functions for each
 (k, d) live in a module generated in a file
 (:func:`dpkmeans.compute.kernel_cache.kernel_dir`) so that numba caches them on disk:
 1 to 25 seconds to compile each (k, d) once (more for larger k d), about half a second to
@@ -167,8 +170,10 @@ def _assign_generic(W, m, CT, cn, mg, r, nrm, arg):
 def _assign_double(W, m, CT32, cs32, mg32, r, nrm, arg, X, t0, CT, cs, margin):
     """The generic modules' assigner in the signature of the generated ones (which score in
     single precision with CT32, cs32 and mg32, and settle the rest in float64 from X): float64
-    scores only, :func:`_assign_generic` on the float64 tile in W."""
+    scores only, :func:`_assign_generic` on the float64 tile in W. Returns m (every row may
+    be undecided: the caller looks, as after a generated assigner's nonzero return)."""
     _assign_generic(W, m, CT, cs, margin[r], r, nrm, arg)
+    return m
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -255,13 +260,15 @@ def _assign_group(size: int, d: int, first: bool, base: str) -> list[str]:
     return lines
 
 
-#: Signature of every assigner (:func:`_assign_double` and the generated ones).
+#: Signature of every assigner (:func:`_assign_double` and the generated ones). Each returns
+#: the number of rows its scores left undecided before its float64 pass (0: no row of the tile
+#: is -1, and the caller's exact pass, :func:`_settle_exact`, is skipped).
 _ASSIGN_SIGNATURE = "(W, m, CT, cn, mg, r, nrm, arg, X, t0, CT64, cs64, mg64)"
 
 
 def _finish_call(d: int) -> str:
-    return (f"    _finish(W, m, {d * _STRIDE}, {(d + 1) * _STRIDE}, mg, r, nrm, arg, X, t0, CT64,"
-            " cs64, mg64)")
+    return (f"    return _finish(W, m, {d * _STRIDE}, {(d + 1) * _STRIDE}, mg, r, nrm, arg, X, t0,"
+            " CT64, cs64, mg64)")
 
 
 def _scorer_source(k: int, d: int) -> str:
@@ -330,11 +337,17 @@ def _finish(W, m, low, second, mg, r, nrm, arg, X, t0, CT, cs, margin):
     """The single-precision assigner's decision from each row's best score and runner-up (at
     W[low + i] and W[second + i]): ``arg[i]`` stays if the runner-up is above
     best + mg * sqrt(nrm[i]) (and nrm[i] is at most :data:`_SINGLE_NRM_MAX`), else the row is
-    decided in float64 by :func:`_settle` (a non-finite row has nrm = inf or NaN: -1)."""
+    decided in float64 by :func:`_settle` (a non-finite row has nrm = inf or NaN: -1).
+    Returns the number of rows the single-precision scores left to :func:`_settle` (0: every
+    row decided, and neither it nor the caller's exact pass need look at the tile)."""
+    left = 0
     for i in range(m):
         ok = (W[second + i] > W[low + i] + mg * np.sqrt(nrm[i])) & (nrm[i] <= _SINGLE_NRM_MAX)
         arg[i] = arg[i] if ok else -1
-    _settle(X, t0, m, CT, cs, margin, r, nrm, arg)
+        left += 0 if ok else 1
+    if left:
+        _settle(X, t0, m, CT, cs, margin, r, nrm, arg)
+    return left
 
 
 @nb.njit(cache=True, nogil=True, boundscheck=False)
@@ -578,12 +591,83 @@ def _settle_exact(X, t0, m, CT, cs, margin, r, arg):
             arg[i] = _exact_row(X, t0 + i, CT, cs, margin, r)
 
 
+#: Rows that the generated tile loader transposes at a time (:func:`_rows_loader`), and the
+#: largest d for which it does (above, row by row: the wide load's shuffles grow with d). One
+#: thread, 10^6 rows in cache: d = 3 1.5 -> 0.6 ms, d = 10 4.9 -> 4.0 ms, d = 24 15 -> 8 ms
+#: (8 rows at a time, 512-bit lanes, were slower at d = 10).
+_LOAD_LANES = 4
+_LOAD_VECTOR_MAX_D = 32
+
+
+def _rows_loader(d: int):
+    """An intrinsic ``load(X, row, W, col, nrm, sq)`` for d fixed: rows ``row`` ..
+    ``row`` + :data:`_LOAD_LANES` of the C-contiguous float64 X (n, d) into the tile W,
+    transposed (feature f of row ``row`` + l at W[f _STRIDE + col + l], rounded to W's dtype),
+    with 1 + ||x||^2 into nrm[col + l] and ||x||^2 into sq[col + l]: the operations of
+    :func:`_loader_source`'s row loop (each product x_f x_f rounded, then added in feature
+    order, no fused multiply-add), a row a vector lane, so the same bits. One wide load of the
+    rows and a shuffle a feature, instead of d loads and d scalar stores a row."""
+    lanes = _LOAD_LANES
+
+    @intrinsic
+    def load(typingctx, X, row, W, col, nrm, sq):
+        if not (isinstance(X, types.Array) and X.dtype == types.float64 and X.layout == "C"
+                and X.ndim == 2):
+            return None
+        for arr in (W, nrm, sq):
+            if not (isinstance(arr, types.Array) and arr.layout == "C" and arr.ndim == 1):
+                return None
+        if W.dtype not in (types.float32, types.float64) or nrm.dtype != types.float64 \
+                or sq.dtype != types.float64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            f64, i32 = ir.DoubleType(), ir.IntType(32)
+            X_, W_, nrm_, sq_ = (context.make_array(signature.args[a])(context, builder, args[a])
+                                 for a in (0, 2, 4, 5))
+            first = context.cast(builder, args[1], signature.args[1], types.intp)
+            at = context.cast(builder, args[3], signature.args[3], types.intp)
+            wide = ir.VectorType(f64, lanes * d)
+            start = builder.gep(X_.data, [builder.mul(first, ir.Constant(first.type, d))])
+            rows = builder.load(builder.bitcast(start, wide.as_pointer()), align=8)
+            lane = ir.VectorType(f64, lanes)
+            w_lane = ir.VectorType(context.get_value_type(signature.args[2].dtype), lanes)
+            n = ir.Constant(lane, [1.0] * lanes)
+            q = ir.Constant(lane, [0.0] * lanes)
+            for f in range(d):
+                mask = ir.Constant(ir.VectorType(i32, lanes), [f + l * d for l in range(lanes)])
+                x = builder.shuffle_vector(rows, ir.Constant(wide, ir.Undefined), mask)
+                square = builder.fmul(x, x)
+                n = builder.fadd(n, square)
+                q = builder.fadd(q, square)
+                to = builder.gep(W_.data, [builder.add(at, ir.Constant(at.type, f * _STRIDE))])
+                value = x if w_lane.element == f64 else builder.fptrunc(x, w_lane)
+                builder.store(value, builder.bitcast(to, w_lane.as_pointer()), align=4)
+            for arr, value in ((nrm_, n), (sq_, q)):
+                to = builder.gep(arr.data, [at])
+                builder.store(value, builder.bitcast(to, lane.as_pointer()), align=8)
+            return context.get_dummy_value()
+
+        return types.void(X, row, W, col, nrm, sq), codegen
+
+    return load
+
+
 def _loader_source(d: int) -> str:
     """Source of ``_load_tile`` for d fixed: the contract (and bits) of
     :func:`_load_tile_generic`, each row's features in registers (the generic loops over a
-    run-time d are about 1.5 times as slow)."""
-    load = [_JIT, "def _load_tile(X, t0, m, W, nrm, sq):", "    last = X.size - 1",
-            "    for i in range(m):", f"        _prefetch(X, min((t0 + i) * {d} + _AHEAD, last))"]
+    run-time d are about 1.5 times as slow); for d up to :data:`_LOAD_VECTOR_MAX_D`,
+    :data:`_LOAD_LANES` rows at a time by :func:`_rows_loader` (the same bits), the rest row
+    by row. Prefetched :data:`_AHEAD` elements ahead, a cache line at a time."""
+    load = [_JIT, "def _load_tile(X, t0, m, W, nrm, sq):", "    last = X.size - 1", "    i0 = 0"]
+    if d <= _LOAD_VECTOR_MAX_D:
+        lines = (_LOAD_LANES * d + 7) // 8  # cache lines of the rows loaded at a time
+        load += [f"    while i0 + {_LOAD_LANES} <= m:",
+                 f"        ahead = (t0 + i0) * {d} + _AHEAD"]
+        load += [f"        _prefetch(X, min(ahead + {8 * e}, last))" for e in range(lines)]
+        load += ["        _load_rows(X, t0 + i0, W, i0, nrm, sq)", f"        i0 += {_LOAD_LANES}"]
+    load += ["    for i in range(i0, m):",
+             f"        _prefetch(X, min((t0 + i) * {d} + _AHEAD, last))"]
     load += [f"        x{f} = X[t0 + i, {f}]" for f in range(d)]
     load += [f"        W[{f * _STRIDE} + i] = x{f}" for f in range(d)]
     # features added in order, from 1.0 and from 0.0, one statement each (a nested expression
@@ -592,7 +676,8 @@ def _loader_source(d: int) -> str:
     for f in range(d):
         load += [f"        n = n + x{f} * x{f}", f"        q = q + x{f} * x{f}"]
     load += ["        nrm[i] = n", "        sq[i] = q"]
-    return "\n".join(load) + "\n"
+    head = f"_load_rows = _rows_loader({d})\n\n\n" if d <= _LOAD_VECTOR_MAX_D else ""
+    return head + "\n".join(load) + "\n"
 
 
 @intrinsic
@@ -637,12 +722,55 @@ def _load_tile_generic(X, t0, m, W, nrm, sq):
             sq[i] += v
 
 
+def _vector_add(width: int):
+    """An intrinsic ``add(dst, i, src, j)``: ``dst.flat[i:i + width] += src.flat[j:j + width]``
+    for C-contiguous float64 arrays, as one ``width``-lane vector load, add and store. Each
+    lane is the one IEEE addition of the scalar loop, so the bits are those of the scalar
+    ``dst[i + l] += src[j + l]``; it only saves the compiler from proving that the two arrays
+    do not overlap (numba does not run LLVM's SLP vectoriser, which would do it)."""
+
+    @intrinsic
+    def add(typingctx, dst, i, src, j):
+        for arr in (dst, src):
+            if not (isinstance(arr, types.Array) and arr.dtype == types.float64
+                    and arr.layout == "C"):
+                return None
+
+        def codegen(context, builder, signature, args):
+            vector = ir.VectorType(ir.DoubleType(), width)
+            ptrs = []
+            for arr, at, arr_type, at_type in ((args[0], args[1], signature.args[0],
+                                                signature.args[1]),
+                                               (args[2], args[3], signature.args[2],
+                                                signature.args[3])):
+                ary = context.make_array(arr_type)(context, builder, arr)
+                ptr = builder.gep(ary.data, [context.cast(builder, at, at_type, types.intp)])
+                ptrs.append(builder.bitcast(ptr, vector.as_pointer()))
+            total = builder.fadd(builder.load(ptrs[0], align=8), builder.load(ptrs[1], align=8))
+            builder.store(total, ptrs[0], align=8)
+            return context.get_dummy_value()
+
+        return types.void(dst, i, src, j), codegen
+
+    return add
+
+
+#: Four and two lanes (256 and 128 bits): on the Zen 4 measured, 512-bit vectors were slower
+#: when the same cluster's row follows (their stores, 80 bytes apart at d = 10, straddle cache
+#: lines and are not forwarded to the next row's load).
+_add4 = _vector_add(4)
+_add2 = _vector_add(2)
+
+
 @nb.njit(cache=True, nogil=True, boundscheck=False)
 def _accumulate(X, t0, m, arg, r, sums, counts, panel):
     """The panel of rows t0 .. t0 + m of X (module docstring: each row added, in row order, to
     its cluster's sum from +0.0) added into ``sums[r]``, the rows counted in ``counts[r]``;
     rows labelled -1 are skipped and their number returned. ``panel`` (k, d) is a workspace.
-    (Generated versions for (k, d) fixed, unrolled or in registers, measured slower.)"""
+    A row is added four and two features at a time (:func:`_vector_add`, the same additions:
+    1 000 000 rows at d = 10, k = 8 in cache, one thread: 3.9 -> 2.6 ms); X and ``panel``
+    C-contiguous. (Generated versions for (k, d) fixed, unrolled or in registers, measured
+    slower.)"""
     k, d = panel.shape
     for j in range(k):
         for f in range(d):
@@ -654,7 +782,16 @@ def _accumulate(X, t0, m, arg, r, sums, counts, panel):
             undecided += 1
             continue
         counts[r, lab] += 1
-        for f in range(d):  # the row as stored: contiguous
+        to = lab * d
+        row = (t0 + i) * d  # the row as stored: contiguous
+        f = 0
+        while f + 4 <= d:
+            _add4(panel, to + f, X, row + f)
+            f += 4
+        if f + 2 <= d:
+            _add2(panel, to + f, X, row + f)
+            f += 2
+        if f < d:
             panel[lab, f] += X[t0 + i, f]
     for j in range(k):
         for f in range(d):
@@ -742,8 +879,8 @@ def _k_block(X, CT, cn, cs, margin, CT32, cs32, margin32, given, sums, counts, u
                 for i in range(m):
                     arg[i] = given[r, t0 + i]
             else:
-                _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
-                _settle_exact(X, t0, m, CT, cs, margin, r, arg)
+                if _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin):
+                    _settle_exact(X, t0, m, CT, cs, margin, r, arg)  # rows left undecided
             left = _accumulate(X, t0, m, arg, r, sums, counts, panel)
             undecided[r] += left
             total += left
@@ -887,8 +1024,8 @@ def _k_block_labels(X, CT, cn, cs, margin, CT32, cs32, margin32, out):
         m = min(TILE, n - t0)
         _load_tile(X, t0, m, W, nrm, sq)
         for r in range(R):
-            _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin)
-            _settle_exact(X, t0, m, CT, cs, margin, r, arg)
+            if _assign(W, m, CT32, cs32, margin32[r], r, nrm, arg, X, t0, CT, cs, margin):
+                _settle_exact(X, t0, m, CT, cs, margin, r, arg)  # rows left undecided
             for i in range(m):
                 out[r, t0 + i] = arg[i]
 
@@ -920,7 +1057,8 @@ def _load_module(key: str, k: int, d: int, generated: bool):
     parts = ["import numba as nb", "import numpy as np", "",
              "from dpkmeans.compute.kernels import (_AHEAD, _SINGLE_NRM_MAX, _STRIDE, TILE, _accumulate,",
              "                              _finish, _pick, _prefetch, _row_minima_generic,",
-             "                              _settle, _settle_exact, _silhouette_values)",
+             "                              _rows_loader, _settle, _settle_exact,",
+             "                              _silhouette_values)",
              ""]
     if generated:
         groups = key.startswith("groups")
