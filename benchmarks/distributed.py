@@ -13,7 +13,9 @@ finishes a cell takes the longest one left. That is Graham's (1969) longest-proc
 list scheduling: each cell in turn, longest first, goes to the worker with the least work so
 far, and the wall time is the largest worker's total. It is at least the larger of the critical
 path (the longest cell: no number of workers finishes sooner) and the total cell-seconds over
-W, and at most 4/3 of the best schedule (Graham 1969). The projection leaves out what the
+W, and at most 4/3 of the best schedule (Graham 1969). ``whole_book_in_parts`` projects the
+same work as the tasks the sweep files split it into (``parts:``), each part an equal share of
+its cell's time (:func:`task_times`). The projection leaves out what the
 measured cell times do not hold: the kernel each worker starts before its first cell (a few
 seconds), the scheduler's round trips (milliseconds a cell), and the checks and file writing
 of the client. The committed cell times were measured with two cells at once on a 2-core
@@ -71,6 +73,26 @@ def cell_times(root: Path = ROOT) -> list[tuple[str, str, float]]:
         rows = pd.read_csv(path, usecols=["cell", "cell_runtime_s"])
         for cell, seconds in rows.groupby("cell", sort=False)["cell_runtime_s"].first().items():
             out.append((path.stem, str(cell), float(seconds)))
+    return out
+
+
+def task_times(cells: list[tuple[str, str, float]],
+               root: Path = ROOT) -> list[tuple[str, str, float]]:
+    """The same work as tasks: a cell its sweep file splits into parts (``parts:``) counts as
+    that many tasks of an equal share of its committed time (the parts' own times are not
+    recorded: a cell's ``cell_runtime_s`` is their sum)."""
+    from dpkmeans.study.sweep import cell_id, cell_tasks, expand, load_spec
+
+    parts: dict[tuple[str, str], int] = {}
+    for sweep in sorted((root / "notebooks" / "sweeps").glob("*.yaml")):
+        spec = load_spec(sweep)
+        for cell in expand(spec):
+            parts[(spec.experiment, cell_id(cell))] = len(cell_tasks(spec, cell))
+    out = []
+    for name, cell, seconds in cells:
+        n = parts.get((name, cell), 1)
+        out += [(name, f"{cell} part {k + 1}/{n}" if n > 1 else cell, seconds / n)
+                for k in range(n)]
     return out
 
 
@@ -223,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                   "cell's cell_runtime_s; leaves out each worker's kernel start and the "
                   "scheduler's round trips",
         "whole_book": projection(cells),
+        "whole_book_in_parts": projection(task_times(cells)),
         "commit": _commit(), "cores": os.cpu_count(), "cell_environment": environment,
     }
     if args.measure:
