@@ -205,21 +205,23 @@ def test_ctrl_c_on_the_cluster_keeps_the_finished_cells_and_the_next_run_resumes
     experiment = sleep_book(tmp_path, [0.1, 0.2, 0.3, 120.0], hold)
     partial = tmp_path / "_build" / "reproduce" / "sleepy.csv"
 
+    interrupted_at: list[float] = []
+
     def interrupt_when_the_short_cells_are_in() -> None:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # a loaded machine starts the kernels slowly
         while time.monotonic() < deadline:
             if partial.exists() and len(pd.read_csv(partial)) == 3:
                 time.sleep(1.0)  # the long cell is running on its worker
                 break
             time.sleep(0.1)
+        interrupted_at.append(time.monotonic())
         _thread.interrupt_main()
 
     said: list[str] = []
     threading.Thread(target=interrupt_when_the_short_cells_are_in, daemon=True).start()
-    start = time.monotonic()
     with pytest.raises(ReproduceInterrupted):
         run_reproduce(tmp_path, experiments=[experiment], scheduler=cluster, **quiet(said))
-    assert time.monotonic() - start < 60
+    assert interrupted_at and time.monotonic() - interrupted_at[0] < 30  # within seconds
     kept = pd.read_csv(partial)
     assert sorted(kept["value"]) == [0.1, 0.2, 0.3]
     assert kept["kernel"].nunique() < 3  # three cells, two workers: a kernel was kept warm

@@ -325,10 +325,11 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
     # threads here, each with its own warm kernel, or a Dask cluster's workers (study.cluster)
     pool = cell_pool(jobs, scheduler, [p.spec for p in pending.values()])
     bar = tqdm(total=len(tasks), desc="reproduce", disable=not progress)
-    futures = {pool.submit(run_cell, pending[name].spec, params, versions=versions,
-                           priority=len(tasks) - i, **kwargs): name
-               for i, (_, _, name, params) in enumerate(tasks)}  # longest first
-    try:
+    futures: dict = {}
+    try:  # a Ctrl-C while the tasks are being sent is handled as any other
+        for i, (_, _, name, params) in enumerate(tasks):  # longest first
+            futures[pool.submit(run_cell, pending[name].spec, params, versions=versions,
+                                priority=len(tasks) - i, **kwargs)] = name
         for future in pool.as_completed(futures):
             name = futures[future]
             rows = future.result()

@@ -168,6 +168,7 @@ def replica_generators(seq: np.random.SeedSequence, replicas: int) -> list[np.ra
     Examples
     --------
     >>> import numpy as np
+    >>> from dpkmeans.privacy.seeding import replica_generators
     >>> fast = replica_generators(np.random.SeedSequence(7), 3)
     >>> slow = [np.random.default_rng(c) for c in np.random.SeedSequence(7).spawn(3)]
     >>> [f.integers(100) for f in fast] == [s.integers(100) for s in slow]
