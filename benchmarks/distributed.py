@@ -53,6 +53,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from benchmarks.reproduce import _commit as commit  # the short HEAD, as benchmark 7 records it
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = (1, 2, 8, 32, 128)
 OUT = ROOT / "benchmarks" / "distributed.json"
@@ -211,14 +213,6 @@ def measure(name: str, workers: int) -> dict:
             "load_after": [round(x, 2) for x in load_after]}
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.distributed",
@@ -246,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                   "scheduler's round trips",
         "whole_book": projection(cells),
         "whole_book_in_parts": projection(task_times(cells)),
-        "commit": _commit(), "cores": os.cpu_count(), "cell_environment": environment,
+        "commit": commit(), "cores": os.cpu_count(), "cell_environment": environment,
     }
     if args.measure:
         mine = [c for c in cells if c[0] == args.measure]
