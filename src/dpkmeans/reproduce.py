@@ -27,7 +27,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -187,6 +187,7 @@ class _Pending:
     partial: Path
     order: dict[str, int]  # cell id -> position in the grid (the results file's order)
     left: int
+    kept: set[tuple[str, int, int]] = field(default_factory=set)  # tasks in the partial file
     cell_seconds: float = 0.0
 
 
@@ -280,7 +281,7 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
             + (f", {len(todo)} to run" if have else ""))
         pending[experiment.name] = _Pending(experiment, spec, partial,
                                             {cell_id(c): i for i, c in enumerate(cells)},
-                                            len(todo))
+                                            len(todo), set(have))
         before = _previous_runtimes(root, spec.experiment)
         tasks += [(before.get(cell_id(t), float("inf")) / part_key(t)[2], len(tasks),
                    experiment.name, t) for t in todo]
@@ -315,9 +316,11 @@ def run_reproduce(root: str | Path, *, jobs: int = 2, only: Sequence[str] | None
 
     def record(name: str, rows: pd.DataFrame) -> None:
         p = pending[name]
-        if _task_key(rows) in completed_parts(p.partial):
+        key = _task_key(rows)
+        if key in p.kept:
             return  # already kept (a stopped run records each finished task once)
         append_rows(p.partial, rows)
+        p.kept.add(key)
         p.left -= 1
 
     for name in [n for n, p in pending.items() if p.left == 0]:  # resumed, nothing left
